@@ -1,0 +1,7 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared';
+
+export default mergeConfig(
+  shared,
+  defineConfig({ test: { include: ['src/**/*.test.ts'], testTimeout: 60_000, fileParallelism: false } }),
+);
