@@ -3,5 +3,7 @@ import shared from '../../vitest.shared';
 
 export default mergeConfig(
   shared,
-  defineConfig({ test: { include: ['src/**/*.test.ts'], testTimeout: 60_000, fileParallelism: false } }),
+  defineConfig({
+    test: { include: ['src/**/*.test.ts'], testTimeout: 60_000, fileParallelism: false },
+  }),
 );

@@ -1,1 +1,13 @@
-export {};
+export { KeyStoreError, type KeyStoreErrorReason } from './errors';
+export { ethereumAddressOf } from './ethereum-address';
+export { KDF_LIMITS, type ScryptParams } from './kdf';
+export type { InvalidKeyFile } from './key-directory';
+export type { ChainKeyField, KeyFileJson } from './key-file';
+export {
+  createKeyStore,
+  DEFAULT_KEYSTORE_OPTIONS,
+  type KeyStore,
+  type KeyStoreOptions,
+  type RefreshResult,
+} from './keystore';
+export { LOCK_STATE_FILE } from './lock-state';

@@ -1,1 +1,11 @@
-export {};
+export { OpHashError } from './errors';
+export {
+  buildOpHash,
+  DIGEST_LENGTH,
+  decodeOpHash,
+  OPHASH_HEX_LENGTH,
+  OPHASH_LENGTH,
+  type OpHashParts,
+  operationDigest,
+  opHashIdentity,
+} from './ophash';

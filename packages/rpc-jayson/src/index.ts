@@ -1,1 +1,25 @@
-export {};
+export * from './catalogue/index.js';
+export {
+  CONFIG_ERROR_CODE,
+  InvalidParamsError,
+  type JsonRpcErrorObject,
+  RpcConfigError,
+  RpcError,
+  RpcErrorCode,
+  type RpcErrorData,
+  toJsonRpcError,
+} from './errors.js';
+export {
+  type CallContext,
+  type CreateRpcServerOptions,
+  DEFAULT_RPC_SERVER_OPTIONS,
+  type Handler,
+  type Handlers,
+  isLoopbackAddress,
+  type Logger,
+  type RpcAuth,
+  type RpcServer,
+  type RpcServerAddress,
+  type RpcServerOptions,
+} from './options.js';
+export { createRpcServer } from './server.js';

@@ -1,0 +1,37 @@
+import { formatUnits, COIN_DECIMALS, bytesToHex } from '@chain/crypto';
+import type { Chain } from '@chain/ledger';
+import type { DevWallet } from './node';
+import type { NodeOptions } from './options';
+import { APP_VERSION } from './version';
+
+/** What the node serves, printed once at start (Anvil-style), on stdout. */
+export function printBanner(
+  options: NodeOptions,
+  chain: Chain,
+  served: { rpcUrl: string; devWallet?: DevWallet },
+  out: NodeJS.WritableStream = process.stdout,
+): void {
+  const lines = [
+    '',
+    `chain-node ${APP_VERSION}  network ${chain.genesis.network}  genesis ${bytesToHex(chain.genesisHash).slice(0, 16)}…`,
+    `  data directory  ${options.datadir}`,
+    `  JSON-RPC        ${served.rpcUrl}`,
+    `  P2P port        ${options.p2pPort}`,
+    `  blocks          ${chain.blockCount()}   (block time ${options.blockTimeMs} ms${options.mine ? '' : ', not producing'})`,
+  ];
+  if (served.devWallet) {
+    const { address, passphrase, balance } = served.devWallet;
+    lines.push(
+      '',
+      'Dev wallet (prefunded, genesis producer; its key is in the key store):',
+      `  wallet      ${address}`,
+      `  passphrase  ${passphrase}`,
+      `  balance     ${formatUnits(balance, COIN_DECIMALS)} coins`,
+      '',
+      'Try it:',
+      `  curl -s ${served.rpcUrl} -H 'content-type: application/json' \\`,
+      `    -d '{"jsonrpc":"2.0","id":1,"method":"getWalletInfo","params":{"wallet":"${address}"}}'`,
+    );
+  }
+  out.write(`${lines.join('\n')}\n\n`);
+}

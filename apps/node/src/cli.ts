@@ -1,0 +1,168 @@
+import process from 'node:process';
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { type Logger, createLogger } from './logger';
+import { createNode } from './node';
+import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
+import { startupFailureMessage } from './startup-failure';
+import { printBanner } from './banner';
+import { APP_VERSION } from './version';
+
+const LOG_LEVELS: LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];
+const defaults = DEFAULT_NODE_OPTIONS;
+
+function startOptions(args: Argv) {
+  return args
+    .option('datadir', {
+      type: 'string',
+      describe: 'data directory (default ~/.chain-node/<network>)',
+    })
+    .option('network', { type: 'string', default: defaults.network, describe: 'network name' })
+    .option('genesis', {
+      type: 'string',
+      describe: 'genesis JSON file (default: the embedded dev network)',
+    })
+    .option('rpc-host', {
+      type: 'string',
+      default: defaults.rpcHost,
+      describe: 'JSON-RPC bind address',
+    })
+    .option('rpc-port', { type: 'number', default: defaults.rpcPort, describe: 'JSON-RPC port' })
+    .option('rpc-user', { type: 'string', describe: 'JSON-RPC Basic auth user' })
+    .option('rpc-password', { type: 'string', describe: 'JSON-RPC Basic auth password' })
+    .option('rpc-allow-keys', {
+      type: 'boolean',
+      default: defaults.rpcAllowKeys,
+      describe: 'allow methods that carry raw private keys off loopback',
+    })
+    .option('rpc-cors', {
+      type: 'array',
+      string: true,
+      default: [],
+      describe: 'allowed CORS origins',
+    })
+    .option('rpc-allowed-hosts', {
+      type: 'array',
+      string: true,
+      default: [],
+      describe: 'extra allowed Host names',
+    })
+    .option('p2p-port', {
+      type: 'number',
+      default: defaults.p2pPort,
+      describe: 'peer-to-peer port',
+    })
+    .option('peers', { type: 'string', default: '', describe: 'peers to dial, ip:port;ip:port' })
+    .option('block-time', {
+      type: 'number',
+      default: defaults.blockTimeMs,
+      describe: 'ms between blocks while operations are pending (0 = a block per submission)',
+    })
+    .option('mine', {
+      type: 'boolean',
+      default: defaults.mine,
+      describe: 'produce blocks (--no-mine: follow only)',
+    })
+    .option('dev-passphrase', {
+      type: 'string',
+      default: defaults.devPassphrase,
+      describe: 'key-store passphrase of the dev wallet',
+    })
+    .option('log-level', { choices: LOG_LEVELS, default: defaults.logLevel, describe: 'log level' })
+    .check((argv) => {
+      for (const key of ['rpc-port', 'p2p-port'] as const) {
+        const port = argv[key];
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new Error(`--${key} must be a port number 0-65535, got ${port}`);
+      }
+      if (!Number.isInteger(argv['block-time']) || argv['block-time'] < 0) {
+        throw new Error(
+          `--block-time must be a whole number of milliseconds >= 0, got ${argv['block-time']}`,
+        );
+      }
+      return true;
+    });
+}
+
+type StartArgs = Awaited<ReturnType<ReturnType<typeof startOptions>['parse']>>;
+
+function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
+  return {
+    datadir: argv.datadir,
+    network: argv.network,
+    genesis: argv.genesis,
+    rpcHost: argv['rpc-host'],
+    rpcPort: argv['rpc-port'],
+    rpcUser: argv['rpc-user'],
+    rpcPassword: argv['rpc-password'],
+    rpcAllowKeys: argv['rpc-allow-keys'],
+    rpcCors: argv['rpc-cors'],
+    rpcAllowedHosts: argv['rpc-allowed-hosts'],
+    p2pPort: argv['p2p-port'],
+    peers: argv.peers
+      .split(';')
+      .map((peer) => peer.trim())
+      .filter(Boolean),
+    blockTimeMs: argv['block-time'],
+    mine: argv.mine,
+    devPassphrase: argv['dev-passphrase'],
+    logLevel: argv['log-level'] as LogLevel,
+  };
+}
+
+async function start(argv: StartArgs) {
+  const options = toNodeOptions(argv);
+  const log = createLogger(options.logLevel ?? 'info');
+  const node = createNode(options, log);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    await node.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  try {
+    const served = await node.start();
+    printBanner(node.options, node.chain, served);
+  } catch (error) {
+    failStartup(error, node.options, log);
+    await node.close().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+function failStartup(error: unknown, options: NodeOptions, log: Logger) {
+  const message = startupFailureMessage(error, options);
+  if (message) {
+    process.stderr.write(`chain-node: ${message}\n`);
+  } else {
+    log.error({ err: error }, 'start failed');
+  }
+}
+
+await yargs(hideBin(process.argv))
+  .scriptName('chain-node')
+  .usage('$0 <command> [options]')
+  .env('CHAIN')
+  .config('config', 'JSON config file with the same keys as the flags')
+  .command(
+    'start',
+    'run a node (the embedded dev network unless --genesis says otherwise)',
+    startOptions,
+    start,
+  )
+  .demandCommand(1, 'say what to do, e.g. `chain-node start`')
+  .strict()
+  .version(APP_VERSION)
+  .help()
+  .fail((message, error) => {
+    process.stderr.write(
+      `chain-node: ${message ?? error?.message}\nRun \`chain-node --help\` for usage.\n`,
+    );
+    process.exit(2);
+  })
+  .parseAsync();

@@ -1,0 +1,155 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { addressFromPublicKey, getPublicKey } from '@chain/crypto';
+import { type KeyStore, createKeyStore } from '@chain/keystore';
+import {
+  type BlockProducer,
+  type Chain,
+  DEV_PRIVATE_KEY,
+  type Genesis,
+  createBlockProducer,
+  createChain,
+  createDevGenesis,
+  parseGenesis,
+} from '@chain/ledger';
+import { type RpcServer, createRpcServer } from '@chain/rpc-jayson';
+import type { Logger } from './logger';
+import { type NodeOptions, resolveNodeOptions } from './options';
+import type { NodeContext } from './rpc/context';
+import { createHandlers } from './rpc/handlers';
+
+/** scrypt cost of the dev network's key store: light, so wallets are made in milliseconds. */
+const DEV_SCRYPT = { N: 2 ** 12, r: 8, p: 1 };
+
+export interface DevWallet {
+  address: string;
+  passphrase: string;
+  balance: bigint;
+}
+
+export interface ChainNode {
+  readonly options: NodeOptions;
+  readonly chain: Chain;
+  readonly keystore: KeyStore;
+  start(): Promise<{ rpcUrl: string; devWallet?: DevWallet }>;
+  close(): Promise<void>;
+}
+
+export async function loadGenesis(options: NodeOptions): Promise<Genesis> {
+  if (!options.genesis) return createDevGenesis();
+  return parseGenesis(JSON.parse(await readFile(options.genesis, 'utf8')));
+}
+
+/**
+ * Loopback RPC needs no credentials; anywhere else it needs the configured user and password or,
+ * without them, the cookie file written at start (as Bitcoin Core does).
+ */
+function rpcAuthentication(options: NodeOptions) {
+  if (options.rpcUser) return { auth: { user: options.rpcUser, password: options.rpcPassword } };
+  if (isLoopbackHost(options.rpcHost)) return {};
+  return { cookieFile: join(options.datadir, '.cookie') };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): ChainNode {
+  const options = resolveNodeOptions(partialOptions);
+  let chain: Chain | undefined;
+  let keystore: KeyStore | undefined;
+  let producer: BlockProducer | undefined;
+  let rpc: RpcServer | undefined;
+  let closing: Promise<void> | undefined;
+
+  async function start() {
+    await mkdir(options.datadir, { recursive: true, mode: 0o700 });
+    const genesis = await loadGenesis(options);
+    const isDev = genesis.network === 'dev';
+    chain = createChain({ dataDir: options.datadir, genesis });
+    await chain.open();
+    const prefix = chain.prefix;
+    keystore = createKeyStore({
+      dir: join(options.datadir, 'keystore'),
+      addressOf: (publicKey) => addressFromPublicKey(prefix, publicKey),
+      ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
+    });
+    await keystore.open();
+
+    let devWallet: DevWallet | undefined;
+    if (isDev) {
+      const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
+      devWallet = {
+        address,
+        passphrase: options.devPassphrase,
+        balance: BigInt(chain.walletInfo(address).balance),
+      };
+    }
+
+    const startingBlock = chain.blockCount() - 1;
+    const context: NodeContext = {
+      chain,
+      keystore,
+      log,
+      datadir: options.datadir,
+      startingBlock,
+      highestKnownBlock: () => chain!.blockCount() - 1,
+    };
+
+    if (options.mine && isDev) {
+      producer = createBlockProducer({
+        chain,
+        blockTimeMs: options.blockTimeMs,
+        producerKey: DEV_PRIVATE_KEY,
+      });
+      producer.start();
+      log.info(
+        {
+          producer: addressFromPublicKey(prefix, getPublicKey(DEV_PRIVATE_KEY)),
+          blockTimeMs: options.blockTimeMs,
+        },
+        'producing blocks',
+      );
+    }
+    chain.onBlock((block) =>
+      log.debug({ block: block.block, operations: block.operations }, 'block'),
+    );
+
+    rpc = createRpcServer({
+      host: options.rpcHost,
+      port: options.rpcPort,
+      allowKeys: options.rpcAllowKeys,
+      corsOrigins: options.rpcCors,
+      allowedHosts: options.rpcAllowedHosts,
+      ...rpcAuthentication(options),
+      handlers: createHandlers(context),
+      log,
+    });
+    const { url } = await rpc.start();
+    return { rpcUrl: url, ...(devWallet ? { devWallet } : {}) };
+  }
+
+  async function shutdown() {
+    await rpc?.close();
+    await producer?.close();
+    await keystore?.close();
+    await chain?.close();
+  }
+
+  return {
+    options,
+    get chain() {
+      if (!chain) throw new Error('the node has not started');
+      return chain;
+    },
+    get keystore() {
+      if (!keystore) throw new Error('the node has not started');
+      return keystore;
+    },
+    start,
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+}

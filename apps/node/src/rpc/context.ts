@@ -1,0 +1,15 @@
+import type { KeyStore } from '@chain/keystore';
+import type { Chain } from '@chain/ledger';
+import type { Logger } from '../logger';
+
+/** What every RPC method group's handlers work with. */
+export interface NodeContext {
+  readonly chain: Chain;
+  readonly keystore: KeyStore;
+  readonly log: Logger;
+  readonly datadir: string;
+  /** Height of the chain head when this process started (blockSyncing's startingBlock). */
+  readonly startingBlock: number;
+  /** The highest block height this node knows of, its own or a peer's. */
+  highestKnownBlock(): number;
+}

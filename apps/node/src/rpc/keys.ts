@@ -1,0 +1,61 @@
+import {
+  ChainError,
+  ErrorCode,
+  addressFromPublicKey,
+  decodePrivateKey,
+  getPublicKey,
+  normalizeAddress,
+} from '@chain/crypto';
+import type { NodeContext } from './context';
+
+/**
+ * A key from the key store. Every failure is attributed to the request parameter that caused it
+ * (unknown or locked wallet: the wallet param; wrong passphrase: the passphrase param).
+ */
+export async function keyFromStore(
+  node: NodeContext,
+  address: string,
+  passphrase: string,
+  params: { wallet: string; passphrase: string },
+): Promise<Uint8Array> {
+  try {
+    return await node.keystore.getPrivateKey(address, passphrase);
+  } catch (error) {
+    throw attributeKeyStoreError(error, params);
+  }
+}
+
+/** Key-store errors name the key store's own arguments; a caller wants to hear about its params. */
+export function attributeKeyStoreError(error: unknown, params: { wallet: string; passphrase: string }): unknown {
+  if (error instanceof ChainError) {
+    const walletAtFault = error.reason === 'UNKNOWN_WALLET' || error.reason === 'WALLET_LOCKED';
+    error.withParam(walletAtFault ? params.wallet : params.passphrase);
+  }
+  return error;
+}
+
+/** An encoded private key given in a request, checked against the wallet it claims to be. */
+export function keyForWallet(
+  node: NodeContext,
+  encodedKey: string,
+  keyParam: string,
+  address: string,
+  walletParam: string,
+): Uint8Array {
+  const privateKey = decodePrivateKey(encodedKey, keyParam);
+  const keyAddress = addressFromPublicKey(node.chain.prefix, getPublicKey(privateKey));
+  if (keyAddress !== wallet(node, address, walletParam)) {
+    throw new ChainError(
+      ErrorCode.INVALID_KEY,
+      'KEY_WALLET_MISMATCH',
+      `parameter '${keyParam}' is not the private key of the wallet in '${walletParam}'`,
+      { param: keyParam },
+    );
+  }
+  return privateKey;
+}
+
+/** A wallet address from a request: checked (network prefix, checksum) and in canonical form. */
+export function wallet(node: NodeContext, address: string, param: string): string {
+  return normalizeAddress(address, node.chain.prefix, param);
+}

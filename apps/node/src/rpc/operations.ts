@@ -1,0 +1,166 @@
+import { COIN_DECIMALS, ChainError, bytesToHex, hexToBytes, parseUnits } from '@chain/crypto';
+import type { OperationObject } from '@chain/ledger';
+import { decodeOpHash } from '@chain/ophash';
+import type { Handlers } from '@chain/rpc-jayson';
+import type { NodeContext } from './context';
+import { keyForWallet, keyFromStore, wallet } from './keys';
+
+export const TRANSFER_OPTYPE = 2;
+
+/** A transfer's body as the ledger's transfer operation type encodes it. */
+function transferBody(
+  receiver: { hash160: Uint8Array } | { account: number },
+  amount: bigint,
+  payload: string | undefined,
+) {
+  return { receiver, amount, payloadType: 0, payload: hexToBytes(payload ?? '', 'payload') };
+}
+
+function receiverOf(node: NodeContext, address: string) {
+  const normalized = wallet(node, address, 'receiver');
+  return { hash160: hexToBytes(normalized.slice(2)).subarray(0, 20) };
+}
+
+function coins(text: string): bigint {
+  return parseUnits(text, COIN_DECIMALS, 'amount');
+}
+
+interface ExecuteRawError {
+  valid: false;
+  errors: string;
+}
+
+export function operationsHandlers(
+  node: NodeContext,
+): Pick<
+  Handlers,
+  | 'sendTo'
+  | 'rawSendTo'
+  | 'InfoRaw'
+  | 'excuteRaw'
+  | 'privSendTo'
+  | 'getPendingOperation'
+  | 'getPendingCount'
+  | 'getBlockOperations'
+  | 'getActPrice'
+  | 'findOperation'
+  | 'decodeOpHash'
+> {
+  return {
+    async sendTo(params) {
+      const sender = wallet(node, params.sender, 'sender');
+      const body = transferBody(
+        receiverOf(node, params.receiver),
+        coins(params.amount),
+        params.payload,
+      );
+      const privateKey = await keyFromStore(node, sender, params.passphrase, {
+        wallet: 'sender',
+        passphrase: 'passphrase',
+      });
+      return node.chain.signAndSubmit({
+        optype: TRANSFER_OPTYPE,
+        signer: sender,
+        privateKey,
+        body,
+      });
+    },
+
+    async privSendTo(params) {
+      const sender = wallet(node, params.sender, 'sender');
+      const privateKey = keyForWallet(node, params.priv, 'priv', sender, 'sender');
+      const body = transferBody(receiverOf(node, params.receiver), coins(params.amount), undefined);
+      return node.chain.signAndSubmit({
+        optype: TRANSFER_OPTYPE,
+        signer: sender,
+        privateKey,
+        body,
+      });
+    },
+
+    async rawSendTo(params) {
+      const sender = wallet(node, params.senderWallet, 'senderWallet');
+      const amount = coins(params.amount);
+      const privateKey = await keyFromStore(node, sender, params.passphrase, {
+        wallet: 'senderWallet',
+        passphrase: 'passphrase',
+      });
+      const fee = node.chain.actPrice;
+      const operation = node.chain.buildSignedOperation({
+        optype: TRANSFER_OPTYPE,
+        signerAccount: params.senderAccount,
+        nOperation: params.senderNOperation + 1,
+        privateKey,
+        body: transferBody({ account: params.receiverAccount }, amount, params.payload),
+        fee,
+      });
+      return {
+        amount: amount.toString(),
+        fee: fee.toString(),
+        rawoperation: bytesToHex(node.chain.encodeRaw([operation])),
+      };
+    },
+
+    InfoRaw({ rawoperation }) {
+      return node.chain
+        .decodeRaw(hexToBytes(rawoperation, 'rawoperation'))
+        .map((operation) => node.chain.describeOperation(operation));
+    },
+
+    async excuteRaw({ rawoperation }) {
+      let operations: Uint8Array[];
+      try {
+        operations = node.chain.decodeRaw(hexToBytes(rawoperation, 'rawoperation'));
+      } catch (error) {
+        return rejected(error);
+      }
+      const results = await Promise.all(
+        operations.map((operation) =>
+          node.chain.submitOperation(operation, { local: true }).catch(rejected),
+        ),
+      );
+      return results.length === 1 ? results[0]! : results;
+    },
+
+    getPendingOperation() {
+      return node.chain.pendingOperations();
+    },
+
+    getPendingCount() {
+      return node.chain.pendingCount();
+    },
+
+    getBlockOperations({ block }) {
+      return node.chain.blockOperations(block);
+    },
+
+    getActPrice() {
+      return Number(node.chain.actPrice);
+    },
+
+    findOperation({ ophash }) {
+      return node.chain.findOperation(ophash);
+    },
+
+    decodeOpHash({ ophash }) {
+      const parts = decodeOpHash(ophash, 'ophash');
+      const digest = bytesToHex(parts.digest);
+      return [
+        {
+          block: parts.block,
+          account: parts.account,
+          n_operation: parts.nOperation,
+          mdhash: digest,
+          ophash: digest,
+        },
+      ];
+    },
+  };
+}
+
+/** excuteRaw reports a refused operation in its result, as the spec shows, not as a JSON-RPC error. */
+function rejected(error: unknown): ExecuteRawError | OperationObject {
+  if (error instanceof ChainError)
+    return { valid: false, errors: `${error.reason}: ${error.message}` };
+  throw error;
+}

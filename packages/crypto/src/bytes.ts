@@ -1,0 +1,171 @@
+import { CryptoError, ErrorCode } from './errors';
+
+const HEX_DIGITS = '0123456789abcdef';
+const HEX_BODY = /^[0-9a-fA-F]*$/;
+
+/** Lowercase hex, no prefix. */
+export function bytesToHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
+  return out;
+}
+
+/**
+ * Strict hex decoding: an optional `0x` prefix, then an even number of hex digits in either case.
+ * Anything else is refused rather than silently truncated (as `Buffer.from(x, 'hex')` would do).
+ */
+export function hexToBytes(hex: string, param?: string): Uint8Array {
+  if (typeof hex !== 'string') {
+    throw new CryptoError(
+      ErrorCode.INVALID_DATA,
+      'INVALID_HEX',
+      `${label(param)} must be a hex string`,
+      {
+        param,
+      },
+    );
+  }
+  const body = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
+  if (body.length % 2 !== 0) {
+    throw new CryptoError(
+      ErrorCode.INVALID_DATA,
+      'INVALID_HEX',
+      `${label(param)} must have an even number of hex digits (got ${body.length})`,
+      { param },
+    );
+  }
+  if (!HEX_BODY.test(body)) {
+    throw new CryptoError(
+      ErrorCode.INVALID_DATA,
+      'INVALID_HEX',
+      `${label(param)} must contain only hex digits 0-9, a-f`,
+      { param },
+    );
+  }
+  const out = new Uint8Array(body.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    out[i] = Number.parseInt(body.slice(2 * i, 2 * i + 2), 16);
+  }
+  return out;
+}
+
+export function isHex(text: unknown): text is string {
+  return typeof text === 'string' && text.length % 2 === 0 && HEX_BODY.test(text);
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  // Constant time in the contents, so it is also safe for comparing MACs and checksums.
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+const encoder = new TextEncoder();
+
+export function utf8ToBytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Cryptographically secure random bytes (Web Crypto; available in Node 20 and browsers). */
+export function randomBytes(length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  // getRandomValues fills at most 65536 bytes per call.
+  for (let offset = 0; offset < length; offset += 65536) {
+    globalThis.crypto.getRandomValues(out.subarray(offset, Math.min(length, offset + 65536)));
+  }
+  return out;
+}
+
+export const U16_MAX = 0xffff;
+export const U32_MAX = 0xffffffff;
+
+export function isU16(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= U16_MAX;
+}
+
+export function isU32(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= U32_MAX;
+}
+
+/** Two little-endian bytes of an integer in [0, 2^16). */
+export function u16le(value: number): Uint8Array {
+  if (!isU16(value)) throw new RangeError(`u16 out of range: ${value}`);
+  return Uint8Array.of(value & 0xff, value >>> 8);
+}
+
+/** Four little-endian bytes of an integer in [0, 2^32). */
+export function u32le(value: number): Uint8Array {
+  if (!isU32(value)) throw new RangeError(`u32 out of range: ${value}`);
+  return Uint8Array.of(value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, value >>> 24);
+}
+
+/** Eight little-endian bytes of a bigint in [0, 2^64). */
+export function u64le(value: bigint): Uint8Array {
+  if (value < 0n || value > 0xffffffffffffffffn) throw new RangeError(`u64 out of range: ${value}`);
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, value, true);
+  return out;
+}
+
+export function readU16le(bytes: Uint8Array, offset = 0): number {
+  if (offset < 0 || offset + 2 > bytes.length)
+    throw new RangeError('read past the end of the bytes');
+  return bytes[offset]! | (bytes[offset + 1]! << 8);
+}
+
+export function readU32le(bytes: Uint8Array, offset = 0): number {
+  if (offset < 0 || offset + 4 > bytes.length)
+    throw new RangeError('read past the end of the bytes');
+  return (
+    (bytes[offset]! |
+      (bytes[offset + 1]! << 8) |
+      (bytes[offset + 2]! << 16) |
+      (bytes[offset + 3]! << 24)) >>>
+    0
+  );
+}
+
+export function readU64le(bytes: Uint8Array, offset = 0): bigint {
+  if (offset < 0 || offset + 8 > bytes.length)
+    throw new RangeError('read past the end of the bytes');
+  return new DataView(bytes.buffer, bytes.byteOffset + offset, 8).getBigUint64(0, true);
+}
+
+/** Big-endian bytes of a non-negative bigint, minimal (0n gives an empty array). */
+export function bigintToBytesBE(value: bigint): Uint8Array {
+  if (value < 0n) throw new RangeError('negative value has no unsigned encoding');
+  if (value === 0n) return new Uint8Array(0);
+  let hex = value.toString(16);
+  if (hex.length % 2 === 1) hex = `0${hex}`;
+  return hexToBytes(hex);
+}
+
+/** Big-endian bytes of a non-negative bigint, left-padded to `length`. */
+export function bigintToBytesBEPadded(value: bigint, length: number): Uint8Array {
+  const minimal = bigintToBytesBE(value);
+  if (minimal.length > length) throw new RangeError(`value does not fit in ${length} bytes`);
+  const out = new Uint8Array(length);
+  out.set(minimal, length - minimal.length);
+  return out;
+}
+
+export function bytesToBigintBE(bytes: Uint8Array): bigint {
+  return bytes.length === 0 ? 0n : BigInt(`0x${bytesToHex(bytes)}`);
+}
+
+function label(param: string | undefined): string {
+  return param === undefined ? 'value' : `'${param}'`;
+}

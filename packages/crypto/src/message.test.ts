@@ -1,0 +1,168 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { addressFromPublicKey } from './address';
+import { bigintToBytesBEPadded, bytesToBigintBE, bytesToHex, hexToBytes } from './bytes';
+import { encodePublicKey } from './key-encoding';
+import { getPublicKey } from './keys';
+import {
+  MESSAGE_PREFIX,
+  MESSAGE_VERSION,
+  messageHash,
+  type SignedMessage,
+  signMessage,
+  verifyMessage,
+} from './message';
+import { pureSecp256k1 } from './secp256k1';
+
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const privateKeyArbitrary = fc
+  .bigInt({ min: 1n, max: N - 1n })
+  .map((scalar) => bigintToBytesBEPadded(scalar, 32));
+const KEY = bigintToBytesBEPadded(0xc0ffeen, 32);
+const OTHER_KEY = bigintToBytesBEPadded(0xbeefn, 32);
+
+/** The construction spelled out with OpenSSL: SHA256(SHA256(prefix || CompactSize || msg)). */
+function referenceHash(lengthBytes: number[], msg: Buffer): string {
+  const once = createHash('sha256')
+    .update(
+      Buffer.concat([
+        Buffer.from('Chain Signed Message:\n', 'utf8'),
+        Buffer.from(lengthBytes),
+        msg,
+      ]),
+    )
+    .digest();
+  return createHash('sha256').update(once).digest('hex');
+}
+
+describe('messageHash', () => {
+  it('uses the documented prefix', () => {
+    expect(MESSAGE_PREFIX).toBe('Chain Signed Message:\n');
+  });
+
+  // Bitcoin CompactSize: < 0xfd one byte; then 0xfd + u16le; then 0xfe + u32le.
+  it.each([
+    [0, [0x00]],
+    [5, [0x05]],
+    [252, [0xfc]],
+    [253, [0xfd, 0xfd, 0x00]],
+    [0xffff, [0xfd, 0xff, 0xff]],
+    [0x10000, [0xfe, 0x00, 0x00, 0x01, 0x00]],
+  ])('prefixes a message of %i bytes with CompactSize %j', (length, lengthBytes) => {
+    const msg = 'x'.repeat(length);
+    expect(bytesToHex(messageHash(msg))).toBe(referenceHash(lengthBytes, Buffer.from(msg)));
+  });
+
+  it('counts UTF-8 bytes, not characters', () => {
+    // "héllo" is 6 bytes in UTF-8.
+    expect(bytesToHex(messageHash('héllo'))).toBe(referenceHash([6], Buffer.from('héllo', 'utf8')));
+  });
+});
+
+describe('signMessage / verifyMessage', () => {
+  it('signs with the wallet, PascalCoin public key and a 65-byte recoverable signature', () => {
+    const signed = signMessage('hello', KEY, 'CH');
+    const publicKey = getPublicKey(KEY);
+    expect(signed.wallet).toBe(addressFromPublicKey('CH', publicKey));
+    expect(signed.msg).toBe('hello');
+    expect(signed.enc).toBe(encodePublicKey(publicKey));
+    expect(signed.version).toBe(MESSAGE_VERSION);
+    expect(signed.sig).toMatch(/^[0-9a-f]{130}$/);
+    const sig = hexToBytes(signed.sig);
+    expect(sig[0]).toBeLessThanOrEqual(3);
+    expect(pureSecp256k1.verify(sig.subarray(1), messageHash('hello'), publicKey)).toBe(true);
+  });
+
+  it('round trips for any key and message, also through JSON', () => {
+    fc.assert(
+      fc.property(
+        privateKeyArbitrary,
+        fc.string({ unit: 'grapheme', maxLength: 300 }),
+        (key, msg) => {
+          const signed = signMessage(msg, key, 'CH');
+          expect(verifyMessage(signed)).toBe(true);
+          expect(verifyMessage(signed, 'CH')).toBe(true);
+          expect(verifyMessage(JSON.parse(JSON.stringify(signed)), 'CH')).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('accepts either hex case in wallet, enc and sig, and a string version', () => {
+    const signed = signMessage('case', KEY, 'CH');
+    expect(
+      verifyMessage({
+        wallet: `CH${signed.wallet.slice(2).toUpperCase()}`,
+        msg: signed.msg,
+        enc: signed.enc.toUpperCase(),
+        sig: signed.sig.toUpperCase(),
+        version: '1',
+      }),
+    ).toBe(true);
+  });
+
+  it('is false for a tampered msg, sig, wallet or enc', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 50 }),
+        fc.nat({ max: 64 }),
+        fc.integer({ min: 1, max: 255 }),
+        (msg, sigByte, xor) => {
+          const signed = signMessage(msg, KEY, 'CH');
+          const other = signMessage(msg, OTHER_KEY, 'CH');
+          expect(verifyMessage({ ...signed, msg: `${msg} ` })).toBe(false);
+          const sig = hexToBytes(signed.sig);
+          sig[sigByte]! ^= xor;
+          expect(verifyMessage({ ...signed, sig: bytesToHex(sig) })).toBe(false);
+          expect(verifyMessage({ ...signed, wallet: other.wallet })).toBe(false);
+          expect(verifyMessage({ ...signed, enc: other.enc })).toBe(false);
+          // A consistent wallet and enc of another key, with this key's signature.
+          expect(verifyMessage({ ...signed, wallet: other.wallet, enc: other.enc })).toBe(false);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('is false for the high-S twin of a valid signature', () => {
+    const signed = signMessage('malleable', KEY, 'CH');
+    const sig = hexToBytes(signed.sig);
+    const highS = bigintToBytesBEPadded(N - bytesToBigintBE(sig.subarray(33)), 32);
+    sig.set(highS, 33);
+    for (const recovery of [0, 1]) {
+      sig[0] = recovery;
+      expect(verifyMessage({ ...signed, sig: bytesToHex(sig) })).toBe(false);
+    }
+  });
+
+  it('is false on the wrong network and on any malformed field, never throwing', () => {
+    const signed: SignedMessage = signMessage('fields', KEY, 'CH');
+    expect(verifyMessage(signed, 'XY')).toBe(false);
+    const sameHashOtherPrefix = `XY${signed.wallet.slice(2)}`;
+    expect(verifyMessage({ ...signed, wallet: sameHashOtherPrefix })).toBe(false);
+    const bad: unknown[] = [
+      null,
+      undefined,
+      'string',
+      42,
+      [],
+      {},
+      { ...signed, wallet: undefined },
+      { ...signed, wallet: signed.wallet.slice(1) },
+      { ...signed, msg: 7 },
+      { ...signed, enc: '' },
+      { ...signed, enc: signed.enc.slice(2) },
+      { ...signed, enc: 12 },
+      { ...signed, sig: signed.sig.slice(2) },
+      { ...signed, sig: `${signed.sig}00` },
+      { ...signed, sig: `0x${signed.sig}` },
+      { ...signed, sig: 'zz'.repeat(65) },
+      { ...signed, sig: null },
+      { ...signed, sig: `04${signed.sig.slice(2)}` },
+      { ...signed, version: {} },
+    ];
+    for (const data of bad) expect(verifyMessage(data)).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Node-only fast paths behind the same interfaces as the pure ones: libsecp256k1 through the
+ * `secp256k1` package's native binding, and node:crypto's one-shot hashes.
+ */
+import { hash as nodeHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type * as Secp256k1Native from 'secp256k1';
+import { CryptoError, ErrorCode } from './errors';
+import { type Hashes, pureHashes } from './hashes';
+import { assertPrivateKey } from './keys';
+import { pureSecp256k1, type Secp256k1Backend } from './secp256k1';
+
+type NativeBinding = typeof Secp256k1Native;
+
+let binding: NativeBinding | undefined;
+let bindingError: unknown;
+
+/**
+ * Loads `secp256k1/bindings` directly: the package's main entry silently falls back to a slow
+ * pure-JS implementation (elliptic) when the prebuilt binary is missing, which must not happen
+ * unnoticed on a node's hot path.
+ */
+function loadBinding(): NativeBinding {
+  if (binding !== undefined) return binding;
+  if (bindingError === undefined) {
+    try {
+      binding = createRequire(import.meta.url)('secp256k1/bindings') as NativeBinding;
+      return binding;
+    } catch (error) {
+      bindingError = error;
+    }
+  }
+  throw new Error(
+    'libsecp256k1 native binding (secp256k1/bindings) failed to load; reinstall the secp256k1 package for this platform',
+    { cause: bindingError },
+  );
+}
+
+/** True when the libsecp256k1 binding loads on this platform. */
+export function isNativeSecp256k1Available(): boolean {
+  try {
+    loadBinding();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const nativeSecp256k1: Secp256k1Backend = {
+  name: 'libsecp256k1',
+  sign(hash32, privateKey) {
+    if (!(hash32 instanceof Uint8Array) || hash32.length !== 32) {
+      throw new CryptoError(
+        ErrorCode.INVALID_DATA,
+        'INVALID_HASH',
+        'message hash must be 32 bytes',
+      );
+    }
+    assertPrivateKey(privateKey);
+    // libsecp256k1 signs with RFC 6979 nonces and always emits low-S.
+    return Uint8Array.from(loadBinding().ecdsaSign(hash32, privateKey).signature);
+  },
+  verify(sig64, hash32, publicKey33) {
+    if (
+      !(sig64 instanceof Uint8Array) ||
+      sig64.length !== 64 ||
+      !(hash32 instanceof Uint8Array) ||
+      hash32.length !== 32 ||
+      !(publicKey33 instanceof Uint8Array) ||
+      publicKey33.length !== 33
+    ) {
+      return false;
+    }
+    const native = loadBinding();
+    try {
+      // secp256k1_ecdsa_verify rejects high-S signatures by itself.
+      return native.ecdsaVerify(sig64, hash32, publicKey33);
+    } catch {
+      // The binding throws on an unparsable signature or public key.
+      return false;
+    }
+  },
+};
+
+/** libsecp256k1 when its binding loads, else the pure implementation (see `name`). */
+export function fastestSecp256k1(): Secp256k1Backend {
+  return isNativeSecp256k1Available() ? nativeSecp256k1 : pureSecp256k1;
+}
+
+function nodeDigest(algorithm: string, data: Uint8Array): Uint8Array {
+  const out = nodeHash(algorithm, data, 'buffer');
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+function nodeSupports(algorithm: string): boolean {
+  try {
+    nodeHash(algorithm, new Uint8Array(0), 'buffer');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * node:crypto's one-shot hashes. RIPEMD-160 comes from OpenSSL's legacy set, which some builds
+ * disable; then the pure implementation stands in for it.
+ */
+export const nativeHashes: Hashes = {
+  sha256: (data) => nodeDigest('sha256', data),
+  ripemd160: nodeSupports('ripemd160')
+    ? (data) => nodeDigest('ripemd160', data)
+    : (data) => pureHashes.ripemd160(data),
+};

@@ -1,0 +1,94 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bytesToHex, getPublicKey, hexToBytes, randomPrivateKey } from '@chain/crypto';
+import { computeAddress, decryptKeystoreJson, encryptKeystoreJson, Wallet } from 'ethers';
+import { describe, expect, it } from 'vitest';
+import { devAddressOf, LIGHT_SCRYPT, useTempDirs, WIKI_VECTORS } from '../test/fixtures';
+import { createKeyStore, DEFAULT_KEYSTORE_OPTIONS, type KeyStoreOptions } from './keystore';
+
+// Interoperability with ethers v6, an independent Web3 Secret Storage implementation.
+
+const newDir = useTempDirs();
+
+async function openStore(dir: string, options: Partial<KeyStoreOptions> = {}) {
+  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: LIGHT_SCRYPT, ...options });
+  await store.open();
+  return store;
+}
+
+async function onlyKeyFile(dir: string): Promise<string> {
+  const names = (await readdir(dir)).filter((name) => !name.startsWith('.'));
+  expect(names).toHaveLength(1);
+  return readFile(join(dir, names[0]!), 'utf8');
+}
+
+describe('files written here open in ethers', () => {
+  it('decryptKeystoreJson and Wallet.fromEncryptedJson give the same key and address', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const passphrase = 'pässwörd ✓';
+    const address = await store.create(passphrase);
+    const privateKey = await store.getPrivateKey(address, passphrase);
+    const json = await onlyKeyFile(dir);
+
+    const account = await decryptKeystoreJson(json, passphrase);
+    expect(account.privateKey).toBe(`0x${bytesToHex(privateKey)}`);
+    const wallet = await Wallet.fromEncryptedJson(json, passphrase);
+    expect(wallet.privateKey).toBe(`0x${bytesToHex(privateKey)}`);
+    expect(wallet.address).toBe(computeAddress(`0x${bytesToHex(privateKey)}`));
+    await expect(decryptKeystoreJson(json, 'wrong')).rejects.toThrow(/incorrect password/);
+    await store.close();
+  });
+
+  it('at the standard cost (N=2^18), the default', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir, { scrypt: DEFAULT_KEYSTORE_OPTIONS.scrypt });
+    const privateKey = randomPrivateKey();
+    await store.importKey(privateKey, 'standard');
+    const json = await onlyKeyFile(dir);
+    expect(JSON.parse(json).crypto.kdfparams).toMatchObject({ n: 2 ** 18, r: 8, p: 1 });
+    const account = await decryptKeystoreJson(json, 'standard');
+    expect(account.privateKey).toBe(`0x${bytesToHex(privateKey)}`);
+    await store.close();
+  }, 30_000);
+});
+
+describe('files written by ethers load here', () => {
+  it("at ethers' default cost (N=2^17), through refresh and resolveForeign", async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const wallet = Wallet.createRandom();
+    const json = await encryptKeystoreJson(
+      { address: wallet.address, privateKey: wallet.privateKey },
+      'from ethers',
+    );
+    expect(JSON.parse(json).Crypto.kdfparams.n).toBe(2 ** 17);
+    const ethAddress = wallet.address.slice(2).toLowerCase();
+    await writeFile(join(dir, `UTC--2024-05-06T07-08-09.0Z--${ethAddress}`), json);
+    await store.refresh();
+
+    const address = await store.resolveForeign(ethAddress, 'from ethers');
+    const privateKey = hexToBytes(wallet.privateKey);
+    expect(address).toBe(devAddressOf(getPublicKey(privateKey)));
+    expect(await store.getPrivateKey(address, 'from ethers')).toEqual(privateKey);
+    // After the chain field was added, ethers still opens the file.
+    const rewritten = await onlyKeyFile(dir);
+    expect((await decryptKeystoreJson(rewritten, 'from ethers')).privateKey).toBe(
+      wallet.privateKey,
+    );
+    await store.close();
+  }, 30_000);
+
+  it('the Web3 Secret Storage scrypt vector (N=2^18, r=1, p=8), as a copied-in file', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const file = { ...WIKI_VECTORS.scrypt.json, address: WIKI_VECTORS.address };
+    await writeFile(join(dir, 'vector.json'), JSON.stringify(file));
+    expect(await store.refresh()).toEqual({ added: 1, removed: 0, invalid: [] });
+    const address = await store.resolveForeign(WIKI_VECTORS.address, WIKI_VECTORS.password);
+    expect(bytesToHex(await store.getPrivateKey(address, WIKI_VECTORS.password))).toBe(
+      WIKI_VECTORS.privateKey,
+    );
+    await store.close();
+  }, 30_000);
+});

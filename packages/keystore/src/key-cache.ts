@@ -1,0 +1,52 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export interface KeyCache {
+  /** Keeps a copy of `privateKey`, to be released only to the same passphrase. */
+  remember(id: string, privateKey: Uint8Array, passphrase: string): void;
+  /** A copy of the cached key when `passphrase` is the one it was remembered with, else undefined. */
+  recall(id: string, passphrase: string): Uint8Array | undefined;
+  /** Wipes one key. */
+  forget(id: string): void;
+  /** Wipes every key. */
+  clear(): void;
+}
+
+interface CachedKey {
+  privateKey: Uint8Array;
+  tag: Buffer;
+}
+
+/**
+ * Decrypted keys held after scrypt and the MAC verified a passphrase, so later calls cost an HMAC
+ * instead of a scrypt. A caller must still present the passphrase: it is checked against
+ * HMAC-SHA256(secret, passphrase) under a secret drawn per cache (so per process), which never
+ * leaves memory; the passphrase itself is not stored.
+ */
+export function createKeyCache(): KeyCache {
+  const secret = randomBytes(32);
+  const entries = new Map<string, CachedKey>();
+  const tagOf = (passphrase: string) => createHmac('sha256', secret).update(passphrase).digest();
+
+  function forget(id: string): void {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    entry.privateKey.fill(0);
+    entries.delete(id);
+  }
+
+  return {
+    remember(id, privateKey, passphrase) {
+      forget(id);
+      entries.set(id, { privateKey: privateKey.slice(), tag: tagOf(passphrase) });
+    },
+    recall(id, passphrase) {
+      const entry = entries.get(id);
+      if (entry === undefined || !timingSafeEqual(tagOf(passphrase), entry.tag)) return undefined;
+      return entry.privateKey.slice();
+    },
+    forget,
+    clear() {
+      for (const id of [...entries.keys()]) forget(id);
+    },
+  };
+}

@@ -1,0 +1,532 @@
+import { copyFile, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bytesToHex, getPublicKey, hexToBytes, randomPrivateKey } from '@chain/crypto';
+import { computeAddress, encryptKeystoreJson } from 'ethers';
+import { describe, expect, it } from 'vitest';
+import {
+  devAddressOf,
+  LIGHT_SCRYPT,
+  rejectionOf,
+  useTempDirs,
+  WIKI_VECTORS,
+} from '../test/fixtures';
+import { createKeyStore, type KeyStoreOptions } from './keystore';
+import { LOCK_STATE_FILE } from './lock-state';
+
+const newDir = useTempDirs();
+
+async function openStore(dir: string, options: Partial<KeyStoreOptions> = {}) {
+  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: LIGHT_SCRYPT, ...options });
+  await store.open();
+  return store;
+}
+
+/** Key files in a directory (what the store should consider: not hidden). */
+async function keyFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => !name.startsWith('.')).sort();
+}
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(path, 'utf8'));
+}
+
+/** A v3 file as ethers (another implementation) writes it: `Crypto`, no chain field. */
+async function ethersKeyFile(privateKey: Uint8Array, passphrase: string, N = LIGHT_SCRYPT.N) {
+  const hex = `0x${bytesToHex(privateKey)}`;
+  const json = await encryptKeystoreJson(
+    { address: computeAddress(hex), privateKey: hex },
+    passphrase,
+    { scrypt: { N } },
+  );
+  return { json, ethAddress: computeAddress(hex).slice(2).toLowerCase() };
+}
+
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await run();
+  return { value, ms: performance.now() - start };
+}
+
+describe('create, load, decrypt', () => {
+  it('creates the directory 0700 and one 0600 v3 file per key, named UTC--<time>--<address>.json', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    const address = await store.create('correct horse');
+    expect(address).toMatch(/^CH[0-9a-f]{46}$/);
+
+    const [name, ...others] = await keyFiles(dir);
+    expect(others).toEqual([]);
+    expect(name).toMatch(
+      new RegExp(`^UTC--\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}\\.\\d{9}Z--${address}\\.json$`),
+    );
+    expect((await stat(join(dir, name!))).mode & 0o777).toBe(0o600);
+
+    const privateKey = await store.getPrivateKey(address, 'correct horse');
+    const publicKey = getPublicKey(privateKey);
+    expect(devAddressOf(publicKey)).toBe(address);
+    const json = await readJson(join(dir, name!));
+    expect(json.version).toBe(3);
+    expect(json.address).toBe(
+      computeAddress(`0x${bytesToHex(privateKey)}`)
+        .slice(2)
+        .toLowerCase(),
+    );
+    expect(json.chain).toEqual({ address, publicKey: bytesToHex(publicKey) });
+    expect(JSON.stringify(json)).not.toContain('correct horse');
+    expect(JSON.stringify(json)).not.toContain(bytesToHex(privateKey));
+    await store.close();
+  });
+
+  it('loads every key again after a restart, in creation order', async () => {
+    const dir = await newDir();
+    const first = await openStore(dir);
+    const created = [];
+    for (let i = 0; i < 4; i++) created.push(await first.create(`pass ${i}`));
+    expect(first.list()).toEqual(created);
+    await first.close();
+
+    const second = await openStore(dir);
+    expect(second.list()).toEqual(created);
+    expect(second.count()).toBe(4);
+    for (const [i, address] of created.entries()) {
+      const key = await second.getPrivateKey(address, `pass ${i}`);
+      expect(devAddressOf(getPublicKey(key))).toBe(address);
+    }
+    await second.close();
+  });
+
+  it('compares addresses case-insensitively on the hex part only', async () => {
+    const store = await openStore(await newDir());
+    const address = await store.create('p');
+    const upperHex = `CH${address.slice(2).toUpperCase()}`;
+    expect(store.has(address)).toBe(true);
+    expect(store.has(upperHex)).toBe(true);
+    expect(store.has(`ch${address.slice(2)}`)).toBe(false);
+    expect(store.has('nonsense')).toBe(false);
+    expect(await store.getPrivateKey(upperHex, 'p')).toHaveLength(32);
+    await store.close();
+  });
+
+  it('imports a key once; a second import leaves the stored file as it is', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = hexToBytes(WIKI_VECTORS.privateKey);
+    const address = devAddressOf(getPublicKey(privateKey));
+    expect(await store.importKey(privateKey, 'first')).toEqual({ address, created: true });
+    expect(await store.importKey(privateKey, 'second')).toEqual({ address, created: false });
+    expect(await keyFiles(dir)).toHaveLength(1);
+    expect(store.list()).toEqual([address]);
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(bytesToHex(await reopened.getPrivateKey(address, 'first'))).toBe(
+      WIKI_VECTORS.privateKey,
+    );
+    expect((await rejectionOf(reopened.getPrivateKey(address, 'second'))).reason).toBe(
+      'WRONG_PASSPHRASE',
+    );
+    await reopened.close();
+  });
+
+  it('refuses invalid private keys', async () => {
+    const store = await openStore(await newDir());
+    const order = hexToBytes('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
+    for (const bad of [new Uint8Array(32), order, new Uint8Array(31).fill(1)]) {
+      const error = await rejectionOf(store.importKey(bad, 'p'));
+      expect(error).toMatchObject({
+        reason: 'INVALID_PRIVATE_KEY',
+        code: 1005,
+        param: 'privateKey',
+      });
+    }
+    expect(store.count()).toBe(0);
+    await store.close();
+  });
+});
+
+describe('passphrases', () => {
+  it('refuses a wrong passphrase without echoing it, and an unknown wallet', async () => {
+    const store = await openStore(await newDir());
+    const address = await store.create('right');
+    const wrong = await rejectionOf(store.getPrivateKey(address, 'hunter2-wrong'));
+    expect(wrong).toMatchObject({ reason: 'WRONG_PASSPHRASE', code: 1030, param: 'passphrase' });
+    expect(wrong.message).not.toContain('hunter2-wrong');
+
+    const unknown = await rejectionOf(store.getPrivateKey(`CH${'0'.repeat(46)}`, 'right'));
+    expect(unknown).toMatchObject({ reason: 'UNKNOWN_WALLET', code: 1010, param: 'address' });
+    await store.close();
+  });
+
+  it('serves a cached key in microseconds, but a wrong passphrase still pays scrypt and fails', async () => {
+    // N=2^14 makes one scrypt cost tens of milliseconds, far above any cache hit.
+    const dir = await newDir();
+    const writer = await openStore(dir, { scrypt: { N: 2 ** 14, r: 8, p: 1 } });
+    const address = await writer.create('right');
+    await writer.close();
+
+    const store = await openStore(dir);
+    const cold = await timed(() => store.getPrivateKey(address, 'right'));
+    const rounds = 200;
+    const warm = await timed(async () => {
+      for (let i = 0; i < rounds; i++) await store.getPrivateKey(address, 'right');
+    });
+    expect(warm.ms / rounds).toBeLessThan(1);
+    expect(warm.ms / rounds).toBeLessThan(cold.ms / 20);
+
+    const wrong = await timed(() => rejectionOf(store.getPrivateKey(address, 'wrong')));
+    expect(wrong.value.reason).toBe('WRONG_PASSPHRASE');
+    // scrypt at N=2^14 takes tens of milliseconds; a cache-style check takes microseconds.
+    expect(wrong.ms).toBeGreaterThan(Math.max(5, (10 * warm.ms) / rounds));
+    // The cache survives a failed attempt.
+    expect(devAddressOf(getPublicKey(await store.getPrivateKey(address, 'right')))).toBe(address);
+    await store.close();
+  });
+
+  it('hands out copies: wiping a returned key does not wipe the cache', async () => {
+    const store = await openStore(await newDir());
+    const address = await store.create('p');
+    const first = await store.getPrivateKey(address, 'p');
+    const expected = bytesToHex(first);
+    first.fill(0);
+    expect(bytesToHex(await store.getPrivateKey(address, 'p'))).toBe(expected);
+    await store.close();
+  });
+
+  it('rate limits wrong passphrases per wallet and serves nothing while limited', async () => {
+    const store = await openStore(await newDir(), { maxAttemptsPerMinute: 3 });
+    const target = await store.create('right');
+    const bystander = await store.create('other');
+
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => rejectionOf(store.getPrivateKey(target, `guess ${i}`))),
+    );
+    const reasons = results.map((error) => error.reason);
+    expect(reasons.filter((r) => r === 'WRONG_PASSPHRASE')).toHaveLength(3);
+    expect(reasons.filter((r) => r === 'TOO_MANY_ATTEMPTS')).toHaveLength(5);
+    const limited = results.find((error) => error.reason === 'TOO_MANY_ATTEMPTS')!;
+    expect(limited).toMatchObject({ code: 1037 });
+    expect(limited.message).toMatch(/retry in \d+ s/);
+
+    // Even the right passphrase fails fast now (it is cached since create, so it would be cheap):
+    // otherwise guessing against the cache would bypass the limit.
+    const right = await timed(() => rejectionOf(store.getPrivateKey(target, 'right')));
+    expect(right.value.reason).toBe('TOO_MANY_ATTEMPTS');
+    expect((await rejectionOf(store.unlock(target, 'right'))).reason).toBe('TOO_MANY_ATTEMPTS');
+    // Other wallets are not affected.
+    expect(await store.getPrivateKey(bystander, 'other')).toHaveLength(32);
+    await store.close();
+  });
+
+  it('keeps serving the event loop while scrypt runs', async () => {
+    const dir = await newDir();
+    const writer = await openStore(dir, { scrypt: { N: 2 ** 16, r: 8, p: 1 } });
+    const address = await writer.create('p');
+    await writer.close();
+
+    const store = await openStore(dir);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 2);
+    const { ms } = await timed(() => store.getPrivateKey(address, 'p'));
+    clearInterval(timer);
+    // A synchronous scrypt would block every tick until it returned.
+    expect(ms).toBeGreaterThan(40);
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(ms / 2 / 4));
+    await store.close();
+  });
+});
+
+describe('lock and unlock', () => {
+  it('a locked wallet refuses its key, even with the right passphrase, across restarts', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const address = await store.create('right');
+    const other = await store.create('other');
+    expect(store.isLocked(address)).toBe(false);
+    await store.getPrivateKey(address, 'right'); // cached
+
+    expect(await store.lock(address)).toBe(true);
+    expect(await store.lock(address)).toBe(true);
+    expect(store.isLocked(address)).toBe(true);
+    expect(store.isLocked(other)).toBe(false);
+    const locked = await rejectionOf(store.getPrivateKey(address, 'right'));
+    expect(locked).toMatchObject({ reason: 'WALLET_LOCKED', code: 1015 });
+    expect(await store.lock(`CH${'1'.repeat(46)}`)).toBe(false);
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(reopened.isLocked(address)).toBe(true);
+    expect((await rejectionOf(reopened.getPrivateKey(address, 'right'))).reason).toBe(
+      'WALLET_LOCKED',
+    );
+    expect((await rejectionOf(reopened.unlock(address, 'wrong'))).reason).toBe('WRONG_PASSPHRASE');
+    expect(reopened.isLocked(address)).toBe(true);
+    expect(await reopened.unlock(address, 'right')).toBe(true);
+    expect(reopened.isLocked(address)).toBe(false);
+    expect(devAddressOf(getPublicKey(await reopened.getPrivateKey(address, 'right')))).toBe(
+      address,
+    );
+    await reopened.close();
+
+    const again = await openStore(dir);
+    expect(again.isLocked(address)).toBe(false);
+    await again.close();
+  });
+
+  it('lock wipes the cached key: the next check pays scrypt again', async () => {
+    const store = await openStore(await newDir(), { scrypt: { N: 2 ** 14, r: 8, p: 1 } });
+    const address = await store.create('p'); // cached since create
+    const warm = await timed(() => store.getPrivateKey(address, 'p'));
+    await store.lock(address);
+    const unlock = await timed(() => store.unlock(address, 'p'));
+    expect(unlock.ms).toBeGreaterThan(Math.max(10 * warm.ms, 5));
+    await store.close();
+  });
+
+  it('a lock that lands while scrypt runs still refuses the key', async () => {
+    const dir = await newDir();
+    const writer = await openStore(dir, { scrypt: { N: 2 ** 14, r: 8, p: 1 } });
+    const address = await writer.create('p');
+    await writer.close();
+    const store = await openStore(dir);
+    const pending = rejectionOf(store.getPrivateKey(address, 'p'));
+    await store.lock(address);
+    expect((await pending).reason).toBe('WALLET_LOCKED');
+    await store.close();
+  });
+
+  it('refuses a corrupt lock state instead of unlocking everything', async () => {
+    const dir = await newDir();
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, LOCK_STATE_FILE), '{"version":1,"locked":[');
+    const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: LIGHT_SCRYPT });
+    expect(await rejectionOf(store.open())).toMatchObject({ reason: 'INVALID_LOCK_STATE' });
+  });
+});
+
+describe('refresh and foreign files', () => {
+  it('picks up a copied-in file and a removed one', async () => {
+    const dirA = await newDir();
+    const dirB = await newDir();
+    const a = await openStore(dirA);
+    const b = await openStore(dirB);
+    const kept = await a.create('a');
+    const removed = await a.create('b');
+    const copied = await b.create('c');
+    const [copiedFile] = await keyFiles(dirB);
+    const removedFile = (await keyFiles(dirA)).find((name) => name.includes(removed))!;
+
+    await copyFile(join(dirB, copiedFile!), join(dirA, copiedFile!));
+    await rm(join(dirA, removedFile));
+    expect(await a.refresh()).toEqual({ added: 1, removed: 1, invalid: [] });
+    expect(a.list().sort()).toEqual([kept, copied].sort());
+    expect(a.has(removed)).toBe(false);
+    expect(bytesToHex(await a.getPrivateKey(copied, 'c'))).toBe(
+      bytesToHex(await b.getPrivateKey(copied, 'c')),
+    );
+    expect((await rejectionOf(a.getPrivateKey(removed, 'b'))).reason).toBe('UNKNOWN_WALLET');
+    expect(await a.refresh()).toEqual({ added: 0, removed: 0, invalid: [] });
+    await a.close();
+    await b.close();
+  });
+
+  it('resolves a foreign v3 file once its passphrase is given, and records the chain field', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    const { json, ethAddress } = await ethersKeyFile(privateKey, 'foreign pass');
+    await writeFile(join(dir, `UTC--2020-01-01T00-00-00.0Z--${ethAddress}`), json);
+
+    expect(await store.refresh()).toMatchObject({ added: 1, removed: 0 });
+    expect(store.unresolved()).toEqual([ethAddress]);
+    expect(store.list()).toEqual([]);
+
+    expect((await rejectionOf(store.resolveForeign(ethAddress, 'nope'))).reason).toBe(
+      'WRONG_PASSPHRASE',
+    );
+    expect((await rejectionOf(store.resolveForeign('ab'.repeat(20), 'x'))).reason).toBe(
+      'UNKNOWN_WALLET',
+    );
+
+    const expected = devAddressOf(getPublicKey(privateKey));
+    expect(await store.resolveForeign(`0x${ethAddress.toUpperCase()}`, 'foreign pass')).toBe(
+      expected,
+    );
+    expect(store.unresolved()).toEqual([]);
+    expect(store.list()).toEqual([expected]);
+    expect(bytesToHex(await store.getPrivateKey(expected, 'foreign pass'))).toBe(
+      bytesToHex(privateKey),
+    );
+
+    // The file keeps its name and everything ethers wrote, plus the chain field.
+    const rewritten = await readJson(join(dir, `UTC--2020-01-01T00-00-00.0Z--${ethAddress}`));
+    const original = JSON.parse(json);
+    expect(rewritten).toEqual({
+      ...original,
+      chain: { address: expected, publicKey: bytesToHex(getPublicKey(privateKey)) },
+    });
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(reopened.list()).toEqual([expected]);
+    expect(reopened.unresolved()).toEqual([]);
+    await reopened.close();
+  });
+
+  it('orders foreign files by modification time, and resolving one keeps its place', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const ours = await store.create('ours');
+    const foreign = [];
+    for (const hoursAgo of [2, 1]) {
+      const privateKey = randomPrivateKey();
+      const { json, ethAddress } = await ethersKeyFile(privateKey, 'f');
+      const path = join(dir, `${ethAddress}.json`);
+      await writeFile(path, json);
+      const time = new Date(Date.now() - hoursAgo * 3_600_000);
+      await utimes(path, time, time);
+      foreign.push({ ethAddress, address: devAddressOf(getPublicKey(privateKey)) });
+    }
+    await store.refresh();
+    expect(store.unresolved()).toEqual(foreign.map((f) => f.ethAddress));
+    await store.resolveForeign(foreign[1]!.ethAddress, 'f');
+    await store.resolveForeign(foreign[0]!.ethAddress, 'f');
+    const expected = [foreign[0]!.address, foreign[1]!.address, ours];
+    expect(store.list()).toEqual(expected);
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(reopened.list()).toEqual(expected);
+    await reopened.close();
+  });
+
+  it('importing the key of an unresolved foreign file resolves it without a second file', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    const { json, ethAddress } = await ethersKeyFile(privateKey, 'foreign');
+    await writeFile(join(dir, `${ethAddress}.json`), json);
+    await store.refresh();
+    const address = devAddressOf(getPublicKey(privateKey));
+    expect(await store.importKey(privateKey, 'new')).toEqual({ address, created: false });
+    expect(store.list()).toEqual([address]);
+    expect(await keyFiles(dir)).toEqual([`${ethAddress}.json`]);
+    expect(await store.getPrivateKey(address, 'foreign')).toEqual(privateKey);
+    await store.close();
+  });
+
+  it('forgets a cached key when its file changes under it (a passphrase changed elsewhere)', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const address = await store.create('old');
+    const privateKey = await store.getPrivateKey(address, 'old');
+    const [name] = await keyFiles(dir);
+    const { json } = await ethersKeyFile(privateKey, 'new');
+    const ours = await readJson(join(dir, name!));
+    await writeFile(join(dir, name!), JSON.stringify({ ...JSON.parse(json), chain: ours.chain }));
+
+    expect(await store.refresh()).toMatchObject({ added: 0, removed: 0 });
+    expect((await rejectionOf(store.getPrivateKey(address, 'old'))).reason).toBe(
+      'WRONG_PASSPHRASE',
+    );
+    expect(await store.getPrivateKey(address, 'new')).toEqual(privateKey);
+    await store.close();
+  });
+
+  it('skips corrupt and unknown files on open and reports them, without crashing', async () => {
+    const dir = await newDir();
+    const writer = await openStore(dir);
+    const good = await writer.create('p');
+    await writer.close();
+    const [goodFile] = await keyFiles(dir);
+    const goodText = await readFile(join(dir, goodFile!), 'utf8');
+
+    await writeFile(join(dir, 'notes.txt'), 'hello');
+    await writeFile(join(dir, 'truncated.json'), goodText.slice(0, 100));
+    await writeFile(join(dir, 'other.json'), JSON.stringify({ version: 3, hello: 'world' }));
+    await writeFile(join(dir, 'big.json'), ' '.repeat(100_000));
+    await writeFile(join(dir, 'copy.json'), goodText);
+    // A copy made later (set explicitly: file system clocks are coarser than Date.now()).
+    const later = new Date(Date.now() + 60_000);
+    await utimes(join(dir, 'copy.json'), later, later);
+    await writeFile(join(dir, 'no-address.json'), JSON.stringify(WIKI_VECTORS.scrypt.json));
+    const tampered = JSON.parse(goodText);
+    tampered.crypto.kdfparams.n = 2 ** 30;
+    await writeFile(join(dir, 'tampered.json'), JSON.stringify(tampered));
+    await mkdir(join(dir, 'subdir'));
+    await writeFile(join(dir, '.hidden'), 'ignored');
+    await writeFile(join(dir, 'backup.json~'), 'ignored');
+
+    const store = await openStore(dir);
+    expect(store.list()).toEqual([good]);
+    const problems = Object.fromEntries(store.invalidFiles().map((f) => [f.file, f.problem]));
+    expect(Object.keys(problems).sort()).toEqual(
+      [
+        'big.json',
+        'copy.json',
+        'no-address.json',
+        'notes.txt',
+        'other.json',
+        'tampered.json',
+        'truncated.json',
+      ].sort(),
+    );
+    expect(problems['notes.txt']).toBe('not JSON');
+    expect(problems['copy.json']).toBe(`holds the same key as ${goodFile}`);
+    expect(problems['tampered.json']).toMatch(/scrypt N above/);
+    expect((await store.refresh()).invalid).toHaveLength(7);
+    expect(await store.getPrivateKey(good, 'p')).toHaveLength(32);
+    await store.close();
+  });
+
+  it('refuses a file whose content is not the key its address claims', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const { json } = await ethersKeyFile(randomPrivateKey(), 'p');
+    const liar = 'cd'.repeat(20);
+    await writeFile(join(dir, 'liar.json'), JSON.stringify({ ...JSON.parse(json), address: liar }));
+    await store.refresh();
+    const error = await rejectionOf(store.resolveForeign(liar, 'p'));
+    expect(error).toMatchObject({ reason: 'INVALID_KEY_FILE', code: 1016 });
+    expect(error.message).toContain('liar.json');
+    await store.close();
+  });
+});
+
+describe('lifecycle', () => {
+  it('close is idempotent, wipes the store, and a reopen works', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const address = await store.create('p');
+    await store.close();
+    await store.close();
+    expect(() => store.list()).toThrow(expect.objectContaining({ reason: 'KEYSTORE_CLOSED' }));
+    expect((await rejectionOf(store.getPrivateKey(address, 'p'))).reason).toBe('KEYSTORE_CLOSED');
+    await store.open();
+    expect(store.list()).toEqual([address]);
+    await store.close();
+  });
+
+  it('a call in flight when the store closes returns no key', async () => {
+    const dir = await newDir();
+    const writer = await openStore(dir, { scrypt: { N: 2 ** 14, r: 8, p: 1 } });
+    const address = await writer.create('p');
+    await writer.close();
+    const store = await openStore(dir);
+    const pending = rejectionOf(store.getPrivateKey(address, 'p'));
+    await sleep(0);
+    await store.close();
+    expect((await pending).reason).toBe('KEYSTORE_CLOSED');
+  });
+
+  it('refuses bad options up front', () => {
+    const dir = '/nonexistent';
+    expect(() =>
+      createKeyStore({ dir, addressOf: devAddressOf, scrypt: { N: 1000, r: 8, p: 1 } }),
+    ).toThrow(RangeError);
+    expect(() => createKeyStore({ dir, addressOf: devAddressOf, maxAttemptsPerMinute: 0 })).toThrow(
+      RangeError,
+    );
+  });
+});

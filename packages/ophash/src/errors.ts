@@ -1,0 +1,4 @@
+import { ChainError } from '@chain/crypto';
+
+/** A malformed ophash or ophash part. */
+export class OpHashError extends ChainError {}

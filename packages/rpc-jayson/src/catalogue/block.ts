@@ -1,0 +1,27 @@
+import { defineMethods } from './method.js';
+import { p, result } from './param.js';
+import type { BlockInfo, BlockSync } from './results.js';
+
+export const blockMethods = defineMethods({
+  getBlockCount: {
+    name: 'getBlockCount',
+    group: 'block',
+    summary: 'Chain height of this node.',
+    params: {},
+    result: result<number>('integer'),
+  },
+  getBlockInfo: {
+    name: 'getBlockInfo',
+    group: 'block',
+    summary: 'A block, by number (0 to block count minus 1).',
+    params: { block: p.integer({ min: 0 }) },
+    result: result<BlockInfo>('BlockInfo'),
+  },
+  blockSyncing: {
+    name: 'blockSyncing',
+    group: 'block',
+    summary: 'Sync progress.',
+    params: {},
+    result: result<BlockSync>('BlockSync'),
+  },
+});

@@ -1,0 +1,94 @@
+/**
+ * The method catalogue: every JSON-RPC method of chain-node with its params and result type. Pure
+ * data and types (browser-safe): the server builds its coercion tables from it and the SDK derives
+ * its types from it.
+ */
+import { blockMethods } from './block.js';
+import type { MethodSpec } from './method.js';
+import { networkMethods } from './network.js';
+import { operationMethods } from './operations.js';
+import type { AnyParam, ParamValue, ResultMarker } from './param.js';
+import { participationMethods } from './participation.js';
+import type { NestedResult } from './results.js';
+import { statsMethods } from './stats.js';
+import { tokenMethods } from './token.js';
+import { walletMethods } from './wallet.js';
+
+export const catalogue = {
+  ...tokenMethods,
+  ...operationMethods,
+  ...participationMethods,
+  ...walletMethods,
+  ...blockMethods,
+  ...networkMethods,
+  ...statsMethods,
+} as const satisfies Record<string, MethodSpec>;
+
+export type Catalogue = typeof catalogue;
+export type MethodName = keyof Catalogue;
+
+/** Every method name, in catalogue order. */
+export const METHOD_NAMES = Object.keys(catalogue) as MethodName[];
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.hasOwn(catalogue, name);
+}
+
+type ParamsSpecOf<M extends MethodName> = Catalogue[M]['params'];
+type KeysWhere<S, P> = {
+  [K in keyof S]: S[K] extends { readonly presence: P } ? K : never;
+}[keyof S];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+type RequestParams<S extends Readonly<Record<string, AnyParam>>> = Simplify<
+  { [K in KeysWhere<S, 'required'>]: ParamValue<S[K]> } & {
+    [K in KeysWhere<S, 'optional' | 'defaulted'>]?: ParamValue<S[K]>;
+  }
+>;
+
+type CoercedParams<S extends Readonly<Record<string, AnyParam>>> = Simplify<
+  { [K in KeysWhere<S, 'required' | 'defaulted'>]: ParamValue<S[K]> } & {
+    [K in KeysWhere<S, 'optional'>]?: ParamValue<S[K]>;
+  }
+>;
+
+/** The params object a client sends to method M (optional params may be omitted). */
+export type ParamsOf<M extends MethodName> = RequestParams<ParamsSpecOf<M>>;
+
+/** The params object a handler of M receives: coerced, with defaults filled in. */
+export type HandlerParamsOf<M extends MethodName> = CoercedParams<ParamsSpecOf<M>>;
+
+/** The value a handler of M returns. */
+export type HandlerResultOf<M extends MethodName> =
+  Catalogue[M]['result'] extends ResultMarker<infer T> ? T : never;
+
+/** The `result` of a reply to M, as a client receives it. */
+export type ResultOf<M extends MethodName> = Catalogue[M] extends { readonly nestedResult: true }
+  ? NestedResult<HandlerResultOf<M>>
+  : HandlerResultOf<M>;
+
+export { blockMethods } from './block.js';
+export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
+export { networkMethods } from './network.js';
+export { operationMethods } from './operations.js';
+export {
+  type AnyParam,
+  Param,
+  type ParamBounds,
+  type ParamKind,
+  type ParamValue,
+  type Presence,
+  p,
+  type ResultMarker,
+  result,
+} from './param.js';
+export { participationMethods } from './participation.js';
+export type * from './results.js';
+export { statsMethods } from './stats.js';
+export {
+  ADMIN_TOKEN_METHODS,
+  type AdminTokenMethod,
+  MAX_PAYLOAD_BYTES,
+  tokenMethods,
+} from './token.js';
+export { walletMethods } from './wallet.js';

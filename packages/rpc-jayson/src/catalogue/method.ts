@@ -1,0 +1,39 @@
+import type { AnyParam, ResultMarker } from './param.js';
+
+export type MethodGroup =
+  | 'token'
+  | 'operations'
+  | 'participation'
+  | 'wallet'
+  | 'block'
+  | 'network'
+  | 'stats';
+
+/** One JSON-RPC method of the catalogue: pure data, browser-safe. */
+export interface MethodSpec {
+  readonly name: string;
+  readonly group: MethodGroup;
+  readonly summary: string;
+  /** Params in positional (catalogue) order. */
+  readonly params: Readonly<Record<string, AnyParam>>;
+  /** Phantom marker of the value the handler returns. */
+  readonly result: ResultMarker<unknown>;
+  /**
+   * Carries or returns raw private keys: refused off loopback unless the server allows keys.
+   */
+  readonly keyMaterial?: true;
+  /** Params also accepted at the top level of the request, beside `method`. */
+  readonly paramsBesideMethod?: readonly string[];
+  /**
+   * Keys that may repeat inside `params`: the n-th occurrence of the key fills the n-th name
+   * (blockchainStart: `{ mine: ['mine', 'share'] }`).
+   */
+  readonly duplicateKeys?: Readonly<Record<string, readonly string[]>>;
+  /** The reply's `result` is `{ result: <handler value>, id, jsonrpc: '2.0' }` (getNodePart). */
+  readonly nestedResult?: true;
+}
+
+/** Keeps the literal types of a method entry while checking it against MethodSpec. */
+export function defineMethods<const M extends Record<string, MethodSpec>>(methods: M): M {
+  return methods;
+}

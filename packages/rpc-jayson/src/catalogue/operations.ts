@@ -1,0 +1,107 @@
+import { defineMethods } from './method.js';
+import { p, result } from './param.js';
+import type { DecodedOpHash, ExecuteRawResult, OperationObject, RawSendResult } from './results.js';
+import { MAX_PAYLOAD_BYTES } from './token.js';
+
+const U32_MAX = 0xffff_ffff;
+const OPHASH_BYTES = 32;
+
+export const operationMethods = defineMethods({
+  sendTo: {
+    name: 'sendTo',
+    group: 'operations',
+    summary: 'Transfer native coin from a wallet of the key store.',
+    params: {
+      sender: p.wallet(),
+      passphrase: p.string().secret(),
+      receiver: p.wallet(),
+      amount: p.amount(),
+      payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+    },
+    result: result<OperationObject>('OperationObject'),
+  },
+  rawSendTo: {
+    name: 'rawSendTo',
+    group: 'operations',
+    summary: 'Create and sign a transfer without checking or sending it (offline wallets).',
+    params: {
+      senderAccount: p.integer({ min: 0, max: U32_MAX }),
+      senderWallet: p.wallet(),
+      senderNOperation: p.integer({ min: 0, max: U32_MAX }),
+      passphrase: p.string().secret(),
+      receiverAccount: p.integer({ min: 0, max: U32_MAX }),
+      amount: p.amount(),
+      payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+    },
+    result: result<RawSendResult>('RawSendResult'),
+  },
+  InfoRaw: {
+    name: 'InfoRaw',
+    group: 'operations',
+    summary: 'Decode a raw operation blob.',
+    params: { rawoperation: p.hex() },
+    result: result<OperationObject[]>('OperationObject[]'),
+  },
+  excuteRaw: {
+    name: 'excuteRaw',
+    group: 'operations',
+    summary: 'Validate a raw operation blob and submit its valid operations.',
+    params: { rawoperation: p.hex() },
+    result: result<ExecuteRawResult>('ExecuteRawResult'),
+  },
+  privSendTo: {
+    name: 'privSendTo',
+    group: 'operations',
+    summary: 'Transfer native coin signed with an encoded private key (never on a public network).',
+    params: {
+      sender: p.wallet(),
+      priv: p.hex().secret(),
+      receiver: p.wallet(),
+      amount: p.amount(),
+    },
+    result: result<OperationObject>('OperationObject'),
+    keyMaterial: true,
+  },
+  getPendingOperation: {
+    name: 'getPendingOperation',
+    group: 'operations',
+    summary: 'Operations not yet in the chain.',
+    params: {},
+    result: result<OperationObject[]>('OperationObject[]'),
+  },
+  getPendingCount: {
+    name: 'getPendingCount',
+    group: 'operations',
+    summary: 'Number of pending operations.',
+    params: {},
+    result: result<number>('integer'),
+  },
+  getBlockOperations: {
+    name: 'getBlockOperations',
+    group: 'operations',
+    summary: 'Operations of a block.',
+    params: { block: p.integer({ min: 0 }) },
+    result: result<OperationObject[]>('OperationObject[]'),
+  },
+  getActPrice: {
+    name: 'getActPrice',
+    group: 'operations',
+    summary: 'Minimum fee per operation (act price), in native base units.',
+    params: {},
+    result: result<number>('integer'),
+  },
+  findOperation: {
+    name: 'findOperation',
+    group: 'operations',
+    summary: 'Find an operation by its ophash.',
+    params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
+    result: result<OperationObject[]>('OperationObject[]'),
+  },
+  decodeOpHash: {
+    name: 'decodeOpHash',
+    group: 'operations',
+    summary: 'Split an ophash into block, account, n_operation and digest.',
+    params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
+    result: result<DecodedOpHash[]>('DecodedOpHash[]'),
+  },
+});

@@ -1,0 +1,363 @@
+/**
+ * Result shapes of the JSON-RPC methods, with exactly the field names of SPEC.md "Resources and their
+ * fields". Amounts are decimal strings of base units; wallet and token addresses are strings.
+ */
+
+/** One sender of an operation. */
+export interface OperationSender {
+  account: string;
+  /** Hex, empty when there is no payload. */
+  payload: string;
+  payload_type: number;
+  /** Present in H/W-check results. */
+  amount?: string;
+}
+
+/** One receiver of an operation (none for an activation). */
+export interface OperationReceiver {
+  account: string;
+  /** Present in H/W-check results. */
+  amount?: string;
+}
+
+/** The operation object returned by every operation-producing method. */
+export interface OperationObject {
+  /** Block number; 0 while pending. */
+  block: number;
+  /** Unix timestamp (seconds). */
+  time: number;
+  /** Position inside the block. */
+  opblock: number;
+  /** null while pending. */
+  maturation: number | null;
+  optype: number;
+  subtype: number;
+  nopsp: number;
+  niopsp: number;
+  /** Fee paid, decimal integer of base units. */
+  oprice: string;
+  /** Act price in force at inclusion, decimal integer of base units. */
+  ioprice: string;
+  /** Wallet address of the signer. */
+  signer_account: string;
+  n_operation: number;
+  /** Base units. */
+  amount: string;
+  senders: OperationSender[];
+  receivers: OperationReceiver[];
+  /** Human-readable; for participation steps it ends with the node code. */
+  optxt: string;
+  /** 64 hex characters. */
+  ophash: string;
+}
+
+/** createToken: the operation object with the token address, without the transfer-only fields. */
+export interface CreateTokenResult
+  extends Omit<
+    OperationObject,
+    'subtype' | 'niopsp' | 'ioprice' | 'senders' | 'receivers' | 'amount'
+  > {
+  /** Token address. */
+  token: string;
+}
+
+/** nodeStep2, nodeStep4_1: the operation object with the machine's hardware description. */
+export interface HardwareCheckResult extends OperationObject {
+  CPU: string;
+  RAM: string;
+  GPU: string;
+  DISK: string;
+}
+
+/** rawSendTo: a signed, unsent raw operation. */
+export interface RawSendResult {
+  amount: string;
+  fee: string;
+  /** Hex. */
+  rawoperation: string;
+}
+
+/** One rejected operation of excuteRaw. */
+export interface ExecuteRawFailure {
+  valid: false;
+  /** Why the operation was refused. */
+  errors: string;
+}
+
+/** One accepted operation of excuteRaw (carries its ophash). */
+export type ExecuteRawSuccess = OperationObject & { valid?: true };
+
+export type ExecuteRawEntry = ExecuteRawSuccess | ExecuteRawFailure;
+
+/** excuteRaw: one entry for a blob of one operation, else one entry per operation in order. */
+export type ExecuteRawResult = ExecuteRawEntry | ExecuteRawEntry[];
+
+/** decodeOpHash item. */
+export interface DecodedOpHash {
+  block: number;
+  account: number;
+  n_operation: number;
+  /** Operation digest, hex. */
+  mdhash: string;
+  /** The same digest under the key the spec's example uses. */
+  ophash: string;
+}
+
+/** getWalletInfo, items of getKeyStoreInfo. */
+export interface WalletInfo {
+  account: number;
+  updated_active: number;
+  updated_passive: number;
+  n_operation: number;
+  balance: string;
+  wallet: string;
+  volume_lock: string;
+  volume_timelock: string;
+  /** `normal wallet`, `inactive wallet` or `unknown wallet`. */
+  state: string;
+}
+
+/** infoToken. */
+export interface TokenInfo {
+  totalHolder: number;
+  advanced: boolean;
+  /** Enclosed in single quote characters. */
+  symbol: string;
+  /** Enclosed in single quote characters. */
+  name: string;
+  /** Enclosed in single quote characters. */
+  summary: string;
+  issuer: string;
+  owner: string;
+  decimal: number;
+  /** Decimal number with a fractional part. */
+  totalAmount: string;
+}
+
+/** One holder of a token. */
+export interface TokenHolder {
+  transfer: boolean;
+  /** Base units. */
+  balance: string;
+  wallet: string;
+  volumeLock: string;
+  volumeTimeLock: string;
+}
+
+/** holderToken. */
+export interface TokenHolders {
+  transfer: boolean;
+  advanced: boolean;
+  totalHolder: number;
+  holder: TokenHolder[];
+}
+
+/** getNodePart, inner result. */
+export interface NodePart {
+  nodeIndex: number;
+  /** Percent. */
+  penalty: number;
+  nodeWallet: string;
+  minerWallet: string;
+  /** e.g. `MN`. */
+  state: string;
+  startTimestamp: number;
+  lockTime: number;
+  /** Node participation code. */
+  code: string;
+}
+
+/**
+ * The nested reply of getNodePart: the outer `result` holds `{result, id, jsonrpc}`. `id` is the
+ * request id, as an integer when it is numeric.
+ */
+export interface NestedResult<T> {
+  result: T;
+  id: number | string | null;
+  jsonrpc: '2.0';
+}
+
+/** nodeStepMDList, nodeStepBTList item. */
+export interface ParticipationEntry {
+  /** May be abbreviated. */
+  wallet: string;
+  amount: string;
+  /** e.g. `Waiting for approval.` */
+  state: string;
+}
+
+/** getBlockInfo. */
+export interface BlockInfo {
+  block: number;
+  ver: number;
+  ver_a: number;
+  timestamp: string;
+  nopsp: string;
+  niopsp: string;
+  hmr: string;
+  blocksize: number;
+  /** `0x` + 64 hex. */
+  hash: string;
+  /** `0x` + 64 hex: the previous block hash. */
+  one_hash: string;
+  /** `0x` + 64 hex: the operations root. */
+  three_hash: string;
+  /** `0x` + 64 hex: the state root. */
+  four_hash: string;
+  /** `0x` + hex (`0x` when empty). */
+  payload: string;
+  trx_fee: string;
+  operations: number;
+}
+
+/** blockSyncing. */
+export interface BlockSync {
+  startingBlock: number;
+  currentBlock: number;
+  highestBlock: number;
+}
+
+export interface NetProtocol {
+  ver: number;
+  ver_a: number;
+}
+
+export interface NetStats {
+  active: number;
+  clients: number;
+  servers: number;
+  servers_t: number;
+  total: number;
+  tclients: number;
+  tservers: number;
+  breceived: number;
+  bsend: number;
+  ips: number;
+}
+
+export interface NodeServer {
+  /** Partially masked with asterisks. */
+  ip: string;
+  port: number;
+  lastcon: number;
+  attempts: number;
+}
+
+/** nodeStatus, nodeSearch. */
+export interface NodeStatus {
+  ready: boolean;
+  ready_s: string;
+  /** e.g. `Running`. */
+  status_s: string;
+  port: number;
+  timestamp: number;
+  version: string;
+  netprotocol: NetProtocol;
+  blocks: number;
+  datafolder: string;
+  netstats: NetStats;
+  nodeservers: NodeServer[];
+}
+
+export interface ConnectionEntry {
+  server: boolean;
+  /** Partially masked. */
+  ip: string;
+  port: number;
+  secs: number;
+  sent: number;
+  recv: number;
+  appver: string;
+  netver: number;
+  netver_a: number;
+  timediff: number;
+}
+
+/** getConnection. */
+export interface Connections {
+  connection: ConnectionEntry[];
+}
+
+export interface BlacklistEntry {
+  /** May be masked. */
+  ip: string;
+  port: number;
+  /** Date and time. */
+  LastConnection: string;
+  /** May carry `ERRCODE:<n> ERROR:<text>`. */
+  reason: string;
+}
+
+/** addBlacklist, getBlacklist. */
+export interface Blacklist {
+  blacklist: BlacklistEntry[];
+  total: number;
+}
+
+/** signMessage output, verifyMessage input. */
+export interface SignedMessage {
+  wallet: string;
+  /** The original message. */
+  msg: string;
+  /** Encoded public key, hex. */
+  enc: string;
+  /** Signature, hex. */
+  sig: string;
+  version: string | number;
+}
+
+/** rpcCallStats item; the last one has method `TOTAL`. */
+export interface CallStat {
+  method: string;
+  calls: number;
+  /** Total seconds, 6 decimals. */
+  seconds: string;
+  /** Average seconds per call, 6 decimals. */
+  secs_average: string;
+}
+
+/** Traffic of one message kind in one direction. */
+export interface IpTraffic {
+  count: number;
+  datasize: number;
+  /** [updated_ts, datasize] of the last message. */
+  last: number[];
+}
+
+/** nodeIPStats item. */
+export interface IpStats {
+  ip: string;
+  values: {
+    /** Message-kind name -> direction name (e.g. `Autosend`) -> traffic. */
+    optype: Record<string, Record<string, IpTraffic>>;
+    stats: { updated_ts: number };
+  };
+}
+
+/** newWallet, activeWallet. */
+export interface WalletAddressResult {
+  wallet: string;
+}
+
+/** dumpPrivateKey. */
+export interface DumpPrivateKeyResult {
+  status: boolean;
+  /** Encoded private key, hex. */
+  priv: string;
+}
+
+/** inputPrivateKey. */
+export interface InputPrivateKeyResult {
+  status: boolean;
+  wallet: string;
+}
+
+/** getProtocolVersion. */
+export interface ProtocolVersion {
+  netprotocol: NetProtocol;
+}
+
+/** getNodeVersion. */
+export interface NodeVersion {
+  version: string;
+}

@@ -1,0 +1,248 @@
+/**
+ * Param coercion at the edge. Tables are compiled once per method from the catalogue; a request's
+ * params (omitted, a named object, or a positional array in catalogue order) become the object the
+ * handler receives, or an InvalidParamsError naming the param and why. Secret values are never
+ * echoed.
+ */
+import type { AnyParam, MethodSpec, ParamBounds } from './catalogue/index.js';
+import { didYouMeanHint } from './did-you-mean.js';
+import { InvalidParamsError } from './errors.js';
+
+const INTEGER_STRING = /^-?\d+$/;
+const AMOUNT_STRING = /^\d+(\.\d+)?$/;
+const HEX_STRING = /^(0x)?[0-9a-fA-F]*$/;
+const WALLET_STRING = /^[A-Za-z]{2}[0-9a-fA-F]{46}$/;
+const MAX_ECHO_LENGTH = 40;
+
+type Coerce = (value: unknown) => unknown;
+
+export interface CompiledParam {
+  readonly name: string;
+  readonly required: boolean;
+  readonly hasDefault: boolean;
+  readonly defaultValue: unknown;
+  readonly coerce: Coerce;
+}
+
+export interface ParamTable {
+  readonly params: readonly CompiledParam[];
+  readonly names: readonly string[];
+  readonly byName: ReadonlyMap<string, CompiledParam>;
+}
+
+/** A short, safe rendering of a refused value for an error message. */
+function describe(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = typeof value;
+  }
+  return text.length > MAX_ECHO_LENGTH ? `${text.slice(0, MAX_ECHO_LENGTH)}...` : text;
+}
+
+function refuse(name: string, secret: boolean, why: string, value: unknown): never {
+  const got = secret ? '' : `, got ${describe(value)}`;
+  throw new InvalidParamsError(`parameter '${name}' ${why}${got}`, name);
+}
+
+function rangeText(bounds: ParamBounds): string {
+  const { min, max } = bounds;
+  if (min !== undefined && max !== undefined) return `between ${min} and ${max}`;
+  if (min !== undefined) return `at least ${min}`;
+  return `at most ${max}`;
+}
+
+function integerCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const min = bounds.min ?? Number.MIN_SAFE_INTEGER;
+  const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
+  const bounded = bounds.min !== undefined || bounds.max !== undefined;
+  return (value) => {
+    let n: number;
+    if (typeof value === 'number') n = value;
+    else if (typeof value === 'string' && INTEGER_STRING.test(value)) n = Number(value);
+    else return refuse(name, secret, 'must be an integer', value);
+    if (!Number.isSafeInteger(n)) return refuse(name, secret, 'must be a safe integer', value);
+    if (bounded && (n < min || n > max)) {
+      return refuse(name, secret, `must be ${rangeText(bounds)}`, value);
+    }
+    return n === 0 ? 0 : n; // -0 becomes 0
+  };
+}
+
+function booleanCoercer(name: string, secret: boolean): Coerce {
+  return (value) => {
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    return refuse(name, secret, 'must be a boolean (true or false)', value);
+  };
+}
+
+function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const maxLength = bounds.maxLength ?? Number.POSITIVE_INFINITY;
+  return (value) => {
+    if (typeof value !== 'string') return refuse(name, secret, 'must be a string', value);
+    if (value.length > maxLength) {
+      return refuse(name, secret, `must be at most ${maxLength} characters`, value);
+    }
+    return value;
+  };
+}
+
+function amountCoercer(name: string, secret: boolean): Coerce {
+  return (value) => {
+    let text: string;
+    if (typeof value === 'string') text = value;
+    else if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
+      text = String(value);
+    else return refuse(name, secret, 'must be a non-negative decimal amount', value);
+    if (!AMOUNT_STRING.test(text)) {
+      return refuse(name, secret, 'must be a non-negative decimal amount', value);
+    }
+    return text;
+  };
+}
+
+function hexCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const { maxBytes, exactBytes } = bounds;
+  return (value) => {
+    if (typeof value !== 'string' || !HEX_STRING.test(value)) {
+      return refuse(name, secret, 'must be a hex string', value);
+    }
+    const digits = value.startsWith('0x') ? value.slice(2) : value;
+    if (digits.length % 2 !== 0) {
+      return refuse(name, secret, 'must have an even number of hex digits', value);
+    }
+    const bytes = digits.length / 2;
+    if (exactBytes !== undefined && bytes !== exactBytes) {
+      return refuse(name, secret, `must be exactly ${exactBytes} bytes`, value);
+    }
+    if (maxBytes !== undefined && bytes > maxBytes) {
+      return refuse(name, secret, `must be at most ${maxBytes} bytes`, value);
+    }
+    return digits.toLowerCase();
+  };
+}
+
+function walletCoercer(name: string, secret: boolean): Coerce {
+  return (value) => {
+    if (typeof value !== 'string' || !WALLET_STRING.test(value)) {
+      return refuse(name, secret, 'must be a wallet address (2 letters and 46 hex digits)', value);
+    }
+    return value;
+  };
+}
+
+function objectCoercer(name: string, secret: boolean): Coerce {
+  return (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return refuse(name, secret, 'must be an object', value);
+    }
+    return value;
+  };
+}
+
+function enumCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const values = new Set(bounds.values ?? []);
+  const why = `must be one of ${[...values].join(', ')}`;
+  return (value) => {
+    if (typeof value !== 'string' || !values.has(value)) return refuse(name, secret, why, value);
+    return value;
+  };
+}
+
+export function compileParam(name: string, param: AnyParam): CompiledParam {
+  const secret = param.isSecret;
+  const { bounds } = param;
+  let coerce: Coerce;
+  switch (param.kind) {
+    case 'integer':
+      coerce = integerCoercer(name, secret, bounds);
+      break;
+    case 'boolean':
+      coerce = booleanCoercer(name, secret);
+      break;
+    case 'string':
+      coerce = stringCoercer(name, secret, bounds);
+      break;
+    case 'amount':
+      coerce = amountCoercer(name, secret);
+      break;
+    case 'hex':
+      coerce = hexCoercer(name, secret, bounds);
+      break;
+    case 'wallet':
+      coerce = walletCoercer(name, secret);
+      break;
+    case 'object':
+      coerce = objectCoercer(name, secret);
+      break;
+    case 'enum':
+      coerce = enumCoercer(name, secret, bounds);
+      break;
+  }
+  return {
+    name,
+    required: param.presence === 'required',
+    hasDefault: param.presence === 'defaulted',
+    defaultValue: param.defaultValue,
+    coerce,
+  };
+}
+
+export function compileParamTable(spec: MethodSpec): ParamTable {
+  const params = Object.entries(spec.params).map(([name, param]) => compileParam(name, param));
+  return {
+    params,
+    names: params.map((param) => param.name),
+    byName: new Map(params.map((param) => [param.name, param])),
+  };
+}
+
+function fillMissing(table: ParamTable, out: Record<string, unknown>): Record<string, unknown> {
+  for (const param of table.params) {
+    if (out[param.name] !== undefined) continue;
+    if (param.required) {
+      throw new InvalidParamsError(`missing required parameter '${param.name}'`, param.name);
+    }
+    if (param.hasDefault) out[param.name] = param.defaultValue;
+  }
+  return out;
+}
+
+/**
+ * The handler's params from the request's `params` (undefined, a plain object or an array; the
+ * caller has refused any other type). `null` for an optional param means omitted.
+ */
+export function coerceParams(table: ParamTable, raw: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (raw === undefined) return fillMissing(table, out);
+  if (Array.isArray(raw)) {
+    if (raw.length > table.params.length) {
+      throw new InvalidParamsError(
+        `too many positional params: got ${raw.length}, the method takes ${table.params.length}`,
+      );
+    }
+    for (let i = 0; i < raw.length; i++) {
+      const param = table.params[i]!;
+      const value: unknown = raw[i];
+      if (value === null && !param.required) continue;
+      out[param.name] = param.coerce(value);
+    }
+    return fillMissing(table, out);
+  }
+  const named = raw as Record<string, unknown>;
+  for (const key in named) {
+    const param = table.byName.get(key);
+    if (param === undefined) {
+      throw new InvalidParamsError(
+        `unknown parameter '${key.length > MAX_ECHO_LENGTH ? `${key.slice(0, MAX_ECHO_LENGTH)}...` : key}'${didYouMeanHint(key, table.names)}`,
+        key.length > MAX_ECHO_LENGTH ? undefined : key,
+      );
+    }
+    const value = named[key];
+    if (value === null && !param.required) continue;
+    out[key] = param.coerce(value);
+  }
+  return fillMissing(table, out);
+}

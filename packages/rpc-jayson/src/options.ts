@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HandlerParamsOf, HandlerResultOf, MethodName } from './catalogue/index.js';
+import type { CallStat } from './catalogue/results.js';
+
+/** A pino-compatible structured logger. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What a handler knows about the call besides its params. */
+export interface CallContext {
+  /** The peer's address as seen on the socket. */
+  remoteAddress: string;
+  /** True when the peer is on a loopback address. */
+  loopback: boolean;
+}
+
+export type Handler<M extends MethodName> = (
+  params: HandlerParamsOf<M>,
+  context: CallContext,
+) => Promise<HandlerResultOf<M>> | HandlerResultOf<M>;
+
+/** One handler per catalogue method; the server answers NOT_AVAILABLE for the missing ones. */
+export type Handlers = { [M in MethodName]: Handler<M> };
+
+export interface RpcAuth {
+  user: string;
+  password: string;
+}
+
+export interface RpcServerOptions {
+  /** Interface to bind. Anything but loopback requires `auth` or `cookieFile`. */
+  host: string;
+  /** TCP port; 0 picks an ephemeral port. */
+  port: number;
+  /** Largest request body; larger ones get HTTP 413 and the connection is closed. */
+  maxBodyBytes: number;
+  /** Largest batch; larger ones get one -32600 error. */
+  maxBatch: number;
+  /** Calls in flight at once; beyond it requests get HTTP 503 with error -32005 (BUSY). */
+  maxConcurrent: number;
+  /** Time allowed to receive the request headers. */
+  headersTimeoutMs: number;
+  /** Time allowed to receive the whole request. */
+  requestTimeoutMs: number;
+  /** Idle time before a kept-alive connection is closed. */
+  keepAliveTimeoutMs: number;
+  /** Extra Host header names; localhost, 127.0.0.1, [::1] and the bound host are always allowed. */
+  allowedHosts: string[];
+  /** Exact origins allowed by CORS; empty = no CORS headers at all. */
+  corsOrigins: string[];
+  /** HTTP Basic credentials required on every request. */
+  auth?: RpcAuth;
+  /**
+   * When set and `auth` is not: a file written at start holding `__cookie__:<64 hex>` (mode 0600),
+   * required as Basic credentials, deleted on close.
+   */
+  cookieFile?: string;
+  /** Allow key-material methods (dumpPrivateKey, privSendTo, ...) off loopback. */
+  allowKeys: boolean;
+  /** Handles GET requests (returns true when it answered); without it GET gets 405. */
+  onGet?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Decides whether an address is loopback (injectable for tests). */
+  isLoopbackAddress: (address: string) => boolean;
+}
+
+/** True for 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost. */
+export function isLoopbackAddress(address: string): boolean {
+  if (address === '::1' || address === 'localhost' || address === '[::1]') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.');
+}
+
+export const DEFAULT_RPC_SERVER_OPTIONS: Readonly<RpcServerOptions> = Object.freeze({
+  host: '127.0.0.1',
+  port: 9713,
+  maxBodyBytes: 1024 * 1024,
+  maxBatch: 1000,
+  maxConcurrent: 256,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  allowedHosts: [],
+  corsOrigins: [],
+  allowKeys: false,
+  isLoopbackAddress,
+});
+
+export interface CreateRpcServerOptions extends Partial<RpcServerOptions> {
+  handlers: Partial<Handlers>;
+  log?: Logger;
+}
+
+export interface RpcServerAddress {
+  host: string;
+  port: number;
+  url: string;
+}
+
+export interface RpcServer {
+  /** Binds and listens; writes the cookie file when configured. */
+  start(): Promise<RpcServerAddress>;
+  /** Stops listening, closes connections and deletes the cookie file. Idempotent. */
+  close(): Promise<void>;
+  /** Per-method call statistics sorted by method, TOTAL last (what rpcCallStats returns). */
+  callStats(): CallStat[];
+  /** Whole seconds since start (what nodeUptime returns); 0 before start. */
+  uptimeSeconds(): number;
+  /** `http://host:port/` once started; empty before. */
+  readonly url: string;
+}

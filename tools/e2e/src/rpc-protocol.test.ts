@@ -1,0 +1,284 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NodeProcess, call, post, rpc, startNode } from './harness/node-process';
+
+// JSON-RPC 2.0 as the running chain-node binary speaks it, one protocol case per test.
+let node: NodeProcess;
+
+beforeAll(async () => {
+  node = await startNode();
+});
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+type Reply = {
+  jsonrpc: string;
+  id: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: { reason?: string; param?: string } };
+};
+
+describe('JSON-RPC 2.0 over HTTP', () => {
+  it('answers getBlockCount with an integer and the id as a string', async () => {
+    const reply = await rpc(node.url, 'getBlockCount', {}, 7);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: '7', result: expect.any(Number) });
+    expect(Number.isInteger(reply.result)).toBe(true);
+  });
+
+  it('keeps a string id as it is', async () => {
+    expect((await rpc(node.url, 'getBlockCount', {}, 'abc')).id).toBe('abc');
+  });
+
+  it('answers a parse error with -32700 in a JSON body, id null', async () => {
+    const { status, json, headers } = await post(node.url, '{"jsonrpc":"2.0","method":');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
+    expect(json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it('refuses a request with a wrong jsonrpc version (-32600)', async () => {
+    const { json } = await post(
+      node.url,
+      JSON.stringify({ jsonrpc: '1.0', method: 'getBlockCount', id: 1 }),
+    );
+    expect((json as Reply).error?.code).toBe(-32600);
+  });
+
+  it('refuses a request whose method is not a string (-32600)', async () => {
+    const { json } = await post(node.url, JSON.stringify({ jsonrpc: '2.0', method: 42, id: 1 }));
+    expect((json as Reply).error?.code).toBe(-32600);
+  });
+
+  it('refuses params that are not an object or array (-32600)', async () => {
+    const { json } = await post(
+      node.url,
+      JSON.stringify({ jsonrpc: '2.0', method: 'getBlockCount', params: 'x', id: 1 }),
+    );
+    expect((json as Reply).error?.code).toBe(-32600);
+  });
+
+  it('answers an unknown method with -32601 and a did-you-mean hint', async () => {
+    const reply = await rpc(node.url, 'getblockcount');
+    expect(reply.error?.code).toBe(-32601);
+    expect(reply.error?.message).toContain('getBlockCount');
+  });
+
+  it('answers a wrongly typed param with -32602 naming the parameter', async () => {
+    const reply = await rpc(node.url, 'getBlockInfo', { block: 'abc' });
+    expect(reply.error?.code).toBe(-32602);
+    expect(reply.error?.message).toContain('block');
+    expect(reply.error?.data?.param).toBe('block');
+  });
+
+  it('answers a missing required param with -32602 naming it', async () => {
+    const reply = await rpc(node.url, 'getBlockInfo', {});
+    expect(reply.error).toMatchObject({ code: -32602, data: { param: 'block' } });
+  });
+
+  it('answers an unknown param with -32602 and a hint', async () => {
+    const reply = await rpc(node.url, 'getBlockInfo', { blok: 0 });
+    expect(reply.error?.code).toBe(-32602);
+    expect(reply.error?.message).toContain('block');
+  });
+
+  it('coerces numeric strings to integers', async () => {
+    const reply = await rpc(node.url, 'getBlockInfo', { block: '0' });
+    expect(reply.error).toBeUndefined();
+    expect(reply.result).toMatchObject({ block: 0 });
+  });
+
+  it('coerces boolean strings and refuses other boolean spellings', async () => {
+    const wallet = (await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'x' }))
+      .wallet;
+    const ok = await rpc(node.url, 'adminToken', {
+      sender: wallet,
+      passphrase: 'x',
+      token: wallet,
+      method: 'transferEnabled',
+      select: 'false',
+    });
+    expect(ok.error?.code).not.toBe(-32602);
+    const refused = await rpc(node.url, 'adminToken', {
+      sender: wallet,
+      passphrase: 'x',
+      token: wallet,
+      method: 'transferEnabled',
+      select: 'nope',
+    });
+    expect(refused.error).toMatchObject({ code: -32602, data: { param: 'select' } });
+  });
+
+  it('answers a batch in request order, errors in place', async () => {
+    const { json } = await post(
+      node.url,
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'getBlockCount', id: 1 },
+        { jsonrpc: '2.0', method: 'nope', id: 2 },
+        { jsonrpc: '2.0', method: 'getNodeVersion', id: 3 },
+      ]),
+    );
+    const replies = json as Reply[];
+    expect(replies.map((r) => r.id)).toEqual(['1', '2', '3']);
+    expect(replies[0]!.result).toEqual(expect.any(Number));
+    expect(replies[1]!.error?.code).toBe(-32601);
+    expect(replies[2]!.result).toMatchObject({ version: expect.any(String) });
+  });
+
+  it('answers an empty batch with a single -32600', async () => {
+    const { json } = await post(node.url, '[]');
+    expect(json).toMatchObject({ error: { code: -32600 }, id: null });
+  });
+
+  it('answers [1] with an array holding one -32600', async () => {
+    const { json } = await post(node.url, '[1]');
+    expect(json).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: -32600 }), id: null }),
+    ]);
+  });
+
+  it('does not reply to a notification', async () => {
+    const { status, text } = await post(
+      node.url,
+      JSON.stringify({ jsonrpc: '2.0', method: 'getBlockCount' }),
+    );
+    expect(status).toBe(204);
+    expect(text).toBe('');
+  });
+
+  it('does not reply to a batch of notifications', async () => {
+    const notification = { jsonrpc: '2.0', method: 'getBlockCount' };
+    const { status, text } = await post(node.url, JSON.stringify([notification, notification]));
+    expect(status).toBe(204);
+    expect(text).toBe('');
+  });
+
+  it('leaves notifications out of a mixed batch', async () => {
+    const { json } = await post(
+      node.url,
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'getBlockCount' },
+        { jsonrpc: '2.0', method: 'getBlockCount', id: 9 },
+      ]),
+    );
+    expect((json as Reply[]).map((r) => r.id)).toEqual(['9']);
+  });
+
+  it('accepts wallet beside method for infoToken and holderToken', async () => {
+    for (const method of ['infoToken', 'holderToken']) {
+      const { json } = await post(
+        node.url,
+        JSON.stringify({ jsonrpc: '2.0', method, wallet: `CH${'0'.repeat(46)}`, id: 1 }),
+      );
+      // The param was found: whatever the answer, it is not "missing parameter 'wallet'".
+      expect(
+        (json as Reply).error?.data?.param === 'wallet' && (json as Reply).error?.code === -32602,
+      ).toBe(false);
+    }
+  });
+
+  it('reads a repeated mine key in blockchainStart as mine then share', async () => {
+    const body =
+      '{"jsonrpc":"2.0","id":1,"method":"blockchainStart","params":{"code":"c","wallet":"W","passphrase":"p","mine":"M1","minepass":"q","mine":"M2","nodes":"127.0.0.1"}}';
+    const { json } = await post(node.url, body);
+    // With duplicate keys dropped, `share` would be missing; it must not be.
+    expect((json as Reply).error?.data?.param).not.toBe('share');
+  });
+
+  it('answers a method that is not built yet with a documented error', async () => {
+    const reply = await rpc(node.url, 'nodeIPStats', { ip: '127.0.0.1' });
+    expect(reply.error).toMatchObject({ code: -32001, data: { reason: 'NOT_AVAILABLE' } });
+  });
+
+  it('refuses a wrong content type with 415', async () => {
+    const { status, json } = await post(node.url, '{}', { 'content-type': 'text/plain' });
+    expect(status).toBe(415);
+    expect(json).toMatchObject({ jsonrpc: '2.0', error: expect.any(Object) });
+  });
+
+  it('refuses an oversized body with 413 and keeps serving', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'getBlockCount',
+      id: 1,
+      params: { pad: 'x'.repeat(2 * 1024 * 1024) },
+    });
+    const response = await fetch(node.url, {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    }).catch((error: unknown) => error);
+    if (response instanceof Response) expect(response.status).toBe(413);
+    expect((await rpc(node.url, 'getBlockCount')).result).toEqual(expect.any(Number));
+  });
+
+  it('refuses a batch over the limit with -32600', async () => {
+    const batch = Array.from({ length: 1001 }, (_, i) => ({
+      jsonrpc: '2.0',
+      method: 'getBlockCount',
+      id: i,
+    }));
+    const { json } = await post(node.url, JSON.stringify(batch));
+    expect(json).toMatchObject({ error: { code: -32600 } });
+  });
+
+  it('refuses a Host that is not allowed with 403', async () => {
+    const { status } = await post(node.url, '{"jsonrpc":"2.0","method":"getBlockCount","id":1}', {
+      'content-type': 'application/json',
+      host: 'evil.example',
+    });
+    expect(status).toBe(403);
+  });
+
+  it('sends no CORS headers unless configured', async () => {
+    const response = await fetch(node.url, {
+      method: 'POST',
+      body: '{"jsonrpc":"2.0","method":"getBlockCount","id":1}',
+      headers: { 'content-type': 'application/json', origin: 'http://example.com' },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers GET /rpc with 405', async () => {
+    const response = await fetch(new URL('/rpc', node.url), { method: 'GET' });
+    expect(response.status).toBe(405);
+  });
+
+  it('keeps serving after garbage on a raw socket', async () => {
+    const { hostname, port } = new URL(node.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write('\x00\xff GARBAGE \r\n\r\n\x16\x03\x01');
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+      setTimeout(() => socket.destroy(), 500);
+    });
+    expect((await rpc(node.url, 'getBlockCount')).result).toEqual(expect.any(Number));
+  });
+
+  it('counts calls in rpcCallStats with TOTAL last', async () => {
+    const stats = await call<
+      Array<{ method: string; calls: number; seconds: string; secs_average: string }>
+    >(node.url, 'rpcCallStats');
+    expect(stats.at(-1)?.method).toBe('TOTAL');
+    const getBlockCount = stats.find((s) => s.method === 'getBlockCount');
+    expect(getBlockCount?.calls).toBeGreaterThan(0);
+    expect(getBlockCount?.seconds).toMatch(/^\d+\.\d+$/);
+    expect(stats.at(-1)!.calls).toBe(stats.slice(0, -1).reduce((sum, s) => sum + s.calls, 0));
+  });
+
+  it('reports uptime in whole seconds', async () => {
+    expect(Number.isInteger(await call(node.url, 'nodeUptime'))).toBe(true);
+  });
+
+  it('reports versions', async () => {
+    expect(await call(node.url, 'getNodeVersion')).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
+    expect(await call(node.url, 'getProtocolVersion')).toEqual({
+      netprotocol: { ver: expect.any(Number), ver_a: expect.any(Number) },
+    });
+  });
+});
