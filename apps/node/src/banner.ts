@@ -1,4 +1,4 @@
-import { formatUnits, COIN_DECIMALS, bytesToHex } from '@chain/crypto';
+import { bytesToHex, COIN_DECIMALS, formatUnits } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
 import type { DevWallet } from './node';
 import type { NodeOptions } from './options';

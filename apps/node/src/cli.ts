@@ -1,11 +1,11 @@
 import process from 'node:process';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { type Logger, createLogger } from './logger';
+import { printBanner } from './banner';
+import { createLogger, type Logger } from './logger';
 import { createNode } from './node';
 import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
-import { printBanner } from './banner';
 import { APP_VERSION } from './version';
 
 const LOG_LEVELS: LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];

@@ -1,18 +1,18 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addressFromPublicKey, getPublicKey } from '@chain/crypto';
-import { type KeyStore, createKeyStore } from '@chain/keystore';
+import { createKeyStore, type KeyStore } from '@chain/keystore';
 import {
   type BlockProducer,
   type Chain,
-  DEV_PRIVATE_KEY,
-  type Genesis,
   createBlockProducer,
   createChain,
   createDevGenesis,
+  DEV_PRIVATE_KEY,
+  type Genesis,
   parseGenesis,
 } from '@chain/ledger';
-import { type RpcServer, createRpcServer } from '@chain/rpc-jayson';
+import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import type { Logger } from './logger';
 import { type NodeOptions, resolveNodeOptions } from './options';
 import type { NodeContext } from './rpc/context';

@@ -1,1 +1,85 @@
-export {};
+export {
+  type Block,
+  type BlockHeader,
+  blockSigningHash,
+  computeBlockHash,
+  decodeBlock,
+  encodeBlock,
+  encodeBlockHeader,
+  operationsRoot,
+  ZERO_HASH,
+} from './block/block';
+export {
+  type AccountView,
+  type BuildRequest,
+  type Chain,
+  type ChainHead,
+  type ChainOptions,
+  createChain,
+  DEFAULT_CHAIN_OPTIONS,
+  type SignRequest,
+} from './chain/chain';
+export type {
+  BlockInfo,
+  OperationObject,
+  WalletInfo,
+} from './chain/presentation';
+export {
+  type BlockProducer,
+  type BlockProducerOptions,
+  createBlockProducer,
+  DEFAULT_BLOCK_PRODUCER_OPTIONS,
+} from './chain/producer';
+export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
+export { ByteWriter } from './codec/byte-writer';
+export { DecodeError, LedgerError, StoreError } from './errors';
+export {
+  createDevGenesis,
+  DEV_BALANCE,
+  DEV_GENESIS_TIMESTAMP,
+  DEV_PRIVATE_KEY,
+  encodeGenesis,
+  type Genesis,
+  type GenesisAccount,
+  genesisHash,
+  parseGenesis,
+  serializeGenesis,
+} from './genesis';
+export {
+  ACTIVATION_OPTYPE,
+  type ActivationBody,
+  activationOperation,
+} from './operation/activation';
+export {
+  decodeOperation,
+  decodeRawOperations,
+  encodeRawOperations,
+  encodeUnsignedOperation,
+  NEW_ACCOUNT,
+  type Operation,
+  type OperationHeader,
+  operationSigningHash,
+} from './operation/operation';
+export {
+  type ApplyContext,
+  type BlockHook,
+  type BlockHookInfo,
+  createEmptyRegistry,
+  createRegistry,
+  type OperationRegistry,
+  type OperationType,
+  type Presentation,
+  type PresentContext,
+  type PresentedParty,
+  type PresentedReceiver,
+  type PresentedSender,
+  type StateSpace,
+} from './operation/registry';
+export {
+  MAX_PAYLOAD_BYTES,
+  TRANSFER_OPTYPE,
+  type TransferBody,
+  type TransferReceiver,
+  transferOperation,
+} from './operation/transfer';
+export type { Account, Timelock } from './state/account';

@@ -1,6 +1,7 @@
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeProcess, call, post, rpc, startNode } from './harness/node-process';
+import { call, type NodeProcess, post, rpc, startNode } from './harness/node-process';
 
 // JSON-RPC 2.0 as the running chain-node binary speaks it, one protocol case per test.
 let node: NodeProcess;
@@ -223,10 +224,24 @@ describe('JSON-RPC 2.0 over HTTP', () => {
     expect(json).toMatchObject({ error: { code: -32600 } });
   });
 
-  it('refuses a Host that is not allowed with 403', async () => {
-    const { status } = await post(node.url, '{"jsonrpc":"2.0","method":"getBlockCount","id":1}', {
-      'content-type': 'application/json',
-      host: 'evil.example',
+  it('refuses a Host that is not allowed with 403 (DNS rebinding)', async () => {
+    const { hostname, port } = new URL(node.url);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', host: 'evil.example' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('error', reject);
+      req.end('{"jsonrpc":"2.0","method":"getBlockCount","id":1}');
     });
     expect(status).toBe(403);
   });

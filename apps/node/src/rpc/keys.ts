@@ -1,8 +1,8 @@
 import {
-  ChainError,
-  ErrorCode,
   addressFromPublicKey,
+  ChainError,
   decodePrivateKey,
+  ErrorCode,
   getPublicKey,
   normalizeAddress,
 } from '@chain/crypto';
@@ -26,7 +26,10 @@ export async function keyFromStore(
 }
 
 /** Key-store errors name the key store's own arguments; a caller wants to hear about its params. */
-export function attributeKeyStoreError(error: unknown, params: { wallet: string; passphrase: string }): unknown {
+export function attributeKeyStoreError(
+  error: unknown,
+  params: { wallet: string; passphrase: string },
+): unknown {
   if (error instanceof ChainError) {
     const walletAtFault = error.reason === 'UNKNOWN_WALLET' || error.reason === 'WALLET_LOCKED';
     error.withParam(walletAtFault ? params.wallet : params.passphrase);

@@ -1,5 +1,5 @@
 import type { Handlers } from '@chain/rpc-jayson';
-import { NET_PROTOCOL, APP_VERSION } from '../version';
+import { APP_VERSION, NET_PROTOCOL } from '../version';
 
 /** The network methods that need no peer-to-peer layer. */
 export function networkHandlers(): Pick<Handlers, 'getNodeVersion' | 'getProtocolVersion'> {

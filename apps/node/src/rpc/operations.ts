@@ -1,4 +1,4 @@
-import { COIN_DECIMALS, ChainError, bytesToHex, hexToBytes, parseUnits } from '@chain/crypto';
+import { bytesToHex, ChainError, COIN_DECIMALS, hexToBytes, parseUnits } from '@chain/crypto';
 import type { OperationObject } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { Handlers } from '@chain/rpc-jayson';
@@ -102,15 +102,15 @@ export function operationsHandlers(
     },
 
     InfoRaw({ rawoperation }) {
-      return node.chain
-        .decodeRaw(hexToBytes(rawoperation, 'rawoperation'))
-        .map((operation) => node.chain.describeOperation(operation));
+      return decodeRaw(node, rawoperation).map((operation) =>
+        node.chain.describeOperation(operation),
+      );
     },
 
     async excuteRaw({ rawoperation }) {
       let operations: Uint8Array[];
       try {
-        operations = node.chain.decodeRaw(hexToBytes(rawoperation, 'rawoperation'));
+        operations = decodeRaw(node, rawoperation);
       } catch (error) {
         return rejected(error);
       }
@@ -156,6 +156,14 @@ export function operationsHandlers(
       ];
     },
   };
+}
+
+function decodeRaw(node: NodeContext, rawoperation: string): Uint8Array[] {
+  try {
+    return node.chain.decodeRaw(hexToBytes(rawoperation, 'rawoperation'));
+  } catch (error) {
+    throw error instanceof ChainError ? error.withParam('rawoperation') : error;
+  }
 }
 
 /** excuteRaw reports a refused operation in its result, as the spec shows, not as a JSON-RPC error. */

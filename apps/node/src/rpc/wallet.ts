@@ -58,7 +58,6 @@ export function walletHandlers(
         signer: address,
         privateKey,
         body: { publicKey: getPublicKey(privateKey) },
-        fee: 0n,
       });
       return { wallet: address };
     },
@@ -100,9 +99,11 @@ export function walletHandlers(
 
     async inputPrivateKey(params) {
       const privateKey = decodePrivateKey(params.private, 'private');
-      const { address } = await node.keystore.importKey(privateKey, params.passphrase).catch((error: unknown) => {
-        throw attributeKeyStoreError(error, { wallet: 'private', passphrase: 'passphrase' });
-      });
+      const { address } = await node.keystore
+        .importKey(privateKey, params.passphrase)
+        .catch((error: unknown) => {
+          throw attributeKeyStoreError(error, { wallet: 'private', passphrase: 'passphrase' });
+        });
       return { status: true, wallet: address };
     },
 

@@ -1,0 +1,227 @@
+import {
+  type Catalogue,
+  catalogue,
+  type MethodGroup,
+  type MethodName,
+  type ParamsOf,
+  type ResultOf,
+} from '@chain/rpc-jayson/catalogue';
+import { RpcError, TransportError } from './errors.js';
+import { createHttpTransport, type HttpTransport } from './http-transport.js';
+import { isIdempotentRead } from './read-methods.js';
+
+export interface ClientOptions {
+  /** The node's JSON-RPC endpoint, e.g. `http://127.0.0.1:9713`. */
+  url: string;
+  /** Per attempt: the whole response must arrive within this time. */
+  timeoutMs?: number;
+  /** Extra HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+  /** HTTP basic authentication. */
+  auth?: { user: string; password: string };
+  /** Extra attempts for idempotent reads after a network error, timeout or 429/502/503/504. */
+  retries?: number;
+  /** Delay before the first retry; doubled for each further one. */
+  retryDelayMs?: number;
+  /** The fetch implementation (default: the global fetch). */
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_CLIENT_OPTIONS = {
+  timeoutMs: 30_000,
+  retries: 2,
+  retryDelayMs: 100,
+} as const satisfies Partial<ClientOptions>;
+
+/** The params argument of method M: optional exactly when all of M's params are. */
+export type ParamsArgs<M extends MethodName> =
+  Partial<ParamsOf<M>> extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
+
+export type MethodFunction<M extends MethodName> = (
+  ...params: ParamsArgs<M>
+) => Promise<ResultOf<M>>;
+
+/** The methods of one catalogue group, each a function of its params. */
+export type GroupMethods<G extends MethodGroup> = {
+  readonly [M in MethodName as Catalogue[M]['group'] extends G ? M : never]: MethodFunction<M>;
+};
+
+/** One call of a batch. */
+export type BatchCall = {
+  [M in MethodName]: Partial<ParamsOf<M>> extends ParamsOf<M>
+    ? { method: M; params?: ParamsOf<M> }
+    : { method: M; params: ParamsOf<M> };
+}[MethodName];
+
+/** The outcome of each call of a batch, in the order of the calls. */
+export type BatchResults<C extends readonly BatchCall[]> = {
+  -readonly [I in keyof C]: C[I] extends { method: infer M extends MethodName }
+    ? ResultOf<M> | RpcError
+    : never;
+};
+
+export type ChainClient = {
+  readonly [G in MethodGroup]: GroupMethods<G>;
+} & {
+  /** The endpoint this client talks to. */
+  readonly url: string;
+  /**
+   * Calls one method. Resolves with its result; rejects with RpcError when the node answers with an
+   * error, TransportError (TimeoutError) when no reply arrives.
+   */
+  call<M extends MethodName>(method: M, ...params: ParamsArgs<M>): Promise<ResultOf<M>>;
+  /**
+   * Sends the calls as one JSON-RPC batch. Resolves with one entry per call, in the order of the
+   * calls: the result, or the RpcError of that call. Retried only when every call is a read.
+   */
+  batch<const C extends readonly BatchCall[]>(calls: C): Promise<BatchResults<C>>;
+};
+
+interface JsonRpcReply {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export function createClient(options: ClientOptions): ChainClient {
+  const { url, credentials } = splitCredentials(options.url);
+  const auth = options.auth ?? credentials;
+  const headers: Record<string, string> = { ...options.headers };
+  if (auth !== undefined) headers.authorization = basicAuthorization(auth.user, auth.password);
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const transport: HttpTransport = createHttpTransport({
+    url,
+    timeoutMs: options.timeoutMs ?? DEFAULT_CLIENT_OPTIONS.timeoutMs,
+    headers,
+    retries: options.retries ?? DEFAULT_CLIENT_OPTIONS.retries,
+    retryDelayMs: options.retryDelayMs ?? DEFAULT_CLIENT_OPTIONS.retryDelayMs,
+    fetch: fetchImpl,
+  });
+  let nextId = 1;
+
+  function request(method: string, params: unknown): { id: number; body: object } {
+    const id = nextId++;
+    return { id, body: { jsonrpc: '2.0', method, params: params ?? {}, id } };
+  }
+
+  async function call(method: string, params?: unknown): Promise<unknown> {
+    const { body } = request(method, params);
+    const reply = await transport.post(JSON.stringify(body), isIdempotentRead(method));
+    // Some replies carry a fixed id instead of the request's (SPEC, protocol rule 3): with one call
+    // in flight per request the reply needs no matching.
+    const single = asReply(reply.body);
+    if (single === undefined) {
+      throw invalidResponse(`the reply to ${method} is not a JSON-RPC reply`);
+    }
+    return outcome(single, method, true);
+  }
+
+  async function batch(calls: readonly BatchCall[]): Promise<unknown[]> {
+    if (calls.length === 0) return [];
+    const requests = calls.map((entry) => request(entry.method, entry.params));
+    const retryable = calls.every((entry) => isIdempotentRead(entry.method));
+    const reply = await transport.post(
+      JSON.stringify(requests.map((entry) => entry.body)),
+      retryable,
+    );
+    if (!Array.isArray(reply.body)) {
+      // The batch as a whole was refused (too many calls, body too large, ...).
+      const single = asReply(reply.body);
+      if (single?.error !== undefined) throw toRpcError(single.error);
+      throw invalidResponse('the reply to a batch is not an array of JSON-RPC replies');
+    }
+    const byId = new Map<string, JsonRpcReply>();
+    for (const item of reply.body) {
+      const entry = asReply(item);
+      if (entry === undefined) throw invalidResponse('a batch reply entry is not a JSON-RPC reply');
+      byId.set(String(entry.id), entry);
+    }
+    return requests.map(({ id }, index) => {
+      const entry = byId.get(String(id));
+      if (entry === undefined) {
+        throw invalidResponse(`the batch reply has no entry for call ${index} (id ${id})`);
+      }
+      return outcome(entry, calls[index].method, false);
+    });
+  }
+
+  const client: Record<string, unknown> = {
+    url,
+    call,
+    batch,
+  };
+  for (const [name, spec] of Object.entries(catalogue)) {
+    client[spec.group] ??= {};
+    (client[spec.group] as Record<string, unknown>)[name] = (params?: unknown) =>
+      call(name, params);
+  }
+  return client as ChainClient;
+}
+
+/** The result of a reply; its error as an RpcError, thrown or returned. */
+function outcome(reply: JsonRpcReply, method: string, throwErrors: boolean): unknown {
+  if (reply.error !== undefined) {
+    const error = toRpcError(reply.error);
+    if (throwErrors) throw error;
+    return error;
+  }
+  if (!('result' in reply)) throw invalidResponse(`the reply to ${method} has no result`);
+  return reply.result;
+}
+
+function asReply(value: unknown): JsonRpcReply | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const reply = value as Partial<JsonRpcReply>;
+  if (reply.jsonrpc !== '2.0') return undefined;
+  if (reply.error !== undefined) {
+    const { error } = reply;
+    if (typeof error !== 'object' || error === null || typeof error.code !== 'number') {
+      return undefined;
+    }
+  } else if (!('result' in reply)) {
+    return undefined;
+  }
+  return reply as JsonRpcReply;
+}
+
+function toRpcError(error: NonNullable<JsonRpcReply['error']>): RpcError {
+  const message = typeof error.message === 'string' ? error.message : `error ${error.code}`;
+  return new RpcError(error.code, message, error.data);
+}
+
+function invalidResponse(message: string): TransportError {
+  return new TransportError('INVALID_RESPONSE', message);
+}
+
+/**
+ * fetch refuses URLs with credentials (`http://user:pass@host/`): take them out and send them as
+ * basic authentication instead, so they also never appear in messages.
+ */
+function splitCredentials(url: string): {
+  url: string;
+  credentials?: { user: string; password: string };
+} {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { url }; // fetch reports the bad URL on the first call
+  }
+  if (parsed.username === '' && parsed.password === '') return { url };
+  const credentials = {
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  };
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.href, credentials };
+}
+
+function basicAuthorization(user: string, password: string): string {
+  // btoa takes Latin-1 only: encode UTF-8 bytes first (RFC 7617 charset=UTF-8).
+  const bytes = new TextEncoder().encode(`${user}:${password}`);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}

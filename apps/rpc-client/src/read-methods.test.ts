@@ -1,0 +1,65 @@
+import { catalogue, type MethodName, type MethodSpec } from '@chain/rpc-jayson/catalogue';
+import { describe, expect, it } from 'vitest';
+import { isIdempotentRead } from './read-methods.js';
+
+const METHODS: MethodSpec[] = Object.values(catalogue);
+
+describe('isIdempotentRead', () => {
+  it('never lets a method that takes a secret or key material be retried', () => {
+    const keyed = METHODS.filter(
+      (spec) =>
+        spec.keyMaterial === true || Object.values(spec.params).some((param) => param.isSecret),
+    );
+    // sendTo, createToken, signMessage, dumpPrivateKey, the participation steps, ...
+    expect(keyed.length).toBeGreaterThan(15);
+    for (const spec of keyed) expect(isIdempotentRead(spec.name), spec.name).toBe(false);
+  });
+
+  it('never retries the methods that change node state without a key', () => {
+    const changesState: MethodName[] = [
+      'lockWallet',
+      'walletRefresh',
+      'excuteRaw',
+      'addNode',
+      'nodeStart',
+      'nodeStop',
+      'nodeSearch',
+      'addBlacklist',
+      'clearBlacklist',
+    ];
+    for (const name of changesState) expect(isIdempotentRead(name), name).toBe(false);
+  });
+
+  it('retries every block and stats method and the get/info/find/decode reads', () => {
+    const groupReads = METHODS.filter((spec) => spec.group === 'block' || spec.group === 'stats');
+    expect(groupReads.map((spec) => spec.name)).toEqual(
+      expect.arrayContaining(['getBlockCount', 'getBlockInfo', 'blockSyncing', 'rpcCallStats']),
+    );
+    const namedReads: MethodName[] = [
+      'getWalletInfo',
+      'getKeyStoreInfo',
+      'getKeyStoreCount',
+      'getPendingOperation',
+      'getActPrice',
+      'getNodePart',
+      'getBlacklist',
+      'getConnection',
+      'infoToken',
+      'InfoRaw',
+      'findOperation',
+      'decodeOpHash',
+      'holderToken',
+      'nodeStatus',
+      'nodeStepMDList',
+      'verifyMessage',
+    ];
+    for (const spec of groupReads) expect(isIdempotentRead(spec.name), spec.name).toBe(true);
+    for (const name of namedReads) expect(isIdempotentRead(name), name).toBe(true);
+  });
+
+  it('refuses names outside the catalogue, including wrong-case ones', () => {
+    expect(isIdempotentRead('getblockcount')).toBe(false);
+    expect(isIdempotentRead('getSomethingNew')).toBe(false);
+    expect(isIdempotentRead('toString')).toBe(false);
+  });
+});

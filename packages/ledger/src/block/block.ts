@@ -1,0 +1,151 @@
+import { type Hashes, utf8ToBytes } from '@chain/crypto';
+import { ByteReader } from '../codec/byte-reader';
+import { ByteWriter } from '../codec/byte-writer';
+import { DecodeError } from '../errors';
+import { MAX_OPERATION_BYTES } from '../operation/operation';
+
+export const HASH_LENGTH = 32;
+export const BLOCK_SIGNATURE_LENGTH = 64;
+export const ZERO_HASH = new Uint8Array(HASH_LENGTH);
+export const MAX_BLOCK_PAYLOAD = 255;
+
+const BLOCK_DOMAIN = utf8ToBytes('chain-block');
+
+export interface BlockHeader {
+  height: number;
+  prevHash: Uint8Array;
+  /** Unix seconds. */
+  timestamp: number;
+  /** Account number of the producer. */
+  producer: number;
+  opsRoot: Uint8Array;
+  stateRoot: Uint8Array;
+  ver: number;
+  ver_a: number;
+  payload: Uint8Array;
+}
+
+/** A decoded block; operations stay as raw bytes until the registry decodes them. */
+export interface Block {
+  header: BlockHeader;
+  headerBytes: Uint8Array;
+  signature: Uint8Array;
+  hash: Uint8Array;
+  operations: Uint8Array[];
+  bytes: Uint8Array;
+}
+
+/**
+ * `height u32le || prevHash 32 || timestamp u32le || producer u32le || opsRoot 32 || stateRoot 32 ||
+ *  ver u16le || ver_a u16le || payload (u16 length || bytes)`.
+ */
+export function encodeBlockHeader(h: BlockHeader): Uint8Array {
+  const w = new ByteWriter(146 + h.payload.length);
+  w.u32(h.height).bytes(h.prevHash).u32(h.timestamp).u32(h.producer);
+  w.bytes(h.opsRoot).bytes(h.stateRoot).u16(h.ver).u16(h.ver_a).varBytes16(h.payload);
+  return w.finish();
+}
+
+function readBlockHeader(r: ByteReader): BlockHeader {
+  const height = r.u32('block height');
+  const prevHash = r.bytesCopy(HASH_LENGTH, 'previous hash');
+  const timestamp = r.u32('block timestamp');
+  const producer = r.u32('block producer');
+  const opsRoot = r.bytesCopy(HASH_LENGTH, 'operations root');
+  const stateRoot = r.bytesCopy(HASH_LENGTH, 'state root');
+  const ver = r.u16('ver');
+  const ver_a = r.u16('ver_a');
+  const payload = r.varBytes16('block payload', MAX_BLOCK_PAYLOAD);
+  return { height, prevHash, timestamp, producer, opsRoot, stateRoot, ver, ver_a, payload };
+}
+
+/** The producer signs sha256('chain-block' || genesis hash || header). */
+export function blockSigningHash(
+  genesisHash: Uint8Array,
+  headerBytes: Uint8Array,
+  hashes: Hashes,
+): Uint8Array {
+  const message = new Uint8Array(BLOCK_DOMAIN.length + genesisHash.length + headerBytes.length);
+  message.set(BLOCK_DOMAIN, 0);
+  message.set(genesisHash, BLOCK_DOMAIN.length);
+  message.set(headerBytes, BLOCK_DOMAIN.length + genesisHash.length);
+  return hashes.sha256(message);
+}
+
+/** sha256(header || signature). */
+export function computeBlockHash(
+  headerBytes: Uint8Array,
+  signature: Uint8Array,
+  hashes: Hashes,
+): Uint8Array {
+  const message = new Uint8Array(headerBytes.length + signature.length);
+  message.set(headerBytes, 0);
+  message.set(signature, headerBytes.length);
+  return hashes.sha256(message);
+}
+
+/** `header || signature 64 || count u32le || (u32le length || operation bytes)*`. */
+export function encodeBlock(
+  headerBytes: Uint8Array,
+  signature: Uint8Array,
+  operations: readonly Uint8Array[],
+): Uint8Array {
+  let size = headerBytes.length + signature.length + 4;
+  for (const op of operations) size += 4 + op.length;
+  const w = new ByteWriter(size);
+  w.bytes(headerBytes).bytes(signature).u32(operations.length);
+  for (const op of operations) w.u32(op.length).bytes(op);
+  return w.finish();
+}
+
+/** Splits block bytes; INVALID_DATA on anything malformed (operations are not decoded here). */
+export function decodeBlock(bytes: Uint8Array, hashes: Hashes): Block {
+  const r = new ByteReader(bytes);
+  const header = readBlockHeader(r);
+  const headerBytes = bytes.slice(0, r.offset);
+  const signature = r.bytesCopy(BLOCK_SIGNATURE_LENGTH, 'block signature');
+  const count = r.u32('operation count');
+  if (count * 4 > r.remaining) {
+    throw new DecodeError('BAD_COUNT', `block claims ${count} operations in ${r.remaining} bytes`);
+  }
+  const operations: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const length = r.u32('operation length');
+    if (length > MAX_OPERATION_BYTES) {
+      throw new DecodeError('TOO_LONG', `operation ${i} is ${length} bytes long`);
+    }
+    operations.push(r.bytesView(length, 'operation'));
+  }
+  r.end('block');
+  return {
+    header,
+    headerBytes,
+    signature,
+    hash: computeBlockHash(headerBytes, signature, hashes),
+    operations,
+    bytes,
+  };
+}
+
+/**
+ * Binary Merkle root of the operation digests: each round hashes pairs with sha256 (an odd last node
+ * is paired with itself) until one node is left, with at least one round, so a single operation's
+ * root is sha256(d || d). No operations: the zero hash.
+ */
+export function operationsRoot(digests: readonly Uint8Array[], hashes: Hashes): Uint8Array {
+  if (digests.length === 0) return ZERO_HASH.slice();
+  let level: Uint8Array[] = digests.slice();
+  do {
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const left = level[i]!;
+      const right = level[i + 1] ?? left;
+      const pair = new Uint8Array(left.length + right.length);
+      pair.set(left, 0);
+      pair.set(right, left.length);
+      next.push(hashes.sha256(pair));
+    }
+    level = next;
+  } while (level.length > 1);
+  return level[0]!;
+}

@@ -1,0 +1,65 @@
+import type { Operation } from '../operation/operation';
+import type { OperationType } from '../operation/registry';
+import { StateLayer } from '../state/state-layer';
+import type { JournalRecord } from './journal';
+
+/** One operation waiting for a block. */
+export interface PendingEntry {
+  op: Operation;
+  type: OperationType;
+  /** Hex of the digest (mempool and signature-cache key). */
+  key: string;
+  /** opHashIdentity of the operation (findOperation by its pending or mined ophash). */
+  identity: string;
+  /** Unix seconds of arrival. */
+  arrival: number;
+  /** Resolved signer account number in the pending state. */
+  signer: number;
+  publicKey: Uint8Array;
+  /** The journal record holding it, when submitted locally. */
+  journal: JournalRecord | undefined;
+}
+
+/**
+ * Pending operations in arrival order (so each account's operations are in n_operation order),
+ * and the pending state: the committed state with every pending operation applied.
+ */
+export class Mempool {
+  readonly entries = new Map<string, PendingEntry>();
+  readonly byIdentity = new Map<string, PendingEntry>();
+  layer: StateLayer;
+  zeroFeeCount = 0;
+
+  constructor(root: StateLayer) {
+    this.layer = new StateLayer(root);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  insert(entry: PendingEntry): void {
+    this.entries.set(entry.key, entry);
+    this.byIdentity.set(entry.identity, entry);
+    if (entry.op.fee === 0n) this.zeroFeeCount++;
+  }
+
+  remove(key: string): PendingEntry | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.byIdentity.delete(entry.identity);
+    if (entry.op.fee === 0n) this.zeroFeeCount--;
+    return entry;
+  }
+
+  /** Empties the pool, returning the entries in order (to re-admit them on a new state). */
+  drain(root: StateLayer): PendingEntry[] {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    this.byIdentity.clear();
+    this.zeroFeeCount = 0;
+    this.layer = new StateLayer(root);
+    return all;
+  }
+}

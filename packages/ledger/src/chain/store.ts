@@ -1,0 +1,138 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode } from '@chain/crypto';
+import { ClassicLevel } from 'classic-level';
+import { plainBytes } from '../codec/byte-reader';
+import { StoreError } from '../errors';
+
+type Bytes = Uint8Array;
+export type ChainBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
+
+/** Big-endian u32 key, so LevelDB's byte order is numeric order. */
+export function heightKey(height: number): Uint8Array {
+  const key = new Uint8Array(4);
+  new DataView(key.buffer).setUint32(0, height, false);
+  return key;
+}
+
+export function readHeightKey(key: Uint8Array): number {
+  return new DataView(key.buffer, key.byteOffset, 4).getUint32(0, false);
+}
+
+/** Key of a state space entry in the `spaces` sublevel. */
+export function spaceKey(space: string, key: string): string {
+  return `${space}\u0000${key}`;
+}
+
+export const META_GENESIS = 'genesis';
+export const META_HEAD = 'head';
+export const META_PRODUCERS = 'producers';
+
+/**
+ * The chain's LevelDB (`<dataDir>/chain`) and its sublevels. Every write goes through one queue so
+ * that journal group commits and block batches reach the disk in the order they were made.
+ */
+export class ChainStore {
+  readonly db: ClassicLevel<Bytes, Bytes>;
+  readonly meta;
+  readonly blocks;
+  readonly hashes;
+  readonly ops;
+  readonly undo;
+  readonly accounts;
+  readonly spaces;
+  readonly journal;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(readonly path: string) {
+    this.db = new ClassicLevel<Bytes, Bytes>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    this.meta = this.db.sublevel<string, Bytes>('meta', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.blocks = this.db.sublevel<Bytes, Bytes>('blocks', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.hashes = this.db.sublevel<Bytes, Bytes>('hashes', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.ops = this.db.sublevel<string, Bytes>('ops', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.undo = this.db.sublevel<Bytes, Bytes>('undo', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.accounts = this.db.sublevel<Bytes, Bytes>('accounts', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.spaces = this.db.sublevel<string, Bytes>('spaces', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.journal = this.db.sublevel<Bytes, Bytes>('journal', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+  }
+
+  /** Opens `<dataDir>/chain`; DATADIR_IN_USE when another process (or chain) holds it. */
+  static async open(dataDir: string): Promise<ChainStore> {
+    await mkdir(dataDir, { recursive: true });
+    const store = new ChainStore(join(dataDir, 'chain'));
+    try {
+      await store.db.open();
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED') {
+        throw new StoreError(
+          ErrorCode.NOT_ALLOWED,
+          'DATADIR_IN_USE',
+          `data directory ${dataDir} is in use by another chain-node process`,
+          { cause: error },
+        );
+      }
+      throw new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'DATADIR_UNUSABLE',
+        `cannot open the chain database in ${dataDir}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return store;
+  }
+
+  /** A value as a plain Uint8Array (LevelDB returns Buffers, whose slice() does not copy). */
+  async read<K>(
+    sublevel: { get(key: K): Promise<Uint8Array | undefined> },
+    key: K,
+  ): Promise<Uint8Array | undefined> {
+    const value = await sublevel.get(key);
+    return value === undefined ? undefined : plainBytes(value);
+  }
+
+  batch(): ChainBatch {
+    return this.db.batch();
+  }
+
+  /** Runs `task` after every write queued before it. */
+  enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes the batch durably (fsync), in queue order. */
+  commit(batch: ChainBatch): Promise<void> {
+    return this.enqueue(() => batch.write({ sync: true }));
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.db.close();
+  }
+}

@@ -1,0 +1,129 @@
+import { DecodeError } from '../errors';
+
+/** The longest amount encoding: 32 big-endian bytes (a 256-bit value). */
+export const MAX_AMOUNT_BYTES = 32;
+
+/** The same memory as a plain Uint8Array (LevelDB hands out Buffers). */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return Object.getPrototypeOf(bytes) === Uint8Array.prototype
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Sequential little-endian reader over a byte array. Every malformed input ends in a DecodeError
+ * (ChainError INVALID_DATA), never a RangeError, so decoders are safe on untrusted bytes.
+ */
+export class ByteReader {
+  readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  private pos: number;
+
+  constructor(bytes: Uint8Array, offset = 0) {
+    // A Buffer's slice() is a view, not a copy: read through a plain Uint8Array.
+    this.bytes = plainBytes(bytes);
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.pos = offset;
+  }
+
+  get offset(): number {
+    return this.pos;
+  }
+
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
+
+  private need(n: number, what: string): void {
+    if (this.pos + n > this.bytes.length) {
+      throw new DecodeError(
+        'TRUNCATED',
+        `unexpected end of data reading ${what} at byte ${this.pos} (need ${n}, have ${this.remaining})`,
+      );
+    }
+  }
+
+  u8(what = 'u8'): number {
+    this.need(1, what);
+    return this.bytes[this.pos++]!;
+  }
+
+  u16(what = 'u16'): number {
+    this.need(2, what);
+    const v = this.view.getUint16(this.pos, true);
+    this.pos += 2;
+    return v;
+  }
+
+  u32(what = 'u32'): number {
+    this.need(4, what);
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  /** A view (not a copy) of the next n bytes. */
+  bytesView(n: number, what = 'bytes'): Uint8Array {
+    this.need(n, what);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** A copy of the next n bytes, safe to keep after the source buffer is reused. */
+  bytesCopy(n: number, what = 'bytes'): Uint8Array {
+    return this.bytesView(n, what).slice();
+  }
+
+  /** `u16 length || bytes`, copied. */
+  varBytes16(what = 'bytes', maxLength = 0xffff): Uint8Array {
+    const length = this.u16(`${what} length`);
+    if (length > maxLength) {
+      throw new DecodeError('TOO_LONG', `${what} is ${length} bytes, at most ${maxLength} allowed`);
+    }
+    return this.bytesCopy(length, what);
+  }
+
+  /** `u16 length || utf8`. */
+  string16(what = 'string'): string {
+    const raw = this.bytesView(this.u16(`${what} length`), what);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      throw new DecodeError('BAD_UTF8', `${what} is not valid UTF-8`);
+    }
+  }
+
+  /** `u8 length || big-endian minimal unsigned bytes` (0 is length 0; at most 32 bytes). */
+  amount(what = 'amount'): bigint {
+    const length = this.u8(`${what} length`);
+    if (length > MAX_AMOUNT_BYTES) {
+      throw new DecodeError(
+        'BAD_AMOUNT',
+        `${what} is ${length} bytes long, at most ${MAX_AMOUNT_BYTES} allowed`,
+      );
+    }
+    const raw = this.bytesView(length, what);
+    if (length > 0 && raw[0] === 0) {
+      throw new DecodeError('BAD_AMOUNT', `${what} has a leading zero byte (not minimal)`);
+    }
+    let v = 0n;
+    // Eight bytes at a time keeps 18-decimal amounts (9-10 bytes) at two bigint steps.
+    let i = 0;
+    for (; i + 8 <= length; i += 8) {
+      v = (v << 64n) | this.view.getBigUint64(raw.byteOffset - this.bytes.byteOffset + i, false);
+    }
+    for (; i < length; i++) v = (v << 8n) | BigInt(raw[i]!);
+    return v;
+  }
+
+  /** Throws unless every byte was consumed. */
+  end(what = 'data'): void {
+    if (this.pos !== this.bytes.length) {
+      throw new DecodeError(
+        'TRAILING_BYTES',
+        `${this.bytes.length - this.pos} unexpected trailing bytes after ${what}`,
+      );
+    }
+  }
+}

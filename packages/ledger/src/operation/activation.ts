@@ -1,0 +1,60 @@
+import { ErrorCode } from '@chain/crypto';
+import type { ByteReader } from '../codec/byte-reader';
+import { LedgerError } from '../errors';
+import type { OperationType } from './registry';
+
+export const ACTIVATION_OPTYPE = 5;
+
+export interface ActivationBody {
+  /** The compressed public key being put on chain (33 bytes). */
+  publicKey: Uint8Array;
+}
+
+/**
+ * Wallet activation (optype 5, subtype 0): puts the account's public key on chain, signed by that
+ * key. The signer is the address's account number, or NEW_ACCOUNT when the address is not on chain.
+ */
+export const activationOperation: OperationType<ActivationBody> = {
+  optype: ACTIVATION_OPTYPE,
+  subtype: 0,
+  name: 'activation',
+
+  encodeBody(body) {
+    if (!(body?.publicKey instanceof Uint8Array) || body.publicKey.length !== 33) {
+      throw new LedgerError(
+        ErrorCode.INVALID_KEY,
+        'BAD_PUBLIC_KEY',
+        'activation needs a 33-byte compressed public key',
+        { param: 'publicKey' },
+      );
+    }
+    return body.publicKey.slice();
+  },
+
+  decodeBody(r: ByteReader) {
+    return { publicKey: r.bytesCopy(33, 'public key') };
+  },
+
+  signerKey: (body) => body.publicKey,
+
+  apply(ctx, op) {
+    const account = ctx.editAccount(ctx.signer);
+    if (account.publicKey !== null) {
+      throw new LedgerError(
+        ErrorCode.INVALID_OPERATION,
+        'ALREADY_ACTIVE',
+        `account ${account.number} is already active`,
+      );
+    }
+    account.publicKey = op.body.publicKey;
+  },
+
+  present(_op, ctx) {
+    return {
+      amount: 0n,
+      senders: [{ account: ctx.signerAddress, payload: '', payload_type: 0 }],
+      receivers: [],
+      optxt: `Active Wallet ${ctx.signerAddress}`,
+    };
+  },
+};

@@ -1,0 +1,156 @@
+import { ChainError, ErrorCode, type Hashes, utf8ToBytes } from '@chain/crypto';
+import { operationDigest } from '@chain/ophash';
+import { ByteReader } from '../codec/byte-reader';
+import { ByteWriter } from '../codec/byte-writer';
+import { DecodeError, LedgerError } from '../errors';
+import type { OperationRegistry, OperationType } from './registry';
+
+/** The signer field of an activation that creates its account (the address is not on chain yet). */
+export const NEW_ACCOUNT = 0xffffffff;
+export const OPERATION_SIGNATURE_LENGTH = 64;
+/** Largest operation accepted on the wire (bounds the work a garbage blob can cause). */
+export const MAX_OPERATION_BYTES = 64 * 1024;
+
+/** optype 2, signer 4, n_operation 4, zero fee 1, subtype 1, empty body, signature 64. */
+const MIN_OPERATION_BYTES = 76;
+const OP_DOMAIN = utf8ToBytes('chain-op');
+
+/** The fields every operation carries, whatever its type. */
+export interface OperationHeader {
+  optype: number;
+  subtype: number;
+  /** Signer account number, or NEW_ACCOUNT. */
+  signer: number;
+  nOperation: number;
+  fee: bigint;
+}
+
+/** A decoded, signed operation. `bytes` is its canonical encoding; `digest` its 20-byte digest. */
+export interface Operation<B = unknown> extends OperationHeader {
+  readonly body: B;
+  readonly signature: Uint8Array;
+  readonly bytes: Uint8Array;
+  readonly digest: Uint8Array;
+}
+
+/** `optype u16le || signer u32le || nOperation u32le || fee amount || subtype u8 || body`. */
+export function encodeUnsignedOperation<B>(
+  header: OperationHeader,
+  type: OperationType<B>,
+  body: B,
+): Uint8Array {
+  const bodyBytes = type.encodeBody(body);
+  const w = new ByteWriter(32 + bodyBytes.length + OPERATION_SIGNATURE_LENGTH);
+  w.u16(header.optype).u32(header.signer).u32(header.nOperation).amount(header.fee, 'fee');
+  w.u8(header.subtype).bytes(bodyBytes);
+  return w.finish();
+}
+
+/** The message a signer signs: sha256('chain-op' || genesis hash || unsigned operation bytes). */
+export function operationSigningHash(
+  genesisHash: Uint8Array,
+  unsigned: Uint8Array,
+  hashes: Hashes,
+): Uint8Array {
+  const message = new Uint8Array(OP_DOMAIN.length + genesisHash.length + unsigned.length);
+  message.set(OP_DOMAIN, 0);
+  message.set(genesisHash, OP_DOMAIN.length);
+  message.set(unsigned, OP_DOMAIN.length + genesisHash.length);
+  return hashes.sha256(message);
+}
+
+/** Reads one operation at the reader's position (the raw-blob and block decoders share this). */
+export function readOperation(
+  reader: ByteReader,
+  registry: OperationRegistry,
+  hashes: Hashes,
+): Operation {
+  const start = reader.offset;
+  const optype = reader.u16('optype');
+  const signer = reader.u32('signer');
+  const nOperation = reader.u32('n_operation');
+  const fee = reader.amount('fee');
+  const subtype = reader.u8('subtype');
+  const type = registry.get(optype, subtype);
+  if (type === undefined) {
+    throw new LedgerError(
+      ErrorCode.INVALID_OPERATION,
+      'UNKNOWN_OPTYPE',
+      `unknown operation type ${optype}/${subtype}`,
+    );
+  }
+  const body = decodeBodySafely(type, reader);
+  const signature = reader.bytesCopy(OPERATION_SIGNATURE_LENGTH, 'signature');
+  const length = reader.offset - start;
+  if (length > MAX_OPERATION_BYTES) {
+    throw new DecodeError(
+      'TOO_LONG',
+      `operation is ${length} bytes, at most ${MAX_OPERATION_BYTES}`,
+    );
+  }
+  const bytes = reader.bytes.slice(start, reader.offset);
+  return {
+    optype,
+    subtype,
+    signer,
+    nOperation,
+    fee,
+    body,
+    signature,
+    bytes,
+    digest: operationDigest(bytes, hashes),
+  };
+}
+
+/** A registered type's decoder may throw anything on garbage; only ChainErrors leave the ledger. */
+function decodeBodySafely(type: OperationType, reader: ByteReader): unknown {
+  try {
+    return type.decodeBody(reader);
+  } catch (error) {
+    if (error instanceof ChainError) throw error;
+    throw new DecodeError('BAD_BODY', `malformed ${type.name} operation body`, { cause: error });
+  }
+}
+
+/** Decodes exactly one operation; INVALID_DATA / INVALID_OPERATION on anything else. */
+export function decodeOperation(
+  bytes: Uint8Array,
+  registry: OperationRegistry,
+  hashes: Hashes,
+): Operation {
+  const reader = new ByteReader(bytes);
+  const op = readOperation(reader, registry, hashes);
+  reader.end('operation');
+  return op;
+}
+
+/** `count u32le || operation bytes*` (rawSendTo, InfoRaw, excuteRaw). */
+export function encodeRawOperations(ops: readonly Uint8Array[]): Uint8Array {
+  const w = new ByteWriter(4 + ops.reduce((n, op) => n + op.length, 0));
+  w.u32(ops.length);
+  for (const op of ops) w.bytes(op);
+  return w.finish();
+}
+
+/** Splits a raw blob into its operations (each decoded, so garbage is refused here). */
+export function decodeRawOperations(
+  blob: Uint8Array,
+  registry: OperationRegistry,
+  hashes: Hashes,
+): Operation[] {
+  const reader = new ByteReader(blob);
+  const count = reader.u32('operation count');
+  // Each operation takes at least MIN_OPERATION_BYTES; a larger count is garbage, refused up front.
+  if (count === 0 || count * MIN_OPERATION_BYTES > reader.remaining) {
+    throw new DecodeError(
+      'BAD_COUNT',
+      count === 0
+        ? 'raw operations blob holds no operation'
+        : `raw operations blob claims ${count} operations but holds ${reader.remaining} bytes`,
+    );
+  }
+  const ops: Operation[] = [];
+  for (let i = 0; i < count; i++) ops.push(readOperation(reader, registry, hashes));
+  reader.end('raw operations');
+  return ops;
+}

@@ -1,0 +1,32 @@
+/**
+ * Child process of the crash test: submits transfers as fast as it can with a block producer
+ * running, printing each acknowledged ophash, until it is killed.
+ */
+import { createChain } from '../chain/chain';
+import { createBlockProducer } from '../chain/producer';
+import { createDevGenesis } from '../genesis';
+import { devWallet, testWallet, transferTo } from './temp-chain';
+
+const [dir, blockTime] = process.argv.slice(2);
+const chain = createChain({ dataDir: dir!, genesis: createDevGenesis() });
+await chain.open();
+createBlockProducer({
+  chain,
+  blockTimeMs: Number(blockTime),
+  producerKey: devWallet.privateKey,
+}).start();
+const receivers = Array.from({ length: 10 }, (_, i) => testWallet(`crash ${i}`).address);
+process.stdout.write('ready\n');
+for (let wave = 0; ; wave++) {
+  await Promise.all(
+    receivers.map(async (to) => {
+      const op = await chain.signAndSubmit({
+        optype: 2,
+        signer: devWallet.address,
+        privateKey: devWallet.privateKey,
+        body: transferTo(to, BigInt(wave + 1)),
+      });
+      process.stdout.write(`${op.ophash}\n`);
+    }),
+  );
+}

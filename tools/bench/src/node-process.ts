@@ -1,0 +1,204 @@
+/**
+ * A chain-node child process on free ports with its own data directory, for benchmarks: started the
+ * way an operator starts it (`chain-node start ...`), ready once getBlockCount answers, stopped with
+ * SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type ChainClient, createClient } from '@chain/rpc-client';
+import { freePorts } from './free-ports.js';
+
+export interface NodeProcessOptions {
+  /** Data directory; default: a fresh temporary directory, removed by close(). */
+  datadir?: string;
+  /** Extra command-line arguments after `start --datadir ... --rpc-port ... --p2p-port ...`. */
+  args: readonly string[];
+  /** Extra environment variables. */
+  env: Readonly<Record<string, string>>;
+  /** The chain-node executable script; default: the workspace's apps/node/bin/chain-node.js. */
+  bin?: string;
+  /** How long start() waits for getBlockCount to answer. */
+  readyTimeoutMs: number;
+  /** How long close() waits after SIGTERM before SIGKILL. */
+  stopTimeoutMs: number;
+  /** Keep a temporary data directory after close(), e.g. to inspect it. */
+  keepDatadir: boolean;
+}
+
+export const DEFAULT_NODE_PROCESS_OPTIONS = {
+  args: [],
+  env: {},
+  readyTimeoutMs: 30_000,
+  stopTimeoutMs: 10_000,
+  keepDatadir: false,
+} as const satisfies Partial<NodeProcessOptions>;
+
+export interface NodeProcess {
+  /** Spawns the node and resolves once its RPC answers getBlockCount. */
+  start(): Promise<void>;
+  /** SIGTERM (SIGKILL after stopTimeoutMs), then removes a temporary datadir. Idempotent. */
+  close(): Promise<void>;
+  readonly rpcUrl: string;
+  readonly rpcPort: number;
+  readonly p2pPort: number;
+  readonly datadir: string;
+  readonly pid: number | undefined;
+  /** A client of this node's RPC. */
+  readonly client: ChainClient;
+  /** The process's stdout and stderr so far (the last 64 KiB). */
+  output(): string;
+  /** How the process ended, once it has. */
+  readonly exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+}
+
+const OUTPUT_LIMIT = 64 * 1024;
+const POLL_INTERVAL_MS = 100;
+
+function defaultBin(): string {
+  const manifest = createRequire(import.meta.url).resolve('chain-node/package.json');
+  return join(dirname(manifest), 'bin', 'chain-node.js');
+}
+
+export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): NodeProcess {
+  const settings = { ...DEFAULT_NODE_PROCESS_OPTIONS, ...options };
+  let child: ChildProcess | undefined;
+  let ports: { rpc: number; p2p: number } | undefined;
+  let datadir = settings.datadir;
+  let ownsDatadir = false;
+  let client: ChainClient | undefined;
+  let output = '';
+  let exit: NodeProcess['exit'];
+  let exited: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the chain-node process is not started (${what})`);
+    return value;
+  };
+
+  const record = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  };
+
+  const failure = (message: string) =>
+    new Error(`${message}\n--- chain-node output (last lines) ---\n${tail(output, 40)}`);
+
+  async function waitUntilReady(node: ChainClient): Promise<void> {
+    const deadline = Date.now() + settings.readyTimeoutMs;
+    for (;;) {
+      if (exit !== undefined) {
+        throw failure(
+          `chain-node exited during start-up (code ${exit.code}, signal ${exit.signal})`,
+        );
+      }
+      try {
+        const height = await node.block.getBlockCount();
+        if (Number.isInteger(height)) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        throw failure(
+          `chain-node did not answer getBlockCount within ${settings.readyTimeoutMs} ms`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    }
+  }
+
+  async function stop(): Promise<void> {
+    if (child !== undefined && exit === undefined) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child?.kill('SIGKILL'), settings.stopTimeoutMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (ownsDatadir && !settings.keepDatadir && datadir !== undefined) {
+      await rm(datadir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    async start() {
+      if (child !== undefined) throw new Error('the chain-node process is already started');
+      const [rpc, p2p] = await freePorts(2);
+      ports = { rpc, p2p };
+      if (datadir === undefined) {
+        datadir = await mkdtemp(join(tmpdir(), 'chain-node-bench-'));
+        ownsDatadir = true;
+      }
+      const args = [
+        settings.bin ?? defaultBin(),
+        'start',
+        '--datadir',
+        datadir,
+        '--rpc-port',
+        String(rpc),
+        '--p2p-port',
+        String(p2p),
+        ...settings.args,
+      ];
+      child = spawn(process.execPath, args, {
+        env: { ...process.env, ...settings.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout?.on('data', record);
+      child.stderr?.on('data', record);
+      exited = new Promise((resolve) => {
+        child?.once('exit', (code, signal) => {
+          exit = { code, signal };
+          resolve();
+        });
+        child?.once('error', (error) => {
+          record(Buffer.from(`spawn failed: ${error.message}\n`));
+          exit ??= { code: null, signal: null };
+          resolve();
+        });
+      });
+      client = createClient({
+        url: `http://127.0.0.1:${rpc}/`,
+        timeoutMs: 5_000,
+        retries: 0,
+      });
+      try {
+        await waitUntilReady(client);
+      } catch (error) {
+        await stop();
+        throw error;
+      }
+    },
+    close() {
+      closing ??= stop();
+      return closing;
+    },
+    get rpcUrl() {
+      return `http://127.0.0.1:${started(ports, 'rpcUrl').rpc}/`;
+    },
+    get rpcPort() {
+      return started(ports, 'rpcPort').rpc;
+    },
+    get p2pPort() {
+      return started(ports, 'p2pPort').p2p;
+    },
+    get datadir() {
+      return started(datadir, 'datadir');
+    },
+    get pid() {
+      return child?.pid;
+    },
+    get client() {
+      return started(client, 'client');
+    },
+    output: () => output,
+    get exit() {
+      return exit;
+    },
+  };
+}
+
+function tail(text: string, lines: number): string {
+  return text.split('\n').slice(-lines).join('\n');
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type BenchContext, compareWithCeiling, defineBenchmark } from './benchmark.js';
+import { formatTable, writeResults } from './report.js';
+import { discoverBenchmarks, runSuite, suitePassed } from './suite.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'bench-suite-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const logs: string[] = [];
+const ctx: BenchContext = {
+  durationSec: 1,
+  warmupSec: 0,
+  connections: 1,
+  log: (message) => logs.push(message),
+};
+
+describe('compareWithCeiling', () => {
+  it('divides value by ceiling for throughput and ceiling by value for costs', () => {
+    const common = { name: 'x', unit: 'u', ceilingName: 'c' };
+    const throughput = compareWithCeiling({ ...common, value: 80, ceiling: 100, target: 0.8 });
+    const slower = compareWithCeiling({ ...common, value: 79, ceiling: 100, target: 0.8 });
+    const latency = compareWithCeiling({
+      ...common,
+      value: 4,
+      ceiling: 1,
+      target: 0.5,
+      higherIsBetter: false,
+    });
+
+    expect(throughput).toMatchObject({ ratio: 0.8, pass: true });
+    expect(slower).toMatchObject({ ratio: 0.79, pass: false });
+    expect(latency).toMatchObject({ ratio: 0.25, pass: false });
+    expect(compareWithCeiling({ ...common, value: 1, ceiling: 0, target: 0.8 }).pass).toBe(false);
+  });
+});
+
+describe('discoverBenchmarks', () => {
+  it('loads the default export of every benchmark file, by file name, skipping tests', async () => {
+    const dir = join(scratch, 'found');
+    const benchmarkFile = (name: string) =>
+      `export default { name: '${name}', async run() { return []; } };\n`;
+    rmSync(dir, { recursive: true, force: true });
+    for (const [file, text] of [
+      ['b-second.ts', benchmarkFile('second')],
+      ['a-first.ts', benchmarkFile('first')],
+      ['a-first.test.ts', 'throw new Error("a test file must not be loaded");\n'],
+      ['notes.md', '# not code\n'],
+    ]) {
+      writeFileSync(join(await ensureDir(dir), file), text);
+    }
+
+    const benchmarks = await discoverBenchmarks(dir);
+
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual(['first', 'second']);
+  });
+
+  it('refuses a file without a benchmark default export', async () => {
+    const dir = await ensureDir(join(scratch, 'bad'));
+    writeFileSync(join(dir, 'nothing.ts'), 'export const name = "nothing";\n');
+
+    await expect(discoverBenchmarks(dir)).rejects.toThrow(
+      'nothing.ts must default-export defineBenchmark',
+    );
+  });
+
+  it('finds the shipped benchmarks', async () => {
+    const benchmarks = await discoverBenchmarks(join(import.meta.dirname, 'benchmarks'));
+
+    expect(benchmarks.map((benchmark) => benchmark.name)).toContain('rpc-throughput');
+  });
+});
+
+describe('runSuite and the report', () => {
+  it('runs every benchmark in order, records a failure and goes on', async () => {
+    const order: string[] = [];
+    const figure = (name: string, value: number) =>
+      compareWithCeiling({
+        name,
+        value,
+        unit: 'calls/s',
+        ceiling: 1000,
+        ceilingName: 'bare',
+        target: 0.8,
+      });
+    const benchmarks = [
+      defineBenchmark({
+        name: 'fast',
+        async run() {
+          order.push('fast');
+          return [figure('fast figure', 900)];
+        },
+      }),
+      defineBenchmark({
+        name: 'broken',
+        async run() {
+          order.push('broken');
+          throw new Error('the node did not start');
+        },
+      }),
+      defineBenchmark({
+        name: 'slow',
+        async run() {
+          order.push('slow');
+          return [figure('slow figure', 500)];
+        },
+      }),
+    ];
+
+    const result = await runSuite(benchmarks, ctx);
+
+    expect(order).toEqual(['fast', 'broken', 'slow']);
+    expect(result.figures.map((f) => [f.name, f.pass])).toEqual([
+      ['fast figure', true],
+      ['slow figure', false],
+    ]);
+    expect(result.errors).toEqual([{ benchmark: 'broken', error: 'the node did not start' }]);
+    expect(suitePassed(result)).toBe(false);
+    expect(suitePassed({ figures: [result.figures[0]], errors: [] })).toBe(true);
+
+    const table = formatTable(result);
+    expect(table).toMatch(
+      /fast figure\s+900 calls\/s\s+1,000 calls\/s \(bare\)\s+0\.900\s+>= 0\.8\s+pass/,
+    );
+    expect(table).toMatch(/slow figure .* FAIL/);
+    expect(table).toContain('ERROR broken: the node did not start');
+
+    const file = join(scratch, 'out', 'results.json');
+    await writeResults(file, result, { durationSec: 1, warmupSec: 0, connections: 1 }, false);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(written.pass).toBe(false);
+    expect(written.figures[0]).toEqual({
+      name: 'fast figure',
+      value: 900,
+      unit: 'calls/s',
+      ceiling: 1000,
+      ceilingName: 'bare',
+      ratio: 0.9,
+      target: 0.8,
+      pass: true,
+    });
+    expect(written.errors).toEqual(result.errors);
+    expect(written.settings).toEqual({ durationSec: 1, warmupSec: 0, connections: 1 });
+  });
+});
+
+async function ensureDir(dir: string): Promise<string> {
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,8 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import shared from '../../vitest.shared';
+
+// npm pack + npm install from the local cache: one file, generous hook timeout.
+export default mergeConfig(
+  shared,
+  defineConfig({ test: { testTimeout: 60_000, hookTimeout: 120_000, fileParallelism: false } }),
+);
