@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import shared from '../../vitest.shared';
+import shared from '../../vitest.shared.ts';
 
 // npm pack + npm install from the local cache: one file, generous hook timeout.
 export default mergeConfig(

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addressFromPublicKey, getPublicKey } from '@chain/crypto';
+import { addressFromPublicKey } from '@chain/crypto';
 import { createKeyStore, type KeyStore } from '@chain/keystore';
 import {
   type BlockProducer,
@@ -15,6 +15,8 @@ import {
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import type { Logger } from './logger';
 import { type NodeOptions, resolveNodeOptions } from './options';
+import { createProducerKeys } from './producer-keys';
+import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
 
@@ -61,12 +63,13 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let producer: BlockProducer | undefined;
   let rpc: RpcServer | undefined;
   let closing: Promise<void> | undefined;
+  const producerKeys = createProducerKeys();
 
   async function start() {
     await mkdir(options.datadir, { recursive: true, mode: 0o700 });
     const genesis = await loadGenesis(options);
     const isDev = genesis.network === 'dev';
-    chain = createChain({ dataDir: options.datadir, genesis });
+    chain = createChain({ dataDir: options.datadir, genesis, registry: createNodeRegistry() });
     await chain.open();
     const prefix = chain.prefix;
     keystore = createKeyStore({
@@ -78,6 +81,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
 
     let devWallet: DevWallet | undefined;
     if (isDev) {
+      producerKeys.add(DEV_PRIVATE_KEY);
       const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
       devWallet = {
         address,
@@ -91,24 +95,23 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       chain,
       keystore,
       log,
+      producerKeys,
       datadir: options.datadir,
       startingBlock,
       highestKnownBlock: () => chain!.blockCount() - 1,
     };
 
-    if (options.mine && isDev) {
+    if (options.mine) {
       producer = createBlockProducer({
         chain,
         blockTimeMs: options.blockTimeMs,
-        producerKey: DEV_PRIVATE_KEY,
+        producerKeys: () => producerKeys.keys(),
+        onError: (error) => log.error({ err: error }, 'block production failed'),
       });
       producer.start();
       log.info(
-        {
-          producer: addressFromPublicKey(prefix, getPublicKey(DEV_PRIVATE_KEY)),
-          blockTimeMs: options.blockTimeMs,
-        },
-        'producing blocks',
+        { keys: producerKeys.count(), blockTimeMs: options.blockTimeMs },
+        'block producer started',
       );
     }
     chain.onBlock((block) =>
@@ -132,6 +135,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   async function shutdown() {
     await rpc?.close();
     await producer?.close();
+    producerKeys.clear();
     await keystore?.close();
     await chain?.close();
   }

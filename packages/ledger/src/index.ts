@@ -19,6 +19,7 @@ export {
   DEFAULT_CHAIN_OPTIONS,
   type SignRequest,
 } from './chain/chain';
+export { blockWeight, IN_TURN_WEIGHT, inTurnProducer, OUT_OF_TURN_WEIGHT } from './chain/consensus';
 export type {
   BlockInfo,
   OperationObject,
@@ -29,6 +30,7 @@ export {
   type BlockProducerOptions,
   createBlockProducer,
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
+  inTurnKey,
 } from './chain/producer';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';

@@ -1,12 +1,15 @@
 import type { KeyStore } from '@chain/keystore';
 import type { Chain } from '@chain/ledger';
 import type { Logger } from '../logger';
+import type { ProducerKeys } from '../producer-keys';
 
 /** What every RPC method group's handlers work with. */
 export interface NodeContext {
   readonly chain: Chain;
   readonly keystore: KeyStore;
   readonly log: Logger;
+  /** Block-signing keys held by this node (blockchainStart adds mine wallets). */
+  readonly producerKeys: ProducerKeys;
   readonly datadir: string;
   /** Height of the chain head when this process started (blockSyncing's startingBlock). */
   readonly startingBlock: number;

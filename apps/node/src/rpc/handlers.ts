@@ -3,14 +3,20 @@ import { blockHandlers } from './block';
 import type { NodeContext } from './context';
 import { networkHandlers } from './network';
 import { operationsHandlers } from './operations';
+import { participationHandlers } from './participation';
+import { statsHandlers } from './stats';
+import { tokenHandlers } from './token';
 import { walletHandlers } from './wallet';
 
-/** Every RPC handler the node serves; methods of groups not built yet answer "not available". */
+/** Every RPC handler the node serves; catalogue methods without one answer "not available yet". */
 export function createHandlers(node: NodeContext): Partial<Handlers> {
   return {
-    ...walletHandlers(node),
+    ...tokenHandlers(node),
     ...operationsHandlers(node),
+    ...participationHandlers(node),
+    ...walletHandlers(node),
     ...blockHandlers(node),
-    ...networkHandlers(),
+    ...networkHandlers(node),
+    ...statsHandlers(node),
   };
 }

@@ -1,8 +1,9 @@
 import type { Handlers } from '@chain/rpc-jayson';
 import { APP_VERSION, NET_PROTOCOL } from '../version';
+import type { NodeContext } from './context';
 
-/** The network methods that need no peer-to-peer layer. */
-export function networkHandlers(): Pick<Handlers, 'getNodeVersion' | 'getProtocolVersion'> {
+/** The Network node group. */
+export function networkHandlers(_node: NodeContext): Partial<Handlers> {
   return {
     getNodeVersion() {
       return { version: APP_VERSION };

@@ -198,8 +198,10 @@ export interface Chain {
   walletInfo(address: string): WalletInfo;
   accountByAddress(address: string): AccountView | undefined;
   accountByNumber(number: number): AccountView | undefined;
-  /** Account numbers of the producer set. */
+  /** Account numbers of the producer set, ascending. */
   producers(): readonly number[];
+  /** The account of the producer set that this private key signs for, if any. */
+  producerAccount(privateKey: Uint8Array): number | undefined;
   submitOperation(bytes: Uint8Array, options?: { local?: boolean }): Promise<OperationObject>;
   signAndSubmit(request: SignRequest): Promise<OperationObject>;
   buildSignedOperation(request: BuildRequest): Uint8Array;
@@ -1088,10 +1090,14 @@ class LedgerChain implements Chain {
     return publicKey;
   }
 
+  producerAccount(privateKey: Uint8Array): number | undefined {
+    const number = this.root.numberOf(hash160(this.publicKeyOf(privateKey), this.hashes));
+    return number !== undefined && this.root.producers().includes(number) ? number : undefined;
+  }
+
   private producerAccountOf(producerKey: Uint8Array): number {
-    const publicKey = this.publicKeyOf(producerKey);
-    const number = this.root.numberOf(hash160(publicKey, this.hashes));
-    if (number === undefined || !this.root.producers().includes(number)) {
+    const number = this.producerAccount(producerKey);
+    if (number === undefined) {
       throw new LedgerError(
         ErrorCode.NOT_ALLOWED,
         'NOT_A_PRODUCER',

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
 import type { Chain } from './chain';
 import type { BlockInfo } from './presentation';
-import { createBlockProducer } from './producer';
+import { createBlockProducer, inTurnKey } from './producer';
 
 const alice = testWallet('alice');
 const cleanups: Array<() => Promise<void>> = [];
@@ -34,7 +34,7 @@ describe('block producer', () => {
     const producer = createBlockProducer({
       chain: t.chain,
       blockTimeMs: 0,
-      producerKey: devWallet.privateKey,
+      producerKeys: () => [devWallet.privateKey],
     });
     producer.start();
     cleanups.unshift(() => producer.close());
@@ -53,7 +53,7 @@ describe('block producer', () => {
     const producer = createBlockProducer({
       chain: t.chain,
       blockTimeMs: 300,
-      producerKey: devWallet.privateKey,
+      producerKeys: () => [devWallet.privateKey],
       maxOperations: 2,
       onBlock: (info) => produced.push({ at: Date.now(), info }),
     });
@@ -74,21 +74,33 @@ describe('block producer', () => {
     expect(t.chain.pendingCount()).toBe(1);
   });
 
-  it('reports production errors and keeps running', async () => {
+  it('produces nothing with keys outside the producer set, and keeps running', async () => {
     const t = await openTempChain();
     cleanups.push(t.cleanup);
     const errors: unknown[] = [];
     const producer = createBlockProducer({
       chain: t.chain,
       blockTimeMs: 0,
-      producerKey: alice.privateKey,
+      producerKeys: () => [alice.privateKey],
       onError: (e) => errors.push(e),
     });
     producer.start();
     cleanups.unshift(() => producer.close());
     await send(t.chain, 1n);
-    while (errors.length === 0) await new Promise((r) => setTimeout(r, 10));
-    expect(errors[0]).toMatchObject({ reason: 'NOT_A_PRODUCER' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.chain.blockCount()).toBe(1);
+    expect(t.chain.pendingCount()).toBe(1);
+    expect(errors).toEqual([]);
     expect(producer.running).toBe(true);
+  });
+
+  it('picks, among the keys it holds, the one of the producer in turn', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    expect(t.chain.producers()).toEqual([0]);
+    expect(t.chain.producerAccount(devWallet.privateKey)).toBe(0);
+    expect(t.chain.producerAccount(alice.privateKey)).toBeUndefined();
+    expect(inTurnKey(t.chain, [alice.privateKey])).toBeUndefined();
+    expect(inTurnKey(t.chain, [alice.privateKey, devWallet.privateKey])).toBe(devWallet.privateKey);
   });
 });

@@ -1,12 +1,16 @@
 import type { Chain } from './chain';
+import { inTurnProducer } from './consensus';
 import type { BlockInfo } from './presentation';
 
 export interface BlockProducerOptions {
   chain: Chain;
   /** Least time between blocks; 0 = a block as soon as anything is pending. */
   blockTimeMs?: number;
-  /** Private key of an account in the producer set. */
-  producerKey: Uint8Array;
+  /**
+   * The producer keys this node holds (e.g. the dev key, or the mine wallets unlocked by
+   * blockchainStart); asked at every block, so keys can be added while running.
+   */
+  producerKeys: () => Iterable<Uint8Array>;
   /** Most operations per block (capped by the genesis maxBlockOperations). */
   maxOperations?: number;
   /** Called with each produced block. */
@@ -30,11 +34,13 @@ export interface BlockProducer {
 }
 
 /**
- * Produces a block whenever operations are pending and `blockTimeMs` has passed since the last one;
- * never an empty block.
+ * Produces a block whenever operations are pending and `blockTimeMs` has passed since the last one,
+ * when one of this node's producer keys is in turn (Clique rotation, see consensus.ts); never an
+ * empty block. Waiting for a silent in-turn producer of another node (out-of-turn fallback) is the
+ * network's part.
  */
 export function createBlockProducer(options: BlockProducerOptions): BlockProducer {
-  const { chain, producerKey } = options;
+  const { chain } = options;
   const blockTimeMs = options.blockTimeMs ?? DEFAULT_BLOCK_PRODUCER_OPTIONS.blockTimeMs;
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -53,6 +59,8 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   const tick = (): void => {
     timer = undefined;
     if (!running) return;
+    const producerKey = inTurnKey(chain, options.producerKeys());
+    if (producerKey === undefined) return;
     inFlight = (async () => {
       try {
         const info = await chain.produceBlock(
@@ -93,4 +101,14 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
       return running;
     },
   };
+}
+
+/** The key, among this node's, of the producer in turn for the next block. */
+export function inTurnKey(chain: Chain, keys: Iterable<Uint8Array>): Uint8Array | undefined {
+  const inTurn = inTurnProducer(chain.producers(), chain.blockCount());
+  if (inTurn === undefined) return undefined;
+  for (const key of keys) {
+    if (chain.producerAccount(key) === inTurn) return key;
+  }
+  return undefined;
 }

@@ -13,7 +13,7 @@ await chain.open();
 createBlockProducer({
   chain,
   blockTimeMs: Number(blockTime),
-  producerKey: devWallet.privateKey,
+  producerKeys: () => [devWallet.privateKey],
 }).start();
 const receivers = Array.from({ length: 10 }, (_, i) => testWallet(`crash ${i}`).address);
 process.stdout.write('ready\n');

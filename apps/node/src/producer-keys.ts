@@ -1,0 +1,39 @@
+import { bytesToHex } from '@chain/crypto';
+
+/**
+ * The block-signing keys this node holds: the dev key on the dev network, and the mine wallets that
+ * blockchainStart unlocked (with `minepass`). Kept in memory only; the producer asks for them at
+ * every block, so a key added while running takes its turn from the next block on.
+ */
+export interface ProducerKeys {
+  add(privateKey: Uint8Array): void;
+  remove(privateKey: Uint8Array): void;
+  keys(): Iterable<Uint8Array>;
+  count(): number;
+  /** Wipes every key (at shutdown). */
+  clear(): void;
+}
+
+export function createProducerKeys(): ProducerKeys {
+  const byKey = new Map<string, Uint8Array>();
+  return {
+    add(privateKey) {
+      byKey.set(bytesToHex(privateKey), Uint8Array.from(privateKey));
+    },
+    remove(privateKey) {
+      const id = bytesToHex(privateKey);
+      byKey.get(id)?.fill(0);
+      byKey.delete(id);
+    },
+    keys() {
+      return byKey.values();
+    },
+    count() {
+      return byKey.size;
+    },
+    clear() {
+      for (const key of byKey.values()) key.fill(0);
+      byKey.clear();
+    },
+  };
+}

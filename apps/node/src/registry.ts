@@ -1,0 +1,10 @@
+import { createRegistry, type OperationRegistry } from '@chain/ledger';
+
+/**
+ * The operation types this node understands: the ledger's own (transfer, activation) and those that
+ * the token and participation packages plug in. Every node of a network must register the same.
+ */
+export function createNodeRegistry(): OperationRegistry {
+  const registry = createRegistry();
+  return registry;
+}
