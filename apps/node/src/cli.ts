@@ -2,6 +2,8 @@ import process from 'node:process';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { printBanner } from './banner';
+import { callCommand } from './commands/call';
+import { initCommand } from './commands/init';
 import { createLogger, type Logger } from './logger';
 import { createNode } from './node';
 import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
@@ -53,6 +55,21 @@ function startOptions(args: Argv) {
       describe: 'peer-to-peer port',
     })
     .option('peers', { type: 'string', default: '', describe: 'peers to dial, ip:port;ip:port' })
+    .option('p2p-host', {
+      type: 'string',
+      default: defaults.p2pHost,
+      describe: 'P2P bind address (a specific address is also the source of outgoing connections)',
+    })
+    .option('mine-wallet', {
+      type: 'array',
+      string: true,
+      default: [],
+      describe: 'key-store wallet that signs blocks, unlocked at start (repeat)',
+    })
+    .option('mine-passphrase-file', {
+      type: 'string',
+      describe: `file holding the --mine-wallet passphrase (else ${'$'}CHAIN_MINE_PASSPHRASE)`,
+    })
     .option('block-time', {
       type: 'number',
       default: defaults.blockTimeMs,
@@ -99,6 +116,9 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     rpcCors: argv['rpc-cors'],
     rpcAllowedHosts: argv['rpc-allowed-hosts'],
     p2pPort: argv['p2p-port'],
+    p2pHost: argv['p2p-host'],
+    mineWallets: argv['mine-wallet'],
+    minePassphraseFile: argv['mine-passphrase-file'],
     peers: argv.peers
       .split(';')
       .map((peer) => peer.trim())
@@ -155,6 +175,22 @@ await yargs(hideBin(process.argv))
     startOptions,
     start,
   )
+  .command(callCommand)
+  .command(initCommand)
+  // The mine wallets' passphrase comes from the environment (CHAIN_MINE_PASSPHRASE, read by
+  // mine-wallets.ts) or a file, never from the command line; declared so strict mode accepts it.
+  .option('mine-passphrase', { type: 'string', hidden: true, global: true })
+  .check((argv) => {
+    if (
+      hideBin(process.argv).some((arg) => arg.startsWith('--mine-passphrase=')) ||
+      hideBin(process.argv).includes('--mine-passphrase')
+    ) {
+      throw new Error(
+        'pass the mine passphrase in CHAIN_MINE_PASSPHRASE or --mine-passphrase-file, not on the command line',
+      );
+    }
+    return argv !== undefined;
+  })
   .demandCommand(1, 'say what to do, e.g. `chain-node start`')
   .strict()
   .version(APP_VERSION)

@@ -12,10 +12,16 @@ import {
   type Genesis,
   parseGenesis,
 } from '@chain/ledger';
+import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
+import { tiersParams } from '@chain/tiers';
+import { createExplorerHandler } from './explorer/serve';
 import type { Logger } from './logger';
+import { loadMineWallets } from './mine-wallets';
+import { startNetworking } from './networking';
 import { type NodeOptions, resolveNodeOptions } from './options';
 import { createProducerKeys } from './producer-keys';
+import { warnUnloadedProducerWallets } from './producer-wallets';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
@@ -62,12 +68,15 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let keystore: KeyStore | undefined;
   let producer: BlockProducer | undefined;
   let rpc: RpcServer | undefined;
+  let p2p: P2PNode | undefined;
   let closing: Promise<void> | undefined;
   const producerKeys = createProducerKeys();
 
   async function start() {
     await mkdir(options.datadir, { recursive: true, mode: 0o700 });
     const genesis = await loadGenesis(options);
+    // A bad participation parameter fails the start, not every block later.
+    tiersParams(genesis);
     const isDev = genesis.network === 'dev';
     chain = createChain({ dataDir: options.datadir, genesis, registry: createNodeRegistry() });
     await chain.open();
@@ -90,6 +99,13 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       };
     }
 
+    // ---- networking: --mine-wallet keys, then the peer-to-peer node (before the producer, which
+    // asks it whether this node is at the network's tip)
+    await loadMineWallets(options, chain, keystore, producerKeys, log);
+    p2p = await startNetworking(options, chain, log);
+    const network = p2p;
+    // ----
+
     const startingBlock = chain.blockCount() - 1;
     const context: NodeContext = {
       chain,
@@ -98,7 +114,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       producerKeys,
       datadir: options.datadir,
       startingBlock,
-      highestKnownBlock: () => chain!.blockCount() - 1,
+      highestKnownBlock: () => network.syncProgress().highestBlock,
+      network,
     };
 
     if (options.mine) {
@@ -106,6 +123,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
         chain,
         blockTimeMs: options.blockTimeMs,
         producerKeys: () => producerKeys.keys(),
+        mayProduce: () => network.isSynced(),
         onError: (error) => log.error({ err: error }, 'block production failed'),
       });
       producer.start();
@@ -113,6 +131,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
         { keys: producerKeys.count(), blockTimeMs: options.blockTimeMs },
         'block producer started',
       );
+      // Mine wallets' keys do not survive a restart (see producer-wallets.ts); a key loaded again
+      // (or added by blockchainStart) may be the one the waiting operations need.
+      warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
+      producerKeys.onAdd(() => producer?.wake());
     }
     chain.onBlock((block) =>
       log.debug({ block: block.block, operations: block.operations }, 'block'),
@@ -126,6 +148,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       allowedHosts: options.rpcAllowedHosts,
       ...rpcAuthentication(options),
       handlers: createHandlers(context),
+      // The explorer page at GET / (JSON-RPC stays POST).
+      onGet: createExplorerHandler(),
       log,
     });
     const { url } = await rpc.start();
@@ -135,6 +159,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   async function shutdown() {
     await rpc?.close();
     await producer?.close();
+    await p2p?.close();
     producerKeys.clear();
     await keystore?.close();
     await chain?.close();

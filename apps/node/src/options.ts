@@ -19,9 +19,15 @@ export interface NodeOptions {
   rpcAllowKeys: boolean;
   rpcCors: string[];
   rpcAllowedHosts: string[];
+  /** Address the P2P listener binds to (and dials from, when it is a specific address). */
+  p2pHost: string;
   p2pPort: number;
   /** Peers to dial at start, `ip:port`. */
   peers: string[];
+  /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
+  mineWallets: string[];
+  /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
+  minePassphraseFile: string;
   /** Milliseconds between blocks while operations are pending; 0 = a block per submission. */
   blockTimeMs: number;
   /** Produce blocks when this node holds a producer key; false makes it a follower. */
@@ -44,8 +50,11 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   rpcAllowKeys: false,
   rpcCors: [],
   rpcAllowedHosts: [],
+  p2pHost: '0.0.0.0',
   p2pPort: DEFAULT_P2P_PORT,
   peers: [],
+  mineWallets: [],
+  minePassphraseFile: '',
   blockTimeMs: 1000,
   mine: true,
   devPassphrase: 'dev',

@@ -12,13 +12,17 @@ export interface ProducerKeys {
   count(): number;
   /** Wipes every key (at shutdown). */
   clear(): void;
+  /** Called after each `add` (the block producer plans again with the new key). */
+  onAdd(listener: () => void): () => void;
 }
 
 export function createProducerKeys(): ProducerKeys {
   const byKey = new Map<string, Uint8Array>();
+  const listeners = new Set<() => void>();
   return {
     add(privateKey) {
       byKey.set(bytesToHex(privateKey), Uint8Array.from(privateKey));
+      for (const listener of listeners) listener();
     },
     remove(privateKey) {
       const id = bytesToHex(privateKey);
@@ -34,6 +38,10 @@ export function createProducerKeys(): ProducerKeys {
     clear() {
       for (const key of byKey.values()) key.fill(0);
       byKey.clear();
+    },
+    onAdd(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

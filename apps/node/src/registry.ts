@@ -1,4 +1,6 @@
 import { createRegistry, type OperationRegistry } from '@chain/ledger';
+import { registerTiers } from '@chain/tiers';
+import { registerTokens } from '@chain/tokens';
 
 /**
  * The operation types this node understands: the ledger's own (transfer, activation) and those that
@@ -6,5 +8,7 @@ import { createRegistry, type OperationRegistry } from '@chain/ledger';
  */
 export function createNodeRegistry(): OperationRegistry {
   const registry = createRegistry();
+  registerTokens(registry);
+  registerTiers(registry);
   return registry;
 }

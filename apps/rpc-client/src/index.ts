@@ -42,6 +42,16 @@ export type {
   WalletAddressResult,
   WalletInfo,
 } from '@chain/rpc-jayson/catalogue';
+// The catalogue itself (params with kinds, bounds and defaults; groups; summaries), for apps that
+// build forms, command lines or documentation from it.
+export {
+  type AnyParam,
+  type Catalogue,
+  catalogue,
+  METHOD_NAMES,
+  type MethodSpec,
+  type ParamKind,
+} from '@chain/rpc-jayson/catalogue';
 export {
   COIN_DECIMALS,
   formatCoins,
@@ -62,6 +72,9 @@ export {
 } from './client.js';
 export {
   AmountError,
+  ERROR_CODES,
+  type ErrorCodeName,
+  isRpcError,
   RpcError,
   TimeoutError,
   TransportError,

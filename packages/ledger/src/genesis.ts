@@ -48,6 +48,30 @@ export const DEV_BALANCE = 1_000_000_000n * 10n ** 18n;
 /** 2025-01-01T00:00:00Z. */
 export const DEV_GENESIS_TIMESTAMP = 1_735_689_600;
 
+/**
+ * Participation parameters of the dev network (read by @chain/tiers), small so that a test sees
+ * rewards mature and participations expire within seconds:
+ * - `tiers.subsidy`: base units minted per block produced by a started TOP node (2 coins).
+ * - `tiers.rewardSharePercent`: percent of a block's reward (subsidy + fees) for the TOP node's
+ *   share wallet (10).
+ * - `tiers.rewardParticipantsPercent`: percent for the TOP node's active MIDDLE/BOTTOM
+ *   participants, pro rata by stake (30); the TOP node's miner wallet gets the rest (60).
+ * - `tiers.maturity`: blocks a reward stays time-locked (`volume_timelock`) (4).
+ * - `tiers.lockTime`: blocks a participation lasts unless extended (30).
+ * - `tiers.minStakeTop` / `tiers.minStakeMiddle` / `tiers.minStakeBottom`: least stakes in base
+ *   units (100, 10 and 1 coins).
+ */
+const DEV_PARTICIPATION_PARAMS: Genesis['params'] = {
+  'tiers.subsidy': '2000000000000000000',
+  'tiers.rewardSharePercent': 10,
+  'tiers.rewardParticipantsPercent': 30,
+  'tiers.maturity': 4,
+  'tiers.lockTime': 30,
+  'tiers.minStakeTop': '100000000000000000000',
+  'tiers.minStakeMiddle': '10000000000000000000',
+  'tiers.minStakeBottom': '1000000000000000000',
+};
+
 /** The embedded dev network: one prefunded, active account that is also the only producer. */
 export function createDevGenesis(overrides: Partial<Genesis> = {}): Genesis {
   const publicKey = getPublicKey(DEV_PRIVATE_KEY);
@@ -63,7 +87,7 @@ export function createDevGenesis(overrides: Partial<Genesis> = {}): Genesis {
     ver_a: 0,
     accounts: [{ address, publicKey: bytesToHex(publicKey), balance: DEV_BALANCE }],
     producers: [address],
-    params: {},
+    params: { ...DEV_PARTICIPATION_PARAMS },
     ...overrides,
   };
 }

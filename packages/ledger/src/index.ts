@@ -1,3 +1,5 @@
+/** The error base and codes, for packages built on the ledger that have no other use for @chain/crypto. */
+export { ChainError, ErrorCode } from '@chain/crypto';
 export {
   type Block,
   type BlockHeader,
@@ -11,15 +13,25 @@ export {
 } from './block/block';
 export {
   type AccountView,
+  type BlockOrigin,
+  type BlockPlacement,
   type BuildRequest,
   type Chain,
   type ChainHead,
   type ChainOptions,
   createChain,
   DEFAULT_CHAIN_OPTIONS,
+  type PendingOrigin,
+  type ReorganizeResult,
   type SignRequest,
 } from './chain/chain';
 export { blockWeight, IN_TURN_WEIGHT, inTurnProducer, OUT_OF_TURN_WEIGHT } from './chain/consensus';
+export {
+  type ChainTip,
+  compareBytes,
+  isPreferredTip,
+  recentSignerWindow,
+} from './chain/fork-choice';
 export type {
   BlockInfo,
   OperationObject,

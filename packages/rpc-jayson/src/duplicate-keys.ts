@@ -14,8 +14,14 @@ export class LazyTree {
 
   get root(): JsonNode | undefined {
     if (!this.parsed) {
-      this.tree = parseTree(this.body);
       this.parsed = true;
+      try {
+        this.tree = parseTree(this.body);
+      } catch {
+        // The tree parser recurses and overflows the stack on nesting that JSON.parse accepts;
+        // such a body has no repeated keys to recover, and its params meet the coercion as parsed.
+        this.tree = undefined;
+      }
     }
     return this.tree;
   }
@@ -36,6 +42,21 @@ function propertyValue(object: JsonNode, key: string): JsonNode | undefined {
  * `requestIndex` is the position in a batch, or undefined for a single request.
  */
 export function recoverDuplicateKeys(
+  tree: LazyTree,
+  requestIndex: number | undefined,
+  duplicateKeys: Readonly<Record<string, readonly string[]>>,
+  params: Record<string, unknown>,
+): Record<string, unknown> {
+  try {
+    return recover(tree, requestIndex, duplicateKeys, params);
+  } catch {
+    // A value nested too deeply for the recursive tree walk (JSON.parse took it): the params stay
+    // as JSON.parse left them, and the coercion judges them.
+    return params;
+  }
+}
+
+function recover(
   tree: LazyTree,
   requestIndex: number | undefined,
   duplicateKeys: Readonly<Record<string, readonly string[]>>,

@@ -6,6 +6,11 @@
 export interface BenchContext {
   /** Measured seconds per load run (`--duration`). */
   durationSec: number;
+  /**
+   * True when `--duration` was given; a benchmark with its own default duration (sendto-throughput)
+   * uses `durationSec` only then.
+   */
+  durationGiven?: boolean;
   /** Seconds of unmeasured warm-up before each load run. */
   warmupSec: number;
   /** Concurrent keep-alive connections per load run (`--connections`). */
@@ -26,8 +31,14 @@ export interface Figure {
   ceilingName: string;
   /** value / ceiling when higher is better; ceiling / value when lower is better. */
   ratio: number;
-  /** The ratio the figure must reach. */
+  /** What the figure must reach: a ratio, or a value in `unit` (see `targetOf`). */
   target: number;
+  /**
+   * Absent: `target` is the least ratio. 'value': it is the least value itself (an absolute target
+   * such as 5,000 operations/s; the ceiling is still reported beside it). 'none': a reference figure
+   * with no target, reported for comparison (it always passes).
+   */
+  targetOf?: 'value' | 'none';
   pass: boolean;
   /** Latency of the measured runs, when the figure is a throughput under load. */
   latency?: { p50Ms: number; p99Ms: number; ceilingP50Ms: number; ceilingP99Ms: number };
@@ -37,6 +48,8 @@ export interface Benchmark {
   /** Unique, kebab-case; what `--only` selects. */
   name: string;
   description?: string;
+  /** Runs only when named by `--only` (it takes too long for the default run). */
+  optIn?: boolean;
   run(ctx: BenchContext): Promise<Figure[]>;
 }
 
@@ -61,17 +74,32 @@ export function compareWithCeiling(input: {
   ceiling: number;
   ceilingName: string;
   target: number;
+  /** Default: the target bounds the ratio. */
+  targetOf?: Figure['targetOf'];
   /** Default true (throughput); false for costs such as latency or bytes. */
   higherIsBetter?: boolean;
   latency?: Figure['latency'];
 }): Figure {
-  const { higherIsBetter = true, latency, ...figure } = input;
+  const { higherIsBetter = true, latency, targetOf, ...figure } = input;
   const ratio = higherIsBetter ? figure.value / figure.ceiling : figure.ceiling / figure.value;
-  const result: Figure = {
-    ...figure,
-    ratio,
-    pass: Number.isFinite(ratio) && ratio >= figure.target,
-  };
+  let pass: boolean;
+  if (targetOf === 'none') pass = true;
+  else if (targetOf === 'value')
+    pass = Number.isFinite(figure.value) && figure.value >= figure.target;
+  else pass = Number.isFinite(ratio) && ratio >= figure.target;
+  const result: Figure = { ...figure, ratio, pass };
+  if (targetOf !== undefined) result.targetOf = targetOf;
   if (latency !== undefined) result.latency = latency;
   return result;
+}
+
+/** A reference figure: a rate of this machine reported for comparison, with no target. */
+export function referenceFigure(input: { name: string; value: number; unit: string }): Figure {
+  return compareWithCeiling({
+    ...input,
+    ceiling: input.value,
+    ceilingName: 'itself (reference)',
+    target: 0,
+    targetOf: 'none',
+  });
 }

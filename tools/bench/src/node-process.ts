@@ -26,6 +26,12 @@ export interface NodeProcessOptions {
   stopTimeoutMs: number;
   /** Keep a temporary data directory after close(), e.g. to inspect it. */
   keepDatadir: boolean;
+  /**
+   * Write a V8 CPU profile of the node (`node --cpu-prof`) into this directory when it exits.
+   * Default: the BENCH_NODE_CPU_PROF environment variable, so any benchmark can be profiled (not
+   * CHAIN_*: chain-node reads those as its own options).
+   */
+  cpuProfileDir?: string;
 }
 
 export const DEFAULT_NODE_PROCESS_OPTIONS = {
@@ -130,7 +136,9 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
         datadir = await mkdtemp(join(tmpdir(), 'chain-node-bench-'));
         ownsDatadir = true;
       }
+      const profileDir = settings.cpuProfileDir ?? process.env.BENCH_NODE_CPU_PROF;
       const args = [
+        ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
         settings.bin ?? defaultBin(),
         'start',
         '--datadir',

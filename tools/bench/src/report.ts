@@ -44,6 +44,12 @@ function formatNumber(value: number): string {
   return value.toPrecision(3);
 }
 
+function targetText(figure: Figure): string {
+  if (figure.targetOf === 'none') return 'reference';
+  if (figure.targetOf === 'value') return `>= ${formatNumber(figure.target)} ${figure.unit}`;
+  return `>= ${figure.target}`;
+}
+
 /** The figures as an aligned text table, then the benchmarks that failed. */
 export function formatTable(result: SuiteResult): string {
   const header = [
@@ -59,8 +65,8 @@ export function formatTable(result: SuiteResult): string {
     figure.name,
     `${formatNumber(figure.value)} ${figure.unit}`,
     `${formatNumber(figure.ceiling)} ${figure.unit} (${figure.ceilingName})`,
-    figure.ratio.toFixed(3),
-    `>= ${figure.target}`,
+    figure.targetOf === 'none' ? '-' : figure.ratio.toFixed(3),
+    targetText(figure),
     figure.pass ? 'pass' : 'FAIL',
     figure.latency === undefined
       ? ''

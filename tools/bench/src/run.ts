@@ -4,13 +4,14 @@
  *
  * Options: --only <name>[,<name>...]  --duration <s>  --warmup <s>  --connections <n>
  *          --out <file>  --list
+ * Benchmarks marked optIn (the long memory run) run only when --only names them.
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './benchmark.js';
 import { DEFAULT_LOAD_OPTIONS } from './load.js';
 import { formatTable, writeResults } from './report.js';
-import { discoverBenchmarks, runSuite, suitePassed } from './suite.js';
+import { discoverBenchmarks, runSuite, selectBenchmarks, suitePassed } from './suite.js';
 
 const WORKSPACE = resolve(import.meta.dirname, '..', '..', '..');
 
@@ -36,7 +37,10 @@ async function main(): Promise<number> {
   });
   const all = await discoverBenchmarks(join(import.meta.dirname, 'benchmarks'));
   if (values.list === true) {
-    for (const benchmark of all) console.log(`${benchmark.name}\t${benchmark.description ?? ''}`);
+    for (const benchmark of all) {
+      const optIn = benchmark.optIn === true ? ' (only with --only)' : '';
+      console.log(`${benchmark.name}\t${benchmark.description ?? ''}${optIn}`);
+    }
     return 0;
   }
   const only = values.only?.split(',').map((name) => name.trim());
@@ -47,11 +51,11 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const selected =
-    only === undefined ? all : all.filter((benchmark) => only.includes(benchmark.name));
+  const selected = selectBenchmarks(all, only);
   const durationSec = positiveNumber(values.duration, DEFAULT_LOAD_OPTIONS.durationSec, 'duration');
   const ctx: BenchContext = {
     durationSec,
+    durationGiven: values.duration !== undefined,
     warmupSec: positiveNumber(
       values.warmup,
       Math.min(DEFAULT_LOAD_OPTIONS.warmupSec, durationSec / 5),

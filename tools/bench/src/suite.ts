@@ -22,6 +22,15 @@ export async function discoverBenchmarks(dir: string): Promise<Benchmark[]> {
   return benchmarks;
 }
 
+/**
+ * The benchmarks a run does: those `only` names (in discovery order), or without `only` every one
+ * that is not opt-in.
+ */
+export function selectBenchmarks(all: readonly Benchmark[], only?: readonly string[]): Benchmark[] {
+  if (only === undefined) return all.filter((benchmark) => benchmark.optIn !== true);
+  return all.filter((benchmark) => only.includes(benchmark.name));
+}
+
 export interface SuiteResult {
   figures: Figure[];
   /** Benchmarks that threw instead of producing figures. */

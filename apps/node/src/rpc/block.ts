@@ -13,13 +13,14 @@ export function blockHandlers(
       return node.chain.blockInfo(block);
     },
 
+    /**
+     * From the peer-to-peer node's range sync: `startingBlock` is the head when the latest sync
+     * began (or when networking started), `currentBlock` the head, `highestBlock` the highest head of
+     * this node and its peers (equal to currentBlock once synced).
+     */
     blockSyncing() {
-      const currentBlock = node.chain.blockCount() - 1;
-      return {
-        startingBlock: node.startingBlock,
-        currentBlock,
-        highestBlock: Math.max(currentBlock, node.highestKnownBlock()),
-      };
+      const { startingBlock, currentBlock, highestBlock } = node.network.syncProgress();
+      return { startingBlock, currentBlock, highestBlock };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { KeyStore } from '@chain/keystore';
 import type { Chain } from '@chain/ledger';
+import type { P2PNode } from '@chain/p2p-libp2p';
 import type { Logger } from '../logger';
 import type { ProducerKeys } from '../producer-keys';
 
@@ -15,4 +16,6 @@ export interface NodeContext {
   readonly startingBlock: number;
   /** The highest block height this node knows of, its own or a peer's. */
   highestKnownBlock(): number;
+  /** The peer-to-peer node (Network group, nodeIPStats, blockSyncing). */
+  readonly network: P2PNode;
 }

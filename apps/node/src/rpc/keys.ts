@@ -6,6 +6,7 @@ import {
   getPublicKey,
   normalizeAddress,
 } from '@chain/crypto';
+import type { SignRequest } from '@chain/ledger';
 import type { NodeContext } from './context';
 
 /**
@@ -61,4 +62,23 @@ export function keyForWallet(
 /** A wallet address from a request: checked (network prefix, checksum) and in canonical form. */
 export function wallet(node: NodeContext, address: string, param: string): string {
   return normalizeAddress(address, node.chain.prefix, param);
+}
+
+/**
+ * signAndSubmit, with the ledger's errors about the signer (`signer`, `privateKey`) attributed to
+ * the request parameter that named the signer: a caller wants to hear about its own params.
+ */
+export async function submitSigned(
+  node: NodeContext,
+  request: SignRequest,
+  signerParam: string,
+): ReturnType<NodeContext['chain']['signAndSubmit']> {
+  try {
+    return await node.chain.signAndSubmit(request);
+  } catch (error) {
+    if (error instanceof ChainError && (error.param === 'signer' || error.param === 'privateKey')) {
+      error.withParam(signerParam);
+    }
+    throw error;
+  }
 }

@@ -1,9 +1,63 @@
+import type { BlacklistEntry } from '@chain/p2p-libp2p';
+import { maskIp } from '@chain/p2p-libp2p';
 import type { Handlers } from '@chain/rpc-jayson';
 import { APP_VERSION, NET_PROTOCOL } from '../version';
 import type { NodeContext } from './context';
 
-/** The Network node group. */
-export function networkHandlers(_node: NodeContext): Partial<Handlers> {
+/**
+ * nodeStatus / nodeSearch. `ready`: networking is on and this node is at the best tip it knows of
+ * (not syncing); `ready_s` says why not; `status_s`: Running, Syncing or Stopped; `port`: the P2P
+ * port listened on; `blocks`: block count; `netstats` and `nodeservers`: see @chain/p2p-libp2p's
+ * NetStats and KnownServer (IPs masked).
+ */
+export function nodeStatus(node: NodeContext) {
+  const network = node.network;
+  const progress = network.syncProgress();
+  const stats = network.netStats();
+  const running = network.running;
+  const syncing = running && !network.isSynced();
+  let readyText = 'Ready';
+  if (!running) readyText = 'Not ready: networking is stopped (nodeStart starts it)';
+  else if (progress.syncing)
+    readyText = `Not ready: syncing blocks ${progress.currentBlock}/${progress.highestBlock}`;
+  else if (syncing) readyText = 'Not ready: waiting for peers to tell their tip';
+  else if (stats.active === 0) readyText = 'Ready (no peer connected)';
+  return {
+    ready: running && !syncing,
+    ready_s: readyText,
+    status_s: !running ? 'Stopped' : syncing ? 'Syncing' : 'Running',
+    port: network.listenPort,
+    timestamp: Math.floor(Date.now() / 1000),
+    version: APP_VERSION,
+    netprotocol: { ...NET_PROTOCOL },
+    blocks: node.chain.blockCount(),
+    datafolder: node.datadir,
+    netstats: stats,
+    nodeservers: network.knownServers().map((server) => ({
+      ip: maskIp(server.ip),
+      port: server.port,
+      lastcon: server.lastcon,
+      attempts: server.attempts,
+    })),
+  };
+}
+
+/** addBlacklist / getBlacklist: `LastConnection` is the last attempt from or to the IP (ISO 8601). */
+function blacklistObject(entries: readonly BlacklistEntry[]) {
+  return {
+    blacklist: entries.map((entry) => ({
+      ip: maskIp(entry.ip),
+      port: entry.port,
+      LastConnection: new Date(entry.lastConnection).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      reason: entry.reason,
+    })),
+    total: entries.length,
+  };
+}
+
+/** The Network node group: the peer-to-peer node of @chain/p2p-libp2p. */
+export function networkHandlers(node: NodeContext): Partial<Handlers> {
+  const network = node.network;
   return {
     getNodeVersion() {
       return { version: APP_VERSION };
@@ -11,6 +65,60 @@ export function networkHandlers(_node: NodeContext): Partial<Handlers> {
 
     getProtocolVersion() {
       return { netprotocol: { ...NET_PROTOCOL } };
+    },
+
+    addNode({ nodes }) {
+      return network.addPeers(nodes);
+    },
+
+    nodeStatus() {
+      return nodeStatus(node);
+    },
+
+    async nodeStart() {
+      await network.start();
+      return true;
+    },
+
+    async nodeStop() {
+      await network.stop();
+      return true;
+    },
+
+    async nodeSearch() {
+      await network.start();
+      network.enableDiscovery();
+      return nodeStatus(node);
+    },
+
+    addBlacklist({ ip, why }) {
+      network.addBlacklist(ip, why);
+      return blacklistObject(network.blacklist());
+    },
+
+    getBlacklist() {
+      return blacklistObject(network.blacklist());
+    },
+
+    clearBlacklist() {
+      return network.clearBlacklist();
+    },
+
+    getConnection() {
+      return {
+        connection: network.connections().map((c) => ({
+          server: c.server,
+          ip: maskIp(c.ip),
+          port: c.port,
+          secs: c.secs,
+          sent: c.sent,
+          recv: c.recv,
+          appver: c.appver,
+          netver: c.netver,
+          netver_a: c.netver_a,
+          timediff: c.timediff,
+        })),
+      };
     },
   };
 }

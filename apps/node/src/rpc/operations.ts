@@ -3,7 +3,7 @@ import type { OperationObject } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { Handlers } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
-import { keyForWallet, keyFromStore, wallet } from './keys';
+import { keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
 
 export const TRANSFER_OPTYPE = 2;
 
@@ -58,24 +58,22 @@ export function operationsHandlers(
         wallet: 'sender',
         passphrase: 'passphrase',
       });
-      return node.chain.signAndSubmit({
-        optype: TRANSFER_OPTYPE,
-        signer: sender,
-        privateKey,
-        body,
-      });
+      return submitSigned(
+        node,
+        { optype: TRANSFER_OPTYPE, signer: sender, privateKey, body },
+        'sender',
+      );
     },
 
     async privSendTo(params) {
       const sender = wallet(node, params.sender, 'sender');
       const privateKey = keyForWallet(node, params.priv, 'priv', sender, 'sender');
       const body = transferBody(receiverOf(node, params.receiver), coins(params.amount), undefined);
-      return node.chain.signAndSubmit({
-        optype: TRANSFER_OPTYPE,
-        signer: sender,
-        privateKey,
-        body,
-      });
+      return submitSigned(
+        node,
+        { optype: TRANSFER_OPTYPE, signer: sender, privateKey, body },
+        'sender',
+      );
     },
 
     async rawSendTo(params) {

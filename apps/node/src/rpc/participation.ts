@@ -1,7 +1,221 @@
-import type { Handlers } from '@chain/rpc-jayson';
+import { COIN_DECIMALS, decodeAddress, parseUnits } from '@chain/crypto';
+import type { OperationObject } from '@chain/ledger';
+import type { HandlerResultOf, Handlers } from '@chain/rpc-jayson';
+import {
+  bottomList,
+  describeHardware,
+  middleList,
+  nodePart,
+  PARTICIPATION_OPTYPES,
+  type ParticipationStep,
+  parseNodeCode,
+  parseSubNodes,
+  signMineConsent,
+} from '@chain/tiers';
 import type { NodeContext } from './context';
+import { keyFromStore, submitSigned, wallet } from './keys';
 
-/** The Participating node group (getNodePart, nodeStep*, nodeStep*List, blockchainStart, nodeCancel). */
-export function participationHandlers(_node: NodeContext): Partial<Handlers> {
-  return {};
+type HardwareCheckResult = HandlerResultOf<'nodeStep2'>;
+
+/**
+ * The Participating node group. Each step signs an operation with the key of the wallet whose
+ * passphrase the request carries (the participant, or the confirmer for approvals); the rules live
+ * in @chain/tiers and run when the operation enters the mempool. H/W checks describe this machine
+ * at request time and carry the description in the operation.
+ */
+export function participationHandlers(
+  node: NodeContext,
+): Pick<
+  Handlers,
+  | 'getNodePart'
+  | 'nodeStep1'
+  | 'nodeStep2'
+  | 'nodeStepMDList'
+  | 'nodeStep3_1'
+  | 'nodeStep3_2'
+  | 'nodeStep4_1'
+  | 'nodeStep4_2'
+  | 'nodeStepBTList'
+  | 'nodeStep5_1'
+  | 'nodeStep5_2'
+  | 'blockchainStart'
+  | 'nodeCancel'
+> {
+  /** A wallet param: checked, canonical, and its address hash for the operation body. */
+  const walletParam = (address: string, param: string) => {
+    const canonical = wallet(node, address, param);
+    return { address: canonical, hash160: decodeAddress(canonical, node.chain.prefix).hash160 };
+  };
+  const stake = (amount: string) => parseUnits(amount, COIN_DECIMALS, 'amount');
+
+  /** Signs step `step` with the key of `signer` (named by request param `signerParam`). */
+  async function submit(
+    step: ParticipationStep,
+    signer: string,
+    signerParam: string,
+    passphrase: string,
+    body: unknown,
+  ): Promise<OperationObject> {
+    const privateKey = await keyFromStore(node, signer, passphrase, {
+      wallet: signerParam,
+      passphrase: 'passphrase',
+    });
+    try {
+      return await submitSigned(
+        node,
+        { ...PARTICIPATION_OPTYPES[step], signer, privateKey, body },
+        signerParam,
+      );
+    } finally {
+      privateKey.fill(0);
+    }
+  }
+
+  return {
+    getNodePart(params) {
+      return nodePart(node.chain, wallet(node, params.wallet, 'wallet'));
+    },
+
+    nodeStep1(params) {
+      const participant = walletParam(params.wallet, 'wallet');
+      const body = {
+        stake: stake(params.amount),
+        miner: walletParam(params.miner, 'miner').hash160,
+        penalty: params.penalty,
+        extension: params.extension,
+      };
+      return submit('nodeStep1', participant.address, 'wallet', params.passphrase, body);
+    },
+
+    async nodeStep2(params) {
+      const top = walletParam(params.wallet, 'wallet');
+      const code = parseNodeCode(params.code);
+      const hardware = await describeHardware();
+      const op = await submit('nodeStep2', top.address, 'wallet', params.passphrase, {
+        code,
+        hardware,
+      });
+      return op as unknown as HardwareCheckResult;
+    },
+
+    nodeStepMDList(params) {
+      return middleList(node.chain, params.code, wallet(node, params.wallet, 'wallet'));
+    },
+
+    nodeStep3_1(params) {
+      const middle = walletParam(params.wallet, 'wallet');
+      const body = {
+        code: parseNodeCode(params.code),
+        stake: stake(params.amount),
+        miner: walletParam(params.miner, 'miner').hash160,
+        confirmer: walletParam(params.confirmer, 'confirmer').hash160,
+        extension: params.extension,
+      };
+      return submit('nodeStep3_1', middle.address, 'wallet', params.passphrase, body);
+    },
+
+    nodeStep3_2(params) {
+      const top = walletParam(params.confirmer, 'confirmer');
+      const body = {
+        code: parseNodeCode(params.code),
+        target: walletParam(params.target, 'target').hash160,
+        select: params.select,
+      };
+      return submit('nodeStep3_2', top.address, 'confirmer', params.passphrase, body);
+    },
+
+    async nodeStep4_1(params) {
+      const middle = walletParam(params.wallet, 'wallet');
+      const code = parseNodeCode(params.code);
+      const confirmer = walletParam(params.confirmer, 'confirmer').hash160;
+      const hardware = await describeHardware();
+      const op = await submit('nodeStep4_1', middle.address, 'wallet', params.passphrase, {
+        code,
+        confirmer,
+        hardware,
+      });
+      return op as unknown as HardwareCheckResult;
+    },
+
+    nodeStep4_2(params) {
+      const top = walletParam(params.confirmer, 'confirmer');
+      const body = {
+        code: parseNodeCode(params.code),
+        target: walletParam(params.target, 'target').hash160,
+        select: params.select,
+      };
+      return submit('nodeStep4_2', top.address, 'confirmer', params.passphrase, body);
+    },
+
+    nodeStepBTList(params) {
+      return bottomList(
+        node.chain,
+        params.code,
+        wallet(node, params.main, 'main'),
+        wallet(node, params.wallet, 'wallet'),
+      );
+    },
+
+    nodeStep5_1(params) {
+      const bottom = walletParam(params.wallet, 'wallet');
+      const body = {
+        code: parseNodeCode(params.code),
+        stake: stake(params.amount),
+        miner: walletParam(params.miner, 'miner').hash160,
+        main: walletParam(params.main, 'main').hash160,
+        confirmer: walletParam(params.confirmer, 'confirmer').hash160,
+        extension: params.extension,
+      };
+      return submit('nodeStep5_1', bottom.address, 'wallet', params.passphrase, body);
+    },
+
+    nodeStep5_2(params) {
+      const middle = walletParam(params.confirmer, 'confirmer');
+      const body = {
+        code: parseNodeCode(params.code),
+        main: walletParam(params.main, 'main').hash160,
+        target: walletParam(params.target, 'target').hash160,
+        select: params.select,
+      };
+      return submit('nodeStep5_2', middle.address, 'confirmer', params.passphrase, body);
+    },
+
+    /**
+     * Starts mining: the mine wallet's key (unlocked with `minepass`) signs its consent into the
+     * operation and joins this node's producer keys, so the block producer signs with it in its
+     * turn once the operation is mined. The key is kept in memory only: after a restart,
+     * unlockWallet of the mine wallet loads it again (see producer-wallets.ts).
+     */
+    async blockchainStart(params) {
+      const top = walletParam(params.wallet, 'wallet');
+      const mine = walletParam(params.mine, 'mine');
+      const share = walletParam(params.share, 'share');
+      const code = parseNodeCode(params.code);
+      parseSubNodes(params.nodes);
+      const mineKey = await keyFromStore(node, mine.address, params.minepass, {
+        wallet: 'mine',
+        passphrase: 'minepass',
+      });
+      try {
+        const op = await submit('blockchainStart', top.address, 'wallet', params.passphrase, {
+          code,
+          mine: mine.hash160,
+          share: share.hash160,
+          nodes: params.nodes,
+          mineConsent: signMineConsent(node.chain.genesisHash, code, mineKey),
+        });
+        node.producerKeys.add(mineKey);
+        node.log.info({ code, mine: mine.address }, 'mine wallet added to the block producer keys');
+        return op;
+      } finally {
+        mineKey.fill(0);
+      }
+    },
+
+    nodeCancel(params) {
+      const participant = walletParam(params.wallet, 'wallet');
+      const body = { code: parseNodeCode(params.code) };
+      return submit('nodeCancel', participant.address, 'wallet', params.passphrase, body);
+    },
+  };
 }

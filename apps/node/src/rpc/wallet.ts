@@ -7,8 +7,9 @@ import {
 } from '@chain/crypto';
 import type { WalletInfo } from '@chain/ledger';
 import type { Handlers } from '@chain/rpc-jayson';
+import { restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
-import { attributeKeyStoreError, keyForWallet, keyFromStore, wallet } from './keys';
+import { attributeKeyStoreError, keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
 
 export const ACTIVATION_OPTYPE = 5;
 
@@ -53,12 +54,16 @@ export function walletHandlers(
     async activeWallet(params) {
       const address = wallet(node, params.wallet, 'wallet');
       const privateKey = keyForWallet(node, params.private, 'private', address, 'wallet');
-      await node.chain.signAndSubmit({
-        optype: ACTIVATION_OPTYPE,
-        signer: address,
-        privateKey,
-        body: { publicKey: getPublicKey(privateKey) },
-      });
+      await submitSigned(
+        node,
+        {
+          optype: ACTIVATION_OPTYPE,
+          signer: address,
+          privateKey,
+          body: { publicKey: getPublicKey(privateKey) },
+        },
+        'wallet',
+      );
       return { wallet: address };
     },
 
@@ -83,9 +88,15 @@ export function walletHandlers(
 
     async unlockWallet(params) {
       const address = wallet(node, params.wallet, 'wallet');
-      return node.keystore.unlock(address, params.passphrase).catch((error: unknown) => {
-        throw attributeKeyStoreError(error, { wallet: 'wallet', passphrase: 'passphrase' });
-      });
+      const unlocked = await node.keystore
+        .unlock(address, params.passphrase)
+        .catch((error: unknown) => {
+          throw attributeKeyStoreError(error, { wallet: 'wallet', passphrase: 'passphrase' });
+        });
+      // A block producer's wallet (a mine wallet after a restart): its key signs blocks again.
+      const { chain, keystore, producerKeys, log } = node;
+      await restoreProducerKey(chain, keystore, producerKeys, log, address, params.passphrase);
+      return unlocked;
     },
 
     async dumpPrivateKey(params) {

@@ -61,6 +61,8 @@ import {
   nextStateRoot,
 } from '../state/block-changes';
 import { hashKey, StateLayer } from '../state/state-layer';
+import { blockWeight } from './consensus';
+import { decodeWeight, encodeWeight, isPreferredTip, recentSignerWindow } from './fork-choice';
 import { Journal, type JournalRecord } from './journal';
 import { Mempool, type PendingEntry } from './mempool';
 import {
@@ -93,7 +95,12 @@ import {
   readHeightKey,
   spaceKey,
 } from './store';
-import { defaultVerifyThreads, VerifierPool, type VerifyItem } from './verifier-pool';
+import {
+  defaultVerifyThreads,
+  VerifierPool,
+  type VerifyItem,
+  verifyBlockAhead,
+} from './verifier-pool';
 
 export interface ChainOptions {
   dataDir: string;
@@ -171,6 +178,31 @@ export interface ChainHead {
   height: number;
   hash: Uint8Array;
   timestamp: number;
+  /** Cumulative weight of the blocks after genesis (in turn 2, out of turn 1): the fork choice. */
+  weight: number;
+}
+
+/** How a block reached the chain: made here, or received (gossip, sync, reorganisation). */
+export type BlockOrigin = 'produced' | 'imported';
+
+/**
+ * Why an operation entered the mempool: submitted to this node, relayed by a peer, or returned from a
+ * block that a rollback or reorganisation took off the chain.
+ */
+export type PendingOrigin = 'local' | 'network' | 'returned';
+
+export interface BlockPlacement {
+  height: number;
+  hash: Uint8Array;
+  prevHash: Uint8Array;
+  producer: number;
+  timestamp: number;
+}
+
+export interface ReorganizeResult {
+  /** True when the given branch won the fork choice and is now the chain. */
+  adopted: boolean;
+  head: ChainHead;
 }
 
 export interface Chain {
@@ -198,6 +230,12 @@ export interface Chain {
   walletInfo(address: string): WalletInfo;
   accountByAddress(address: string): AccountView | undefined;
   accountByNumber(number: number): AccountView | undefined;
+  /**
+   * A copy of a state space entry, for packages that keep their state in spaces (tokens,
+   * participation); undefined when absent. Reads the committed state (what the head block left), or
+   * with `pending` the state the mempool's operations would leave.
+   */
+  stateEntry<T>(space: StateSpace<T>, key: string, options?: { pending?: boolean }): T | undefined;
   /** Account numbers of the producer set, ascending. */
   producers(): readonly number[];
   /** The account of the producer set that this private key signs for, if any. */
@@ -214,9 +252,28 @@ export interface Chain {
   ): Promise<BlockInfo | undefined>;
   importBlock(bytes: Uint8Array): Promise<void>;
   rollback(toHeight: number): Promise<void>;
-  onBlock(listener: (info: BlockInfo) => void): () => void;
-  /** Called with each operation's bytes when it enters the mempool (gossip, block producer). */
-  onPending(listener: (bytes: Uint8Array) => void): () => void;
+  /** Hash of the block at `height` on this chain. */
+  blockHash(height: number): Promise<Uint8Array | undefined>;
+  /** Where a block (bytes, not validated) claims to go: INVALID_DATA when it does not decode. */
+  inspectBlock(bytes: Uint8Array): BlockPlacement;
+  /** Bytes of pending operations in mempool order (at most `max`), e.g. for a peer's mempool request. */
+  pendingOperationBytes(max?: number): Uint8Array[];
+  /**
+   * The recent-signer rule for the next block: false when `account` signed one of the last
+   * floor(n/2) blocks (n producers), so it must not sign the next one.
+   */
+  maySign(account: number): boolean;
+  /**
+   * Fork choice against a competing branch that forks after block `forkHeight` (at most maxRollback
+   * blocks back): rolls back to the fork, imports `blocks`, and keeps the branch only if its tip is
+   * preferred (heavier, ties to the lower hash); otherwise restores this chain. One task, so nothing
+   * is produced in between. Operations of dropped blocks return to the mempool. An invalid block in
+   * the branch restores this chain and rejects with its INVALID_BLOCK error.
+   */
+  reorganize(forkHeight: number, blocks: readonly Uint8Array[]): Promise<ReorganizeResult>;
+  onBlock(listener: (info: BlockInfo, origin: BlockOrigin) => void): () => void;
+  /** Called with each operation's bytes when it enters the mempool, and why it did. */
+  onPending(listener: (bytes: Uint8Array, origin: PendingOrigin) => void): () => void;
 }
 
 interface HeadState {
@@ -248,6 +305,10 @@ interface ExecutedBlock {
 }
 
 const BLOCK_CACHE_SIZE = 32;
+/** Meta key of the head's cumulative weight. */
+const META_WEIGHT = 'weight';
+/** Recent block producers kept in memory: enough for the recent-signer rule of 256 producers. */
+const RECENT_PRODUCERS_KEPT = 128;
 const PUBLIC_KEY_CACHE_SIZE = 1024;
 
 function nowSeconds(): number {
@@ -355,8 +416,12 @@ class LedgerChain implements Chain {
   };
   private checksum: StateChecksum;
   private readonly tasks = new TaskQueue();
-  private readonly blockListeners = new Set<(info: BlockInfo) => void>();
-  private readonly pendingListeners = new Set<(bytes: Uint8Array) => void>();
+  private readonly blockListeners = new Set<(info: BlockInfo, origin: BlockOrigin) => void>();
+  private readonly pendingListeners = new Set<(bytes: Uint8Array, origin: PendingOrigin) => void>();
+  /** Cumulative weight of the head (fork choice), persisted beside the head record. */
+  private headWeight = 0;
+  /** Producer account of recent blocks by height (the recent-signer rule looks back floor(n/2)). */
+  private readonly recentProducers = new Map<number, number>();
   private readonly addressCache = new Map<number, string>();
   private readonly blockCache = new Map<number, LoadedBlock>();
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
@@ -422,8 +487,28 @@ class LedgerChain implements Chain {
     } else {
       await this.loadState(store);
     }
+    await this.loadConsensusState(store);
     this.journal = await Journal.open(store);
     await this.replayJournal();
+  }
+
+  /**
+   * Head weight and the producers of recent blocks. A data directory written before weights were
+   * recorded gets its weight computed once from its blocks (with the current producer set).
+   */
+  private async loadConsensusState(store: ChainStore): Promise<void> {
+    const head = this.headState.height;
+    const from = Math.max(1, head - RECENT_PRODUCERS_KEPT + 1);
+    const stored = await store.read(store.meta, META_WEIGHT);
+    let weight = 0;
+    for (let h = stored === undefined ? 1 : from; h <= head; h++) {
+      const bytes = await store.read(store.blocks, heightKey(h));
+      if (bytes === undefined) continue;
+      const producer = decodeBlock(bytes, this.hashes).header.producer;
+      if (h >= from) this.recentProducers.set(h, producer);
+      if (stored === undefined) weight += blockWeight(this.root.producers(), h, producer);
+    }
+    this.headWeight = stored === undefined ? weight : decodeWeight(stored);
   }
 
   close(): Promise<void> {
@@ -486,6 +571,7 @@ class LedgerChain implements Chain {
     batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
     batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
     batch.put(META_GENESIS, this.genesisHash, { sublevel: store.meta });
+    batch.put(META_WEIGHT, encodeWeight(0), { sublevel: store.meta });
     await store.commit(batch);
     layer.mergeIntoParent();
     this.mempool = new Mempool(this.root);
@@ -589,7 +675,59 @@ class LedgerChain implements Chain {
 
   head(): ChainHead {
     const { height, hash, timestamp } = this.headState;
-    return { height, hash: hash.slice(), timestamp };
+    return { height, hash: hash.slice(), timestamp, weight: this.headWeight };
+  }
+
+  async blockHash(height: number): Promise<Uint8Array | undefined> {
+    if (height === this.headState.height) return this.headState.hash.slice();
+    const cached = this.blockCache.get(height);
+    if (cached !== undefined) return cached.block.hash.slice();
+    const bytes = await this.getBlockBytes(height);
+    return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).hash;
+  }
+
+  inspectBlock(bytes: Uint8Array): BlockPlacement {
+    const { header, hash } = decodeBlock(bytes, this.hashes);
+    return {
+      height: header.height,
+      hash,
+      prevHash: header.prevHash,
+      producer: header.producer,
+      timestamp: header.timestamp,
+    };
+  }
+
+  pendingOperationBytes(max = Number.POSITIVE_INFINITY): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const entry of this.mempool.entries.values()) {
+      if (out.length >= max) break;
+      out.push(entry.op.bytes);
+    }
+    return out;
+  }
+
+  maySign(account: number): boolean {
+    const window = recentSignerWindow(this.root.producers().length);
+    const next = this.headState.height + 1;
+    for (let h = Math.max(1, next - window); h < next; h++) {
+      if (this.recentProducers.get(h) === account) return false;
+    }
+    return true;
+  }
+
+  /** The recent-signer rule for a block at `height` (its parent is the head). */
+  private async signedRecently(account: number, height: number): Promise<boolean> {
+    const window = recentSignerWindow(this.root.producers().length);
+    for (let h = Math.max(1, height - window); h < height; h++) {
+      let producer = this.recentProducers.get(h);
+      if (producer === undefined) {
+        const bytes = await this.getBlockBytes(h);
+        if (bytes === undefined) continue;
+        producer = decodeBlock(bytes, this.hashes).header.producer;
+      }
+      if (producer === account) return true;
+    }
+    return false;
   }
 
   stateRoot(): Uint8Array {
@@ -754,6 +892,23 @@ class LedgerChain implements Chain {
       updatedPassive: a.updatedPassive,
       lastZeroFeeBlock: a.lastZeroFeeBlock,
     };
+  }
+
+  stateEntry<T>(
+    space: StateSpace<T>,
+    key: string,
+    options: { pending?: boolean } = {},
+  ): T | undefined {
+    if (this.registry.space(space.name) !== (space as unknown)) {
+      throw new LedgerError(
+        ErrorCode.NOT_ALLOWED,
+        'UNREGISTERED_SPACE',
+        `state space ${space.name} is not registered with the chain's registry`,
+      );
+    }
+    const state = options.pending === true ? this.mempool.layer : this.root;
+    const value = state.spaceGet(space.name, key) as T | undefined;
+    return value === undefined ? undefined : space.clone(value);
   }
 
   // ---------------------------------------------------------------- presentation
@@ -943,10 +1098,10 @@ class LedgerChain implements Chain {
     return entry;
   }
 
-  private notifyPending(bytes: Uint8Array): void {
+  private notifyPending(bytes: Uint8Array, origin: PendingOrigin): void {
     for (const listener of this.pendingListeners) {
       try {
-        listener(bytes);
+        listener(bytes, origin);
       } catch {
         // A listener's failure is its own; the operation is pending regardless.
       }
@@ -963,7 +1118,7 @@ class LedgerChain implements Chain {
       entry.journal = appended.record;
       durable = appended.durable;
     }
-    this.notifyPending(op.bytes);
+    this.notifyPending(op.bytes, local ? 'local' : 'network');
     if (durable !== undefined) await durable;
     return result;
   }
@@ -1116,6 +1271,13 @@ class LedgerChain implements Chain {
       this.requireStore();
       if (this.mempool.size === 0) return undefined;
       const producer = this.producerAccountOf(producerKey);
+      if (await this.signedRecently(producer, this.headState.height + 1)) {
+        throw new LedgerError(
+          ErrorCode.NOT_ALLOWED,
+          'RECENT_SIGNER',
+          `producer account ${producer} signed one of the last ${recentSignerWindow(this.root.producers().length)} blocks`,
+        );
+      }
       const limit = Math.max(
         1,
         Math.min(
@@ -1183,7 +1345,7 @@ class LedgerChain implements Chain {
       };
       // commitBlock rebuilds the pending state without them.
       this.dropEntries(dropped, false);
-      return this.commitBlock(executed);
+      return this.commitBlock(executed, 'produced');
     });
   }
 
@@ -1200,11 +1362,77 @@ class LedgerChain implements Chain {
 
   async importBlock(bytes: Uint8Array): Promise<void> {
     this.requireStore();
+    const ahead = this.verifyAhead(bytes);
     return this.tasks.run(async () => {
       this.requireStore();
+      await ahead.settle();
       const executed = await this.executeImported(bytes);
-      await this.commitBlock(executed);
+      await this.commitBlock(executed, 'imported');
     });
+  }
+
+  /** Signatures of a block queued for import are checked while the blocks before it apply. */
+  private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } {
+    return verifyBlockAhead(bytes, {
+      pool: this.verifier,
+      cache: this.sigCache,
+      operations: (b) =>
+        decodeBlock(b, this.hashes).operations.map((o) =>
+          decodeOperation(o, this.registry, this.hashes),
+        ),
+      keyOf: (op) =>
+        this.registry.get(op.optype, op.subtype)?.signerKey?.(op.body) ??
+        this.root.account(op.signer)?.publicKey ??
+        null,
+      signingHashOf: (op) => this.signingHashOf(op),
+    });
+  }
+
+  reorganize(forkHeight: number, blocks: readonly Uint8Array[]): Promise<ReorganizeResult> {
+    this.requireStore();
+    return this.tasks.run(async () => {
+      this.requireStore();
+      const old = this.headState;
+      const oldTip = { weight: this.headWeight, hash: old.hash };
+      if (!Number.isInteger(forkHeight) || forkHeight < 0 || forkHeight >= old.height) {
+        throw invalidBlock(
+          'BAD_FORK_POINT',
+          `a branch must fork below the head (height ${old.height}), not after ${String(forkHeight)}`,
+        );
+      }
+      const ours: Uint8Array[] = [];
+      for (let h = forkHeight + 1; h <= old.height; h++) {
+        ours.push((await this.loadBlock(h)).block.bytes);
+      }
+      const returned = await this.rollbackTo(forkHeight);
+      let failure: unknown;
+      try {
+        for (const bytes of blocks) {
+          await this.commitBlock(await this.executeImported(bytes), 'imported');
+        }
+      } catch (error) {
+        failure = error;
+      }
+      const adopted =
+        failure === undefined &&
+        isPreferredTip({ weight: this.headWeight, hash: this.headState.hash }, oldTip);
+      if (!adopted) {
+        await this.rollbackTo(forkHeight);
+        for (const bytes of ours) {
+          await this.commitBlock(await this.executeImported(bytes), 'imported');
+        }
+      }
+      this.notifyReturned(returned);
+      if (failure !== undefined) throw failure;
+      return { adopted, head: this.head() };
+    });
+  }
+
+  /** Tells listeners about rolled-back operations that are pending again (to be relayed). */
+  private notifyReturned(ops: readonly Operation[]): void {
+    for (const op of ops) {
+      if (this.mempool.entries.has(hashKey(op.digest))) this.notifyPending(op.bytes, 'returned');
+    }
   }
 
   /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
@@ -1239,6 +1467,12 @@ class LedgerChain implements Chain {
       !this.root.producers().includes(header.producer)
     ) {
       throw invalidBlock('NOT_A_PRODUCER', `account ${header.producer} is not a block producer`);
+    }
+    if (await this.signedRecently(header.producer, header.height)) {
+      throw invalidBlock(
+        'RECENT_SIGNER',
+        `producer account ${header.producer} signed one of the ${recentSignerWindow(this.root.producers().length)} blocks before block ${header.height}`,
+      );
     }
     if (
       !this.secp.verify(
@@ -1383,11 +1617,14 @@ class LedgerChain implements Chain {
    * One atomic, synced batch: block, hash and operation indexes, state changes, undo data, journal
    * deletions, head. Memory (state, mempool, head) changes only after it is on disk.
    */
-  private async commitBlock(executed: ExecutedBlock): Promise<BlockInfo> {
+  private async commitBlock(executed: ExecutedBlock, origin: BlockOrigin): Promise<BlockInfo> {
     const store = this.requireStore();
     const { header, ops } = executed;
     const height = header.height;
+    // Weighed under the producer set in force before the block (the layer is not merged yet).
+    const weight = this.headWeight + blockWeight(this.root.producers(), height, header.producer);
     const batch = store.batch();
+    batch.put(META_WEIGHT, encodeWeight(weight), { sublevel: store.meta });
     batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
     batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
     for (let i = 0; i < ops.length; i++) {
@@ -1425,6 +1662,9 @@ class LedgerChain implements Chain {
     executed.layer.mergeIntoParent();
     this.checksum = checksum;
     this.headState = head;
+    this.headWeight = weight;
+    this.recentProducers.set(height, header.producer);
+    this.recentProducers.delete(height - RECENT_PRODUCERS_KEPT);
     for (const entry of included) this.mempool.remove(entry.key);
     this.rebuildPending(this.mempool.drain(this.root));
     const loaded: LoadedBlock = {
@@ -1444,7 +1684,7 @@ class LedgerChain implements Chain {
     const info = this.blockInfoOf(loaded);
     for (const listener of this.blockListeners) {
       try {
-        listener(info);
+        listener(info, origin);
       } catch {
         // Listeners must not undo a committed block.
       }
@@ -1482,151 +1722,169 @@ class LedgerChain implements Chain {
   async rollback(toHeight: number): Promise<void> {
     this.requireStore();
     return this.tasks.run(async () => {
-      const store = this.requireStore();
-      const head = this.headState;
-      if (!Number.isInteger(toHeight) || toHeight > head.height || toHeight < 0) {
-        throw invalidBlock('BAD_ROLLBACK', `cannot roll back to block ${String(toHeight)}`);
-      }
-      if (toHeight === head.height) return;
-      if (head.height - toHeight > this.maxRollback) {
-        throw invalidBlock(
-          'ROLLBACK_TOO_DEEP',
-          `cannot roll back more than ${this.maxRollback} blocks (asked ${head.height - toHeight})`,
-        );
-      }
-      const batch = store.batch();
-      const checksum = this.checksum.copy();
-      const undos = [];
-      const returned: Operation[][] = [];
-      for (let h = head.height; h > toHeight; h--) {
-        const loaded = await this.loadBlock(h);
-        const undoBytes = await store.read(store.undo, heightKey(h));
-        if (undoBytes === undefined) {
-          throw new StoreError(
-            ErrorCode.INVALID_DATA,
-            'CORRUPT_DATADIR',
-            `undo data of block ${h} is missing`,
-          );
-        }
-        const undo = decodeUndo(undoBytes);
-        undos.push(undo);
-        returned.unshift(loaded.ops);
-        batch.del(heightKey(h), { sublevel: store.blocks });
-        batch.del(loaded.block.hash, { sublevel: store.hashes });
-        batch.del(heightKey(h), { sublevel: store.undo });
-        for (const op of loaded.ops) {
-          batch.del(identityOf(op), { sublevel: store.ops });
-        }
-      }
-      // Undo newest first, tracking what each entry currently holds for the checksum.
-      const accountNow = new Map<number, Uint8Array | undefined>();
-      const spaceNow = new Map<string, Uint8Array | undefined>();
-      let producersNow: number[] | undefined;
-      for (const undo of undos) {
-        for (const a of undo.accounts) accountNow.set(a.number, a.before);
-        for (const s of undo.spaces) spaceNow.set(spaceKey(s.space, s.key), s.before);
-        if (undo.producers !== undefined) producersNow = undo.producers;
-      }
-      for (const [number, before] of accountNow) {
-        const current = this.root.account(number);
-        checksum.replace(
-          ENTRY_ACCOUNT,
-          heightKey(number),
-          current === undefined ? undefined : encodeAccount(current),
-          before,
-        );
-        if (before === undefined) batch.del(heightKey(number), { sublevel: store.accounts });
-        else batch.put(heightKey(number), before, { sublevel: store.accounts });
-      }
-      for (const [key, before] of spaceNow) {
-        const split = key.indexOf('\u0000');
-        const space = this.registry.space(key.slice(0, split))!;
-        const current = this.root.spaceGet(space.name, key.slice(split + 1));
-        checksum.replace(
-          ENTRY_SPACE,
-          spaceChecksumKey(key),
-          current === undefined ? undefined : space.encode(current),
-          before,
-        );
-        if (before === undefined) batch.del(key, { sublevel: store.spaces });
-        else batch.put(key, before, { sublevel: store.spaces });
-      }
-      if (producersNow !== undefined) {
-        const after = encodeProducerList(producersNow);
-        checksum.replace(
-          ENTRY_PRODUCERS,
-          PRODUCERS_KEY,
-          encodeProducerList(this.root.producers()),
-          after,
-        );
-        batch.put(META_PRODUCERS, after, { sublevel: store.meta });
-      }
-      const target = await this.loadBlock(toHeight);
-      const newHead: HeadState = {
-        height: toHeight,
-        hash: target.block.hash,
-        timestamp: target.block.header.timestamp,
-        stateRoot: target.block.header.stateRoot,
-      };
-      batch.put(META_HEAD, encodeHead(newHead), { sublevel: store.meta });
-      batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
-      // The rolled-back operations go back to the mempool; journal them so a crash keeps them.
-      const returnedOps = returned.flat();
-      const record =
-        returnedOps.length > 0
-          ? this.journal!.writeIn(
-              batch,
-              returnedOps.map((op) => op.bytes),
-            )
-          : undefined;
-      const returnedEntries: PendingEntry[] = returnedOps.map((op) => ({
-        op,
-        type: this.registry.get(op.optype, op.subtype)!,
-        key: hashKey(op.digest),
-        identity: identityOf(op),
-        arrival: nowSeconds(),
-        signer: op.signer,
-        publicKey: new Uint8Array(0),
-        journal: record,
-      }));
-      await store.commit(batch);
-
-      // Memory follows the disk.
-      for (const [number, before] of accountNow) {
-        const current = this.root.accounts.get(number);
-        if (before === undefined) {
-          if (current !== undefined) this.root.numbers.delete(hashKey(current.hash160));
-          this.root.accounts.delete(number);
-          this.addressCache.delete(number);
-        } else {
-          this.root.accounts.set(number, decodeAccount(number, before));
-        }
-      }
-      this.root.nextNumber = this.root.accounts.size;
-      for (const [key, before] of spaceNow) {
-        const split = key.indexOf('\u0000');
-        const name = key.slice(0, split);
-        const space = this.registry.space(name)!;
-        const entryKey = key.slice(split + 1);
-        const entries = this.root.spaceEntries.get(name);
-        if (before === undefined) entries?.delete(entryKey);
-        else this.root.spaceSet(name, entryKey, space.decode(before));
-      }
-      if (producersNow !== undefined) this.root.setProducers(producersNow);
-      for (let h = head.height; h > toHeight; h--) this.blockCache.delete(h);
-      this.checksum = checksum;
-      this.headState = newHead;
-      const existing = this.mempool.drain(this.root);
-      this.rebuildPending([...returnedEntries, ...existing]);
+      this.notifyReturned(await this.rollbackTo(toHeight));
     });
   }
 
-  onBlock(listener: (info: BlockInfo) => void): () => void {
+  /**
+   * Undoes the blocks above `toHeight` in one batch (run inside a task); their operations go back to
+   * the mempool, and are returned.
+   */
+  private async rollbackTo(toHeight: number): Promise<Operation[]> {
+    const store = this.requireStore();
+    const head = this.headState;
+    if (!Number.isInteger(toHeight) || toHeight > head.height || toHeight < 0) {
+      throw invalidBlock('BAD_ROLLBACK', `cannot roll back to block ${String(toHeight)}`);
+    }
+    if (toHeight === head.height) return [];
+    if (head.height - toHeight > this.maxRollback) {
+      throw invalidBlock(
+        'ROLLBACK_TOO_DEEP',
+        `cannot roll back more than ${this.maxRollback} blocks (asked ${head.height - toHeight})`,
+      );
+    }
+    const batch = store.batch();
+    const checksum = this.checksum.copy();
+    const undos = [];
+    const returned: Operation[][] = [];
+    let removedWeight = 0;
+    let producersAfter: readonly number[] = this.root.producers();
+    for (let h = head.height; h > toHeight; h--) {
+      const loaded = await this.loadBlock(h);
+      const undoBytes = await store.read(store.undo, heightKey(h));
+      if (undoBytes === undefined) {
+        throw new StoreError(
+          ErrorCode.INVALID_DATA,
+          'CORRUPT_DATADIR',
+          `undo data of block ${h} is missing`,
+        );
+      }
+      const undo = decodeUndo(undoBytes);
+      undos.push(undo);
+      const producersBefore = undo.producers ?? producersAfter;
+      removedWeight += blockWeight(producersBefore, h, loaded.block.header.producer);
+      producersAfter = producersBefore;
+      returned.unshift(loaded.ops);
+      batch.del(heightKey(h), { sublevel: store.blocks });
+      batch.del(loaded.block.hash, { sublevel: store.hashes });
+      batch.del(heightKey(h), { sublevel: store.undo });
+      for (const op of loaded.ops) {
+        batch.del(identityOf(op), { sublevel: store.ops });
+      }
+    }
+    // Undo newest first, tracking what each entry currently holds for the checksum.
+    const accountNow = new Map<number, Uint8Array | undefined>();
+    const spaceNow = new Map<string, Uint8Array | undefined>();
+    let producersNow: number[] | undefined;
+    for (const undo of undos) {
+      for (const a of undo.accounts) accountNow.set(a.number, a.before);
+      for (const s of undo.spaces) spaceNow.set(spaceKey(s.space, s.key), s.before);
+      if (undo.producers !== undefined) producersNow = undo.producers;
+    }
+    for (const [number, before] of accountNow) {
+      const current = this.root.account(number);
+      checksum.replace(
+        ENTRY_ACCOUNT,
+        heightKey(number),
+        current === undefined ? undefined : encodeAccount(current),
+        before,
+      );
+      if (before === undefined) batch.del(heightKey(number), { sublevel: store.accounts });
+      else batch.put(heightKey(number), before, { sublevel: store.accounts });
+    }
+    for (const [key, before] of spaceNow) {
+      const split = key.indexOf('\u0000');
+      const space = this.registry.space(key.slice(0, split))!;
+      const current = this.root.spaceGet(space.name, key.slice(split + 1));
+      checksum.replace(
+        ENTRY_SPACE,
+        spaceChecksumKey(key),
+        current === undefined ? undefined : space.encode(current),
+        before,
+      );
+      if (before === undefined) batch.del(key, { sublevel: store.spaces });
+      else batch.put(key, before, { sublevel: store.spaces });
+    }
+    if (producersNow !== undefined) {
+      const after = encodeProducerList(producersNow);
+      checksum.replace(
+        ENTRY_PRODUCERS,
+        PRODUCERS_KEY,
+        encodeProducerList(this.root.producers()),
+        after,
+      );
+      batch.put(META_PRODUCERS, after, { sublevel: store.meta });
+    }
+    const target = await this.loadBlock(toHeight);
+    const newHead: HeadState = {
+      height: toHeight,
+      hash: target.block.hash,
+      timestamp: target.block.header.timestamp,
+      stateRoot: target.block.header.stateRoot,
+    };
+    const newWeight = this.headWeight - removedWeight;
+    batch.put(META_HEAD, encodeHead(newHead), { sublevel: store.meta });
+    batch.put(META_WEIGHT, encodeWeight(newWeight), { sublevel: store.meta });
+    batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
+    // The rolled-back operations go back to the mempool; journal them so a crash keeps them.
+    const returnedOps = returned.flat();
+    const record =
+      returnedOps.length > 0
+        ? this.journal!.writeIn(
+            batch,
+            returnedOps.map((op) => op.bytes),
+          )
+        : undefined;
+    const returnedEntries: PendingEntry[] = returnedOps.map((op) => ({
+      op,
+      type: this.registry.get(op.optype, op.subtype)!,
+      key: hashKey(op.digest),
+      identity: identityOf(op),
+      arrival: nowSeconds(),
+      signer: op.signer,
+      publicKey: new Uint8Array(0),
+      journal: record,
+    }));
+    await store.commit(batch);
+
+    // Memory follows the disk.
+    for (const [number, before] of accountNow) {
+      const current = this.root.accounts.get(number);
+      if (before === undefined) {
+        if (current !== undefined) this.root.numbers.delete(hashKey(current.hash160));
+        this.root.accounts.delete(number);
+        this.addressCache.delete(number);
+      } else {
+        this.root.accounts.set(number, decodeAccount(number, before));
+      }
+    }
+    this.root.nextNumber = this.root.accounts.size;
+    for (const [key, before] of spaceNow) {
+      const split = key.indexOf('\u0000');
+      const name = key.slice(0, split);
+      const space = this.registry.space(name)!;
+      const entryKey = key.slice(split + 1);
+      const entries = this.root.spaceEntries.get(name);
+      if (before === undefined) entries?.delete(entryKey);
+      else this.root.spaceSet(name, entryKey, space.decode(before));
+    }
+    if (producersNow !== undefined) this.root.setProducers(producersNow);
+    for (let h = head.height; h > toHeight; h--) this.blockCache.delete(h);
+    this.checksum = checksum;
+    this.headState = newHead;
+    this.headWeight = newWeight;
+    for (let h = head.height; h > toHeight; h--) this.recentProducers.delete(h);
+    const existing = this.mempool.drain(this.root);
+    this.rebuildPending([...returnedEntries, ...existing]);
+    return returnedOps;
+  }
+
+  onBlock(listener: (info: BlockInfo, origin: BlockOrigin) => void): () => void {
     this.blockListeners.add(listener);
     return () => this.blockListeners.delete(listener);
   }
 
-  onPending(listener: (bytes: Uint8Array) => void): () => void {
+  onPending(listener: (bytes: Uint8Array, origin: PendingOrigin) => void): () => void {
     this.pendingListeners.add(listener);
     return () => this.pendingListeners.delete(listener);
   }

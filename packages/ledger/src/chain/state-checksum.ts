@@ -1,4 +1,5 @@
 import type { Hashes } from '@chain/crypto';
+import { ByteReader } from '../codec/byte-reader';
 
 const encoder = new TextEncoder();
 
@@ -93,10 +94,11 @@ export function encodeProducerList(list: readonly number[]): Uint8Array {
   return out;
 }
 
+/** DecodeError (not a RangeError) on damaged bytes, like every other decoder. */
 export function decodeProducerList(bytes: Uint8Array): number[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(0, true);
+  const r = new ByteReader(bytes);
   const out: number[] = [];
-  for (let i = 0; i < count; i++) out.push(view.getUint32(4 + 4 * i, true));
+  for (let count = r.u32('producer count'); count > 0; count--) out.push(r.u32('producer'));
+  r.end('producer list');
   return out;
 }

@@ -116,7 +116,8 @@ export class ChainStore {
   }
 
   batch(): ChainBatch {
-    return this.db.batch();
+    const batch = this.db.batch();
+    return crashSwitch === undefined ? batch : withCrashPoint(batch, crashSwitch);
   }
 
   /** Runs `task` after every write queued before it. */
@@ -135,4 +136,41 @@ export class ChainStore {
     await this.queue;
     await this.db.close();
   }
+}
+
+// ---------------------------------------------------------------- test-only crash switch
+
+/**
+ * Crash-consistency tests (in the style of Bitcoin Core's feature_dbcrash) start a node with
+ * `LEDGER_TEST_CRASH_AT_WRITE=<k>` to have the process killed by SIGKILL at its k-th storage write
+ * point, counted from process start: every batch written to the chain database (blocks, journal
+ * group commits, journal releases, rollbacks, genesis). `<k>` dies just before the batch reaches
+ * LevelDB, `<k>:after` just after it is durable, before its writer hears of it. Unset (always, outside
+ * those tests) nothing is wrapped. The name is not `CHAIN_*`: the CLI reads those as flags.
+ */
+export const CRASH_SWITCH_ENV = 'LEDGER_TEST_CRASH_AT_WRITE';
+
+interface CrashSwitch {
+  at: number;
+  after: boolean;
+}
+
+function readCrashSwitch(value: string | undefined): CrashSwitch | undefined {
+  const match = /^([1-9]\d*)(:after)?$/.exec(value ?? '');
+  return match === null ? undefined : { at: Number(match[1]), after: match[2] !== undefined };
+}
+
+const crashSwitch = readCrashSwitch(process.env[CRASH_SWITCH_ENV]);
+let writePoints = 0;
+
+function withCrashPoint(batch: ChainBatch, crash: CrashSwitch): ChainBatch {
+  const write = batch.write.bind(batch) as (options?: { sync?: boolean }) => Promise<void>;
+  const crashed = async (options?: { sync?: boolean }): Promise<void> => {
+    const point = ++writePoints;
+    if (point === crash.at && !crash.after) process.kill(process.pid, 'SIGKILL');
+    await write(options);
+    if (point === crash.at && crash.after) process.kill(process.pid, 'SIGKILL');
+  };
+  batch.write = crashed as ChainBatch['write'];
+  return batch;
 }

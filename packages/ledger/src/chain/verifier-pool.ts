@@ -2,6 +2,9 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
+import type { Operation } from '../operation/operation';
+import { hashKey } from '../state/state-layer';
+import type { SignatureCache } from './signature-cache';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -10,29 +13,39 @@ export interface VerifyItem {
   publicKey: Uint8Array;
 }
 
-// Runs in each worker: libsecp256k1's verify (it rejects high-S by itself) over packed arrays.
+// Runs in each worker: takes chunks of a job by incrementing the job's shared claim counter (the
+// calling thread takes chunks the same way), verifies them with libsecp256k1 (it rejects high-S by
+// itself) and writes the results into the job's shared result array; whoever finishes the last
+// chunk of a job says so.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
-parentPort.on('message', ({ id, count, sigs, hashes, keys }) => {
-  const ok = new Uint8Array(count);
-  for (let i = 0; i < count; i++) {
-    try {
-      ok[i] = binding.ecdsaVerify(
-        sigs.subarray(i * 64, i * 64 + 64),
-        hashes.subarray(i * 32, i * 32 + 32),
-        keys.subarray(i * 33, i * 33 + 33),
-      ) ? 1 : 0;
-    } catch {
-      ok[i] = 0;
+parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
+  const chunks = Math.ceil(count / chunk);
+  for (;;) {
+    const c = Atomics.add(counters, 0, 1);
+    if (c >= chunks) return;
+    const to = Math.min(count, (c + 1) * chunk);
+    for (let i = c * chunk; i < to; i++) {
+      const o = i * 129;
+      let valid = false;
+      try {
+        valid = binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 129));
+      } catch {}
+      ok[i] = valid ? 1 : 0;
     }
+    if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
   }
-  parentPort.postMessage({ id, ok }, [ok.buffer]);
 });
 `;
 
 /** Below this many signatures a batch is verified on the calling thread alone. */
 const PARALLEL_THRESHOLD = 128;
+/**
+ * Signatures per unit of work (about 1.5 ms here): small enough that the threads finish a job
+ * together, large enough that claiming costs nothing.
+ */
+const CHUNK = 32;
 
 /** Worker threads for the libsecp256k1 binding that `@chain/crypto/native` uses. */
 function bindingPath(): string | undefined {
@@ -50,14 +63,86 @@ export function defaultVerifyThreads(): number {
   return Math.max(0, Math.min(availableParallelism() - 1, 3));
 }
 
-interface Job {
-  resolve: (ok: Uint8Array) => void;
-  reject: (error: unknown) => void;
+/**
+ * A batch of signatures. Handed to workers, it lives in shared memory: signature, hash and key of
+ * each item packed, one result byte per item, and two counters (chunks claimed, chunks finished)
+ * that the workers and the calling thread update atomically.
+ */
+class Job {
+  readonly count: number;
+  readonly chunks: number;
+  readonly data: Uint8Array | undefined;
+  readonly ok: Uint8Array;
+  readonly counters: Int32Array;
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  finished = false;
+
+  constructor(
+    readonly id: number,
+    readonly items: readonly VerifyItem[],
+    shared: boolean,
+  ) {
+    this.count = items.length;
+    this.chunks = Math.ceil(items.length / CHUNK);
+    const buffer = (bytes: number) =>
+      shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+    this.ok = new Uint8Array(buffer(items.length));
+    this.counters = new Int32Array(buffer(8));
+    if (shared) {
+      const data = new Uint8Array(buffer(items.length * ITEM_BYTES));
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i]!;
+        const o = i * ITEM_BYTES;
+        // A field of the wrong length is left zero there, which never verifies.
+        if (
+          item.signature.length === 64 &&
+          item.hash.length === 32 &&
+          item.publicKey.length === 33
+        ) {
+          data.set(item.signature, o);
+          data.set(item.hash, o + 64);
+          data.set(item.publicKey, o + 96);
+        }
+      }
+      this.data = data;
+    }
+    this.done = new Promise<void>((resolve) => {
+      this.resolveDone = resolve;
+    });
+    if (this.chunks === 0) this.finish();
+  }
+
+  get complete(): boolean {
+    return Atomics.load(this.counters, 1) >= this.chunks;
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.resolveDone();
+  }
+}
+
+/** Packed item: 64-byte signature, 32-byte hash, 33-byte key. */
+const ITEM_BYTES = 129;
+
+/**
+ * A signature batch handed to the worker threads by `background()`; `settle()` has the calling
+ * thread verify the chunks the workers have not claimed yet, then waits for the rest.
+ */
+export interface BackgroundVerification {
+  settle(): Promise<boolean[]>;
 }
 
 /**
- * Verifies a block's signatures on the calling thread and on worker threads at once. Any worker
- * failure makes the pool fall back to the calling thread for good; results never depend on it.
+ * Verifies signatures on worker threads and on the calling thread. A batch lives in shared memory,
+ * cut into chunks that each thread claims with an atomic counter, so the workers never wait for the
+ * calling thread (which may be busy applying a block) and a caller waiting for a batch verifies its
+ * unclaimed chunks itself: every thread stays busy and a batch ends when its last chunk does.
+ * Background batches (`background()`, e.g. the blocks queued behind the one being applied) are
+ * worked on by the workers alone until they are settled. Any worker failure makes the pool fall
+ * back to the calling thread for good; results never depend on it.
  */
 export class VerifierPool {
   private workers: Worker[] = [];
@@ -81,87 +166,135 @@ export class VerifierPool {
     for (let i = 0; i < this.threads; i++) {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bindingPath: path } });
       worker.unref();
-      worker.on('message', ({ id, ok }: { id: number; ok: Uint8Array }) => {
-        const job = this.jobs.get(id);
-        this.jobs.delete(id);
-        if (this.jobs.size === 0) for (const w of this.workers) w.unref();
-        job?.resolve(ok);
-      });
-      worker.on('error', (error) => this.fail(error));
+      worker.on('message', (id: number) => this.jobs.get(id)?.finish());
+      worker.on('error', () => void this.fail());
       this.workers.push(worker);
     }
     return true;
   }
 
-  private fail(error: unknown): void {
+  /** Workers stop; every batch they had not finished is verified on the calling thread. */
+  private fail(): Promise<unknown> {
     this.broken = true;
-    for (const job of this.jobs.values()) job.reject(error);
-    this.jobs.clear();
-    void this.close();
+    const workers = this.workers;
+    this.workers = [];
+    for (const job of this.jobs.values()) {
+      if (job.complete) continue;
+      for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
+      job.finish();
+    }
+    return Promise.all(workers.map((worker) => worker.terminate()));
   }
 
-  private verifyLocally(items: readonly VerifyItem[], out: boolean[], from: number, to: number) {
-    for (let i = from; i < to; i++) {
-      const item = items[i]!;
-      out[i] = this.local.verify(item.signature, item.hash, item.publicKey);
+  private verifyChunk(job: Job, chunk: number): void {
+    const to = Math.min(job.count, (chunk + 1) * CHUNK);
+    for (let i = chunk * CHUNK; i < to; i++) {
+      const item = job.items[i]!;
+      job.ok[i] = this.local.verify(item.signature, item.hash, item.publicKey) ? 1 : 0;
     }
   }
 
-  private dispatch(worker: Worker, items: readonly VerifyItem[], from: number, to: number) {
-    const count = to - from;
-    const sigs = new Uint8Array(count * 64);
-    const hashes = new Uint8Array(count * 32);
-    const keys = new Uint8Array(count * 33);
-    for (let i = 0; i < count; i++) {
-      const item = items[from + i]!;
-      sigs.set(item.signature, i * 64);
-      hashes.set(item.hash, i * 32);
-      keys.set(item.publicKey, i * 33);
+  private submit(items: readonly VerifyItem[]): Job {
+    const parallel = items.length >= PARALLEL_THRESHOLD && this.start();
+    const job = new Job(this.nextId++, items, parallel);
+    if (!parallel || job.finished) return job;
+    this.jobs.set(job.id, job);
+    const message = {
+      id: job.id,
+      count: job.count,
+      chunk: CHUNK,
+      data: job.data!,
+      ok: job.ok,
+      counters: job.counters,
+    };
+    for (const worker of this.workers) {
+      worker.ref();
+      worker.postMessage(message);
     }
-    const id = this.nextId++;
-    const result = new Promise<Uint8Array>((resolve, reject) => {
-      this.jobs.set(id, { resolve, reject });
-    });
-    worker.ref();
-    worker.postMessage({ id, count, sigs, hashes, keys }, [
-      sigs.buffer,
-      hashes.buffer,
-      keys.buffer,
-    ]);
-    return result;
+    return job;
   }
 
-  /** One boolean per item, in order. */
+  /** The calling thread claims and verifies the job's remaining chunks, then waits for the rest. */
+  private async help(job: Job): Promise<boolean[]> {
+    for (;;) {
+      const chunk = Atomics.add(job.counters, 0, 1);
+      if (chunk >= job.chunks) break;
+      this.verifyChunk(job, chunk);
+      if (Atomics.add(job.counters, 1, 1) + 1 === job.chunks) job.finish();
+    }
+    await job.done;
+    this.jobs.delete(job.id);
+    if (this.jobs.size === 0) for (const worker of this.workers) worker.unref();
+    return Array.from(job.ok, (v) => v === 1);
+  }
+
+  /** One boolean per item, in order; the calling thread takes part. */
   async verify(items: readonly VerifyItem[]): Promise<boolean[]> {
-    const out = new Array<boolean>(items.length).fill(false);
-    if (items.length < PARALLEL_THRESHOLD || !this.start()) {
-      this.verifyLocally(items, out, 0, items.length);
-      return out;
-    }
-    const parts = this.workers.length + 1;
-    const size = Math.ceil(items.length / parts);
-    const pending: Array<{ from: number; to: number; result: Promise<Uint8Array> }> = [];
-    for (let w = 0; w < this.workers.length; w++) {
-      const from = (w + 1) * size;
-      const to = Math.min(items.length, from + size);
-      if (from < to)
-        pending.push({ from, to, result: this.dispatch(this.workers[w]!, items, from, to) });
-    }
-    this.verifyLocally(items, out, 0, Math.min(size, items.length));
-    for (const part of pending) {
-      try {
-        const ok = await part.result;
-        for (let i = part.from; i < part.to; i++) out[i] = ok[i - part.from] === 1;
-      } catch {
-        this.verifyLocally(items, out, part.from, part.to);
-      }
-    }
-    return out;
+    return this.help(this.submit(items));
+  }
+
+  /**
+   * Starts verifying on the worker threads only (the calling thread goes on with other work);
+   * `settle()` brings the calling thread in and resolves with one boolean per item.
+   */
+  background(items: readonly VerifyItem[]): BackgroundVerification {
+    const job = this.submit(items);
+    return { settle: () => this.help(job) };
   }
 
   async close(): Promise<void> {
-    const workers = this.workers;
-    this.workers = [];
-    await Promise.all(workers.map((w) => w.terminate()));
+    await this.fail();
   }
+}
+
+/** What verifyBlockAhead needs from the chain. */
+export interface AheadContext {
+  pool: VerifierPool;
+  cache: SignatureCache;
+  /** The block's operations, decoded (throws on a malformed block). */
+  operations(bytes: Uint8Array): readonly Operation[];
+  /** The key an operation must verify against in the committed state; null when unknown. */
+  keyOf(op: Operation): Uint8Array | null;
+  signingHashOf(op: Operation): Uint8Array;
+}
+
+const NOTHING_AHEAD = { settle: async () => {} };
+
+/**
+ * Starts checking the signatures of a block queued for import on the worker threads, while the
+ * blocks before it apply; the block's own check (after `settle()`) then finds them in the cache.
+ * Signatures whose key the committed state does not know yet (an activation earlier in the queue)
+ * are left to that check, and a cache hit needs the same key, so nothing here can make a block
+ * pass that the full check would refuse. A malformed block is left to the full check as well.
+ */
+export function verifyBlockAhead(
+  bytes: Uint8Array,
+  ctx: AheadContext,
+): { settle(): Promise<void> } {
+  let ops: readonly Operation[];
+  try {
+    ops = ctx.operations(bytes);
+  } catch {
+    return NOTHING_AHEAD;
+  }
+  const items: VerifyItem[] = [];
+  const digests: string[] = [];
+  for (const op of ops) {
+    const key = ctx.keyOf(op);
+    if (key === null) continue;
+    const digest = hashKey(op.digest);
+    if (ctx.cache.has(digest, key)) continue;
+    items.push({ signature: op.signature, hash: ctx.signingHashOf(op), publicKey: key });
+    digests.push(digest);
+  }
+  if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
+  const verification = ctx.pool.background(items);
+  return {
+    async settle() {
+      const results = await verification.settle();
+      for (let i = 0; i < items.length; i++) {
+        if (results[i]) ctx.cache.add(digests[i]!, items[i]!.publicKey);
+      }
+    },
+  };
 }

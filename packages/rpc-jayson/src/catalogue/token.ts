@@ -16,6 +16,18 @@ export type AdminTokenMethod = (typeof ADMIN_TOKEN_METHODS)[number];
 /** Largest `payload` of an operation, in bytes. */
 export const MAX_PAYLOAD_BYTES = 255;
 
+/**
+ * Longest token name, symbol and summary, in UTF-16 code units: the same numbers as the token
+ * operations' consensus rule in @chain/tokens (which the node's tests compare with these).
+ */
+export const MAX_TOKEN_NAME_LENGTH = 64;
+export const MAX_TOKEN_SYMBOL_LENGTH = 16;
+export const MAX_TOKEN_SUMMARY_LENGTH = 256;
+
+/** holderToken paging: holders per page when `max` is omitted, and the most one page holds. */
+export const DEFAULT_HOLDER_PAGE = 100;
+export const MAX_HOLDER_PAGE = 1000;
+
 export const tokenMethods = defineMethods({
   createToken: {
     name: 'createToken',
@@ -25,9 +37,9 @@ export const tokenMethods = defineMethods({
       wallet: p.wallet(),
       passphrase: p.string().secret(),
       function: p.boolean(),
-      name: p.string(),
-      symbol: p.string(),
-      summary: p.string(),
+      name: p.string({ maxLength: MAX_TOKEN_NAME_LENGTH }),
+      symbol: p.string({ maxLength: MAX_TOKEN_SYMBOL_LENGTH }),
+      summary: p.string({ maxLength: MAX_TOKEN_SUMMARY_LENGTH }),
       totalAmount: p.amount(),
       decimal: p.integer({ min: 0, max: 18 }),
     },
@@ -45,14 +57,30 @@ export const tokenMethods = defineMethods({
       receiver: p.wallet().optional(),
       amount: p.amount().optional(),
       select: p.boolean().optional(),
+      /**
+       * Extension (not in the spec), lockWalletVolume only: lock `amount` for this many blocks as the
+       * wallet's time lock (`volumeTimeLock`, released by itself) instead of setting its lasting
+       * lock (`volumeLock`). Omitted or 0: the lasting lock.
+       */
+      lockBlocks: p.integer({ min: 0, max: 0xffffffff }).optional(),
     },
     result: result<OperationObject>('OperationObject'),
   },
   holderToken: {
     name: 'holderToken',
     group: 'token',
-    summary: 'Holders of a token.',
-    params: { wallet: p.wallet() },
+    summary:
+      'Holders of a token, one page at a time, in the order they became holders (a holder is listed while it has a balance, a lock or a disabled transfer).',
+    params: {
+      wallet: p.wallet(),
+      /**
+       * Extension (not in the spec): continue after this holder, the last `wallet` of the previous
+       * page. A page shorter than `max` is the last one.
+       */
+      after: p.wallet().optional(),
+      /** Extension (not in the spec): holders per page, 1 to 1000 (default 100). */
+      max: p.integer({ min: 1, max: MAX_HOLDER_PAGE }).optional(DEFAULT_HOLDER_PAGE),
+    },
     result: result<TokenHolders>('TokenHolders'),
     paramsBesideMethod: ['wallet'],
   },

@@ -1,0 +1,326 @@
+/**
+ * `chain-node call <method> key=value ...`: one JSON-RPC call from the shell, like bitcoin-cli or
+ * cast. Exit codes scripts can rely on: 0 the call succeeded, 1 the node answered with a JSON-RPC
+ * error, 2 the command was used wrongly (nothing was sent), 3 no JSON-RPC reply (cannot connect,
+ * timeout, not a chain-node at that URL).
+ */
+import { readFile } from 'node:fs/promises';
+import process from 'node:process';
+import { catalogue } from '@chain/rpc-jayson/catalogue';
+import type { Argv, CommandModule } from 'yargs';
+import { DEFAULT_NODE_OPTIONS } from '../options';
+import { formatResult } from './call-output';
+import { buildCallParams, CallUsageError, describeMethods, resolveMethod } from './call-params';
+
+export const CALL_EXIT = { OK: 0, RPC_ERROR: 1, USAGE: 2, NO_REPLY: 3 } as const;
+
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+interface CallArgs {
+  method?: string;
+  args?: string[];
+  params?: string;
+  stdin: boolean;
+  'rpc-url'?: string;
+  'rpc-host': string;
+  'rpc-port': number;
+  'rpc-user'?: string;
+  'rpc-password'?: string;
+  'rpc-cookie'?: string;
+  json: boolean;
+  list: boolean;
+  timeout: number;
+}
+
+interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: { reason?: unknown; param?: unknown };
+}
+
+/** No JSON-RPC reply arrived (exit code 3). */
+class NoReplyError extends Error {}
+
+/**
+ * Options of `chain-node start` that `call` accepts and ignores: the environment (`CHAIN_*`) and the
+ * `--config` file are shared by every command, and a `CHAIN_DATADIR` set for the node must not make
+ * `chain-node call` fail as an unknown argument under yargs' strict mode.
+ */
+const START_OPTIONS_TAKEN_ALONG = {
+  datadir: { type: 'string', hidden: true },
+  network: { type: 'string', hidden: true },
+  genesis: { type: 'string', hidden: true },
+  'rpc-allow-keys': { type: 'boolean', hidden: true },
+  'rpc-cors': { type: 'array', string: true, hidden: true },
+  'rpc-allowed-hosts': { type: 'array', string: true, hidden: true },
+  'p2p-port': { type: 'number', hidden: true },
+  peers: { type: 'string', hidden: true },
+  'p2p-host': { type: 'string', hidden: true },
+  'mine-wallet': { type: 'array', string: true, hidden: true },
+  'mine-passphrase-file': { type: 'string', hidden: true },
+  'block-time': { type: 'number', hidden: true },
+  mine: { type: 'boolean', hidden: true },
+  'dev-passphrase': { type: 'string', hidden: true },
+  'log-level': { type: 'string', hidden: true },
+} as const;
+
+function callOptions(args: Argv) {
+  return args
+    .positional('method', { type: 'string', describe: 'JSON-RPC method, e.g. getBlockInfo' })
+    .positional('args', {
+      type: 'string',
+      array: true,
+      describe: 'params as key=value, or bare values in the order of the method params',
+    })
+    .option('params', { type: 'string', describe: 'params as JSON (object or array)' })
+    .option('stdin', {
+      type: 'boolean',
+      default: false,
+      describe: 'read the params JSON from stdin (keeps passphrases out of argv and history)',
+    })
+    .option('rpc-url', {
+      type: 'string',
+      describe: 'JSON-RPC endpoint (default http://<rpc-host>:<rpc-port>/)',
+    })
+    .option('rpc-host', {
+      type: 'string',
+      default: DEFAULT_NODE_OPTIONS.rpcHost,
+      describe: 'node JSON-RPC host, when --rpc-url is not given',
+    })
+    .option('rpc-port', {
+      type: 'number',
+      default: DEFAULT_NODE_OPTIONS.rpcPort,
+      describe: 'node JSON-RPC port, when --rpc-url is not given',
+    })
+    .option('rpc-user', { type: 'string', describe: 'JSON-RPC Basic auth user' })
+    .option('rpc-password', { type: 'string', describe: 'JSON-RPC Basic auth password' })
+    .option('rpc-cookie', {
+      type: 'string',
+      describe: 'cookie file of a node bound off loopback (<datadir>/.cookie)',
+    })
+    .option('json', {
+      type: 'boolean',
+      default: false,
+      describe: 'print the result as one line of JSON (errors as JSON on stderr)',
+    })
+    .option('list', { type: 'boolean', default: false, describe: 'list every method and exit' })
+    .option('timeout', {
+      type: 'number',
+      default: DEFAULT_CALL_TIMEOUT_MS,
+      describe: 'milliseconds to wait for the reply',
+    })
+    .options(START_OPTIONS_TAKEN_ALONG)
+    .example('$0 call getBlockCount', 'chain height')
+    .example('$0 call getBlockInfo 3', 'block 3 (bare values fill params in order)')
+    .example('$0 call getWalletInfo wallet=CH…', 'a wallet, pretty printed')
+    .example(
+      'echo \'{"wallet":"CH…","passphrase":"…"}\' | $0 call unlockWallet --stdin',
+      'keep a passphrase out of the shell history',
+    )
+    .epilog(
+      'Exit codes: 0 ok, 1 JSON-RPC error (code, reason and message on stderr), 2 usage error, 3 no reply (cannot connect).',
+    );
+}
+
+export const callCommand: CommandModule<object, CallArgs> = {
+  command: 'call [method] [args..]',
+  describe: 'call a JSON-RPC method of a running node (key=value params, --json for scripts)',
+  builder: callOptions as unknown as CommandModule<object, CallArgs>['builder'],
+  handler: async (argv) => {
+    process.exitCode = await runCall(argv);
+  },
+};
+
+async function runCall(argv: CallArgs): Promise<number> {
+  try {
+    if (argv.list) {
+      process.stdout.write(`${describeMethods()}\n`);
+      return CALL_EXIT.OK;
+    }
+    if (argv.method === undefined) {
+      throw new CallUsageError('say which method to call, e.g. `chain-node call getBlockCount`');
+    }
+    if (!Number.isFinite(argv.timeout) || argv.timeout <= 0) {
+      throw new CallUsageError(`--timeout must be a positive number of milliseconds`);
+    }
+    const method = resolveMethod(argv.method);
+    if (argv.stdin && argv.params !== undefined) {
+      throw new CallUsageError('give the params JSON either with --params or on --stdin, not both');
+    }
+    const paramsJson = argv.stdin ? await readStdin() : argv.params;
+    const params = buildCallParams(method, argv.args ?? [], paramsJson);
+    const endpoint = await resolveEndpoint(argv);
+    const reply = await postCall(endpoint, method, params, argv.timeout);
+    if ('error' in reply) {
+      process.stderr.write(
+        argv.json
+          ? `${JSON.stringify({ error: reply.error })}\n`
+          : `${describeError(reply.error)}\n`,
+      );
+      return CALL_EXIT.RPC_ERROR;
+    }
+    const text = argv.json
+      ? JSON.stringify(reply.result)
+      : formatResult(reply.result, catalogue[method].result.name);
+    process.stdout.write(`${text}\n`);
+    return CALL_EXIT.OK;
+  } catch (error) {
+    if (error instanceof CallUsageError) {
+      process.stderr.write(
+        `chain-node: ${error.message}\nRun \`chain-node call --help\` for usage.\n`,
+      );
+      return CALL_EXIT.USAGE;
+    }
+    if (error instanceof NoReplyError) {
+      process.stderr.write(`chain-node: ${error.message}\n`);
+      return CALL_EXIT.NO_REPLY;
+    }
+    throw error;
+  }
+}
+
+/** `error 1030 WRONG_PASSPHRASE: wrong passphrase for CH… (param passphrase)`. */
+export function describeError(error: JsonRpcError): string {
+  const reason = typeof error.data?.reason === 'string' ? ` ${error.data.reason}` : '';
+  const param = typeof error.data?.param === 'string' ? ` (param ${error.data.param})` : '';
+  return `error ${error.code}${reason}: ${error.message}${param}`;
+}
+
+interface Endpoint {
+  url: string;
+  /** Shown in messages: never with credentials. */
+  shown: string;
+  authorization?: string;
+}
+
+async function resolveEndpoint(argv: CallArgs): Promise<Endpoint> {
+  const text = argv['rpc-url'] ?? defaultUrl(argv['rpc-host'], argv['rpc-port']);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CallUsageError(`--rpc-url is not a URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CallUsageError(`--rpc-url must be http:// or https://, got ${url.protocol}`);
+  }
+  let credentials: { user: string; password: string } | undefined;
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses URLs with credentials: send them as Basic authentication instead.
+    credentials = {
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    };
+    url.username = '';
+    url.password = '';
+  }
+  if (argv['rpc-user'] !== undefined) {
+    credentials = { user: argv['rpc-user'], password: argv['rpc-password'] ?? '' };
+  } else if (argv['rpc-cookie'] !== undefined) {
+    credentials = await readCookie(argv['rpc-cookie']);
+  }
+  return {
+    url: url.href,
+    shown: url.href,
+    ...(credentials
+      ? {
+          authorization: `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`,
+        }
+      : {}),
+  };
+}
+
+/** A node bound to every interface is reached on loopback. */
+function defaultUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const hostPart = reachable.includes(':') ? `[${reachable}]` : reachable;
+  return `http://${hostPart}:${port}/`;
+}
+
+async function readCookie(file: string): Promise<{ user: string; password: string }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CallUsageError(
+      `cannot read --rpc-cookie ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+  const colon = text.indexOf(':');
+  if (colon <= 0) throw new CallUsageError(`--rpc-cookie ${file} is not a cookie file`);
+  return { user: text.slice(0, colon), password: text.slice(colon + 1).trim() };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function postCall(
+  endpoint: Endpoint,
+  method: string,
+  params: unknown,
+  timeoutMs: number,
+): Promise<{ result: unknown } | { error: JsonRpcError }> {
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(endpoint.authorization ? { authorization: endpoint.authorization } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      throw new NoReplyError(`no reply from ${endpoint.shown} within ${timeoutMs} ms`);
+    }
+    throw new NoReplyError(
+      `cannot connect to ${endpoint.shown} (${networkCause(error)}); is the node running? (chain-node start)`,
+    );
+  }
+  const reply = parseReply(text);
+  if (reply === undefined) {
+    throw new NoReplyError(
+      `no JSON-RPC reply from ${endpoint.shown} (HTTP ${response.status}); is it a chain-node RPC endpoint?`,
+    );
+  }
+  return reply;
+}
+
+function parseReply(text: string): { result: unknown } | { error: JsonRpcError } | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const reply = body as { jsonrpc?: unknown; result?: unknown; error?: unknown };
+  if (reply.jsonrpc !== '2.0') return undefined;
+  if (typeof reply.error === 'object' && reply.error !== null) {
+    const error = reply.error as Partial<JsonRpcError>;
+    if (typeof error.code !== 'number') return undefined;
+    return {
+      error: {
+        code: error.code,
+        message: typeof error.message === 'string' ? error.message : '',
+        ...(typeof error.data === 'object' && error.data !== null ? { data: error.data } : {}),
+      },
+    };
+  }
+  return 'result' in reply ? { result: reply.result } : undefined;
+}
+
+function networkCause(error: unknown): string {
+  // undici says "fetch failed" and puts the useful part (ECONNREFUSED, ENOTFOUND) in the cause.
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return (error as Error).message;
+}

@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import type { Chain } from '@chain/ledger';
+import { createP2PNode, type P2PNode } from '@chain/p2p-libp2p';
+import type { Logger } from './logger';
+import { DEFAULT_P2P_PORT, type NodeOptions } from './options';
+import { APP_VERSION, NET_PROTOCOL } from './version';
+
+/**
+ * The node's peer-to-peer side (@chain/p2p-libp2p): listens on --p2p-host:--p2p-port, dials --peers
+ * and the peers it knew before a restart; keeps its peer key, known peers and blacklist in
+ * `<datadir>/p2p/`.
+ */
+export async function startNetworking(
+  options: Pick<NodeOptions, 'datadir' | 'p2pHost' | 'p2pPort' | 'peers'>,
+  chain: Chain,
+  log: Logger,
+): Promise<P2PNode> {
+  const p2p = createP2PNode({
+    chain,
+    dir: join(options.datadir, 'p2p'),
+    host: options.p2pHost,
+    port: options.p2pPort,
+    defaultPeerPort: DEFAULT_P2P_PORT,
+    appVersion: APP_VERSION,
+    netProtocol: NET_PROTOCOL,
+    peers: options.peers,
+    log: log.child({ module: 'p2p' }),
+  });
+  await p2p.start();
+  return p2p;
+}

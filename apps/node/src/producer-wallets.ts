@@ -1,0 +1,73 @@
+import type { KeyStore } from '@chain/keystore';
+import type { Chain } from '@chain/ledger';
+import type { Logger } from './logger';
+import type { ProducerKeys } from './producer-keys';
+
+/**
+ * Block-signing keys live in memory only (ProducerKeys): a restart forgets the mine wallets that
+ * blockchainStart unlocked. A producer wallet whose key file is in this node's key store is this
+ * node's to sign for; until its key is loaded again, the network skips its turns (out of turn).
+ *
+ * To load it again while the node runs, call unlockWallet with the mine wallet and its passphrase:
+ * when the wallet is in the producer set, its key joins the producer keys (`restoreProducerKey`).
+ * To load it at every start, use `--mine-wallet` (mine-wallets.ts). blockchainStart cannot be
+ * repeated (ALREADY_STARTED), and the passphrase is never stored.
+ */
+export function unloadedProducerWallets(
+  chain: Chain,
+  keystore: KeyStore,
+  producerKeys: ProducerKeys,
+): string[] {
+  const loaded = new Set<number>();
+  for (const key of producerKeys.keys()) {
+    const account = chain.producerAccount(key);
+    if (account !== undefined) loaded.add(account);
+  }
+  return chain
+    .producers()
+    .filter((account) => !loaded.has(account))
+    .map((account) => chain.accountByNumber(account)?.address)
+    .filter((address): address is string => address !== undefined && keystore.has(address));
+}
+
+/** Logs a warning at start naming the producer wallets of this key store whose key is not loaded. */
+export function warnUnloadedProducerWallets(
+  chain: Chain,
+  keystore: KeyStore,
+  producerKeys: ProducerKeys,
+  log: Logger,
+): void {
+  const wallets = unloadedProducerWallets(chain, keystore, producerKeys);
+  if (wallets.length === 0) return;
+  log.warn(
+    { wallets },
+    `block producer wallet(s) ${wallets.join(', ')} are in the key store but their key is not ` +
+      'loaded, so this node does not sign their blocks: call unlockWallet with each mine wallet ' +
+      'and its passphrase to load it again (or start with --mine-wallet)',
+  );
+}
+
+/**
+ * After a successful unlockWallet: when the wallet is a block producer, its key joins this node's
+ * producer keys. Returns whether it did.
+ */
+export async function restoreProducerKey(
+  chain: Chain,
+  keystore: KeyStore,
+  producerKeys: ProducerKeys,
+  log: Logger,
+  address: string,
+  passphrase: string,
+): Promise<boolean> {
+  const account = chain.accountByAddress(address);
+  if (account === undefined || !chain.producers().includes(account.number)) return false;
+  const privateKey = await keystore.getPrivateKey(address, passphrase);
+  try {
+    if (chain.producerAccount(privateKey) !== account.number) return false;
+    producerKeys.add(privateKey);
+    log.info({ wallet: address }, 'producer wallet key loaded: this node signs its blocks again');
+    return true;
+  } finally {
+    privateKey.fill(0);
+  }
+}

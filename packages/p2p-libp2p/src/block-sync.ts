@@ -1,0 +1,379 @@
+import { type Chain, isPreferredTip } from '@chain/ledger';
+import type { Stream } from '@libp2p/interface';
+import { FrameReader, writeFrame } from './framing';
+import { LIMITS } from './limits';
+import {
+  type BlocksRequest,
+  decodeBlocksRequest,
+  decodeBlocksResponse,
+  encodeBlocksRequest,
+  encodeBlocksResponse,
+  type TipInfo,
+} from './messages';
+import type { Offence } from './misbehaviour';
+import type { MessageKind } from './traffic';
+
+export const BLOCKS_PROTOCOL = '/chain/blocks/1';
+
+/** What the synchroniser needs to know of a connected peer. */
+export interface SyncPeer {
+  readonly ip: string;
+  /** The peer's tip as it last said (hello, sync response). */
+  head: TipInfo | undefined;
+  /** Unix ms until which the peer is not asked again (it failed or misled). */
+  syncRetryAt: number;
+  openStream(protocol: string): Promise<Stream>;
+}
+
+export interface SyncHooks {
+  peers(): Iterable<SyncPeer>;
+  misbehaved(peer: SyncPeer, offence: Offence, code: number, text: string): void;
+  traffic(
+    ip: string,
+    kind: MessageKind,
+    direction: 'Autosend' | 'Autoreceive',
+    bytes: number,
+  ): void;
+  log(level: 'debug' | 'info' | 'warn', details: object, message: string): void;
+}
+
+export interface SyncProgress {
+  /** Head height when the latest sync began (or when networking started). */
+  startingBlock: number;
+  currentBlock: number;
+  /** The highest head height of this node and its peers. */
+  highestBlock: number;
+  syncing: boolean;
+}
+
+/** Reasons of INVALID_BLOCK that say nothing bad about the block's sender. */
+const BENIGN_BLOCK_REASONS = new Set([
+  'NOT_NEXT_BLOCK',
+  'WRONG_PARENT',
+  'TIMESTAMP_IN_FUTURE',
+  'BAD_FORK_POINT',
+  'ROLLBACK_TOO_DEEP',
+]);
+
+/** True when an import failure means the block itself is invalid (its sender misbehaved). */
+export function isInvalidBlockError(
+  error: unknown,
+): error is { code: number; reason: string; message: string } {
+  const e = error as { code?: unknown; reason?: unknown };
+  return e?.code === 1003 && typeof e.reason === 'string' && !BENIGN_BLOCK_REASONS.has(e.reason);
+}
+
+function errorText(error: unknown): string {
+  const e = error as { reason?: unknown; message?: unknown };
+  return `${typeof e?.reason === 'string' ? `${e.reason} ` : ''}${String(e?.message ?? error)}`;
+}
+
+/**
+ * Heights of the locator: the last 10 blocks, then doubling steps back, then genesis (as Bitcoin's
+ * block locator): a peer finds the last common block in one round trip even after a long fork.
+ */
+export function locatorHeights(head: number, max = LIMITS.locatorHashes): number[] {
+  const heights: number[] = [];
+  let step = 1;
+  for (let h = head; h > 0 && heights.length < max - 1; h -= step) {
+    heights.push(h);
+    if (heights.length >= 10) step *= 2;
+  }
+  heights.push(0);
+  return heights;
+}
+
+/** Serves `/chain/blocks/1`: the blocks after the last locator hash found on this chain. */
+export async function serveBlocks(
+  chain: Chain,
+  stream: Stream,
+  ip: string,
+  hooks: Pick<SyncHooks, 'traffic'>,
+): Promise<void> {
+  const reader = new FrameReader(stream);
+  const requestBytes = await reader.expect(LIMITS.syncRequestBytes);
+  hooks.traffic(ip, 'GetBlocks', 'Autoreceive', requestBytes.length + 4);
+  const request = decodeBlocksRequest(requestBytes);
+  let forkHeight: number | undefined;
+  for (const hash of request.locator) {
+    forkHeight = await chain.heightOfHash(hash);
+    if (forkHeight !== undefined) break;
+  }
+  const head = chain.head();
+  const first = (forkHeight ?? head.height) + 1;
+  const maxBlocks = Math.min(request.maxBlocks, LIMITS.syncBatchBlocks);
+  const maxBytes = Math.min(request.maxBytes, LIMITS.syncBatchBytes);
+  const blocks: Uint8Array[] = [];
+  let bytes = 0;
+  for (let h = first; h <= head.height && blocks.length < maxBlocks; h++) {
+    const block = await chain.getBlockBytes(h);
+    if (block === undefined) break;
+    if (blocks.length > 0 && bytes + block.length > maxBytes) break;
+    blocks.push(block);
+    bytes += block.length;
+  }
+  const header = encodeBlocksResponse({
+    found: forkHeight !== undefined,
+    forkHeight: forkHeight ?? 0,
+    head: { height: head.height, hash: head.hash, weight: head.weight },
+    count: forkHeight === undefined ? 0 : blocks.length,
+  });
+  await writeFrame(stream, header);
+  let sent = header.length + 4;
+  if (forkHeight !== undefined) {
+    for (const block of blocks) {
+      await writeFrame(stream, block);
+      sent += block.length + 4;
+    }
+  }
+  hooks.traffic(ip, 'Blocks', 'Autosend', sent);
+  await stream.close();
+}
+
+export interface BlockSyncOptions {
+  chain: Chain;
+  hooks: SyncHooks;
+  /** Most blocks asked per request. */
+  batchBlocks?: number;
+  /** Blocks that can be rolled back (the chain's maxRollback). */
+  maxRollback?: number;
+  /** Pause before asking a peer again after it failed or misled. */
+  retryMs?: number;
+}
+
+/**
+ * Range sync: while a connected peer's tip is preferred to this node's (heavier, ties to the lower
+ * hash), ask it for the blocks after the last common one (a locator) and import them; when the
+ * common block is below the head, hand the peer's branch to the chain's fork choice
+ * (`reorganize`). One sync runs at a time; a trigger during a run makes it look again after.
+ */
+export class BlockSync {
+  private readonly chain: Chain;
+  private readonly hooks: SyncHooks;
+  private readonly batchBlocks: number;
+  private readonly maxRollback: number;
+  private readonly retryMs: number;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private active = false;
+  private startingBlock: number;
+
+  constructor(options: BlockSyncOptions) {
+    this.chain = options.chain;
+    this.hooks = options.hooks;
+    this.batchBlocks = options.batchBlocks ?? LIMITS.syncBatchBlocks;
+    this.maxRollback = options.maxRollback ?? 64;
+    this.retryMs = options.retryMs ?? 5000;
+    this.startingBlock = this.chain.head().height;
+  }
+
+  /** The peer to sync from: the one whose tip is most preferred, if it beats this node's. */
+  bestPeer(): SyncPeer | undefined {
+    const now = Date.now();
+    let best: SyncPeer | undefined;
+    let bestTip: TipInfo = this.chain.head();
+    for (const peer of this.hooks.peers()) {
+      if (peer.head === undefined || peer.syncRetryAt > now) continue;
+      if (isPreferredTip(peer.head, bestTip)) {
+        best = peer;
+        bestTip = peer.head;
+      }
+    }
+    return best;
+  }
+
+  get syncing(): boolean {
+    return this.active;
+  }
+
+  progress(): SyncProgress {
+    const current = this.chain.head().height;
+    let highest = current;
+    for (const peer of this.hooks.peers()) {
+      if (peer.head !== undefined && peer.head.height > highest) highest = peer.head.height;
+    }
+    return {
+      startingBlock: Math.min(this.startingBlock, current),
+      currentBlock: current,
+      highestBlock: highest,
+      syncing: this.active,
+    };
+  }
+
+  /** Looks for a better peer and syncs from it (now, or right after the run in progress). */
+  trigger(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Stops after the current request; waits for it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  resume(): void {
+    this.stopped = false;
+    this.startingBlock = this.chain.head().height;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        for (;;) {
+          if (this.stopped) return;
+          const peer = this.bestPeer();
+          if (peer === undefined) break;
+          if (!this.active) {
+            this.active = true;
+            this.startingBlock = this.chain.head().height;
+            this.hooks.log(
+              'info',
+              { from: peer.ip, height: this.startingBlock, peerHeight: peer.head?.height },
+              'syncing blocks',
+            );
+          }
+          let progressed = false;
+          try {
+            progressed = await this.syncRound(peer);
+          } catch (error) {
+            this.hooks.log(
+              'debug',
+              { peer: peer.ip, err: errorText(error) },
+              'sync request failed',
+            );
+          }
+          if (!progressed) peer.syncRetryAt = Date.now() + this.retryMs;
+        }
+      } while (this.again && !this.stopped);
+    } finally {
+      if (this.active) {
+        this.active = false;
+        this.hooks.log('info', { height: this.chain.head().height }, 'sync finished');
+      }
+    }
+  }
+
+  private async locator(): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    for (const h of locatorHeights(this.chain.head().height)) {
+      const hash = await this.chain.blockHash(h);
+      if (hash !== undefined) out.push(hash);
+    }
+    return out;
+  }
+
+  /** One request to `peer`; true when this node's chain changed. */
+  private async syncRound(peer: SyncPeer): Promise<boolean> {
+    const request: BlocksRequest = {
+      locator: await this.locator(),
+      maxBlocks: this.batchBlocks,
+      maxBytes: LIMITS.syncBatchBytes,
+    };
+    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    const requestBytes = encodeBlocksRequest(request);
+    await writeFrame(stream, requestBytes);
+    this.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
+    const reader = new FrameReader(stream);
+    let received = 0;
+    try {
+      const headerBytes = await reader.expect(256);
+      received += headerBytes.length + 4;
+      let response: ReturnType<typeof decodeBlocksResponse>;
+      try {
+        response = decodeBlocksResponse(headerBytes);
+      } catch (error) {
+        this.hooks.misbehaved(
+          peer,
+          'garbage',
+          1016,
+          `malformed blocks response: ${errorText(error)}`,
+        );
+        return false;
+      }
+      peer.head = response.head;
+      if (!response.found || response.count === 0) return false;
+      const ours = this.chain.head();
+      if (response.forkHeight === ours.height) {
+        return await this.importRun(peer, reader, response.count, (n) => {
+          received += n;
+        });
+      }
+      if (response.forkHeight > ours.height) return false;
+      if (ours.height - response.forkHeight > this.maxRollback) {
+        this.hooks.log(
+          'warn',
+          { peer: peer.ip, forkHeight: response.forkHeight, head: ours.height },
+          'peer is on a fork deeper than the rollback limit',
+        );
+        return false;
+      }
+      const branch: Uint8Array[] = [];
+      for (let i = 0; i < response.count; i++) {
+        const block = await reader.expect(LIMITS.blockBytes);
+        received += block.length + 4;
+        branch.push(block);
+      }
+      try {
+        const result = await this.chain.reorganize(response.forkHeight, branch);
+        this.hooks.log(
+          result.adopted ? 'info' : 'debug',
+          {
+            peer: peer.ip,
+            forkHeight: response.forkHeight,
+            dropped: ours.height - response.forkHeight,
+            adopted: result.adopted,
+            height: result.head.height,
+          },
+          result.adopted ? 'reorganised to a heavier branch' : 'kept this chain against a branch',
+        );
+        if (!result.adopted) this.hooks.misbehaved(peer, 'unhelpful', 1003, 'branch not heavier');
+        return result.adopted;
+      } catch (error) {
+        if (isInvalidBlockError(error)) {
+          this.hooks.misbehaved(peer, 'invalidBlock', error.code, errorText(error));
+        }
+        return false;
+      }
+    } finally {
+      this.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
+      if (stream.status === 'open') stream.abort(new Error('sync round over'));
+    }
+  }
+
+  /** Imports blocks extending the head as they arrive. */
+  private async importRun(
+    peer: SyncPeer,
+    reader: FrameReader,
+    count: number,
+    onBytes: (n: number) => void,
+  ): Promise<boolean> {
+    let imported = 0;
+    for (let i = 0; i < count; i++) {
+      const bytes = await reader.expect(LIMITS.blockBytes);
+      onBytes(bytes.length + 4);
+      try {
+        await this.chain.importBlock(bytes);
+        imported++;
+      } catch (error) {
+        if (isInvalidBlockError(error)) {
+          this.hooks.misbehaved(peer, 'invalidBlock', error.code, errorText(error));
+          return imported > 0;
+        }
+        // Gossip got there first, or the chain moved: the block may be known already.
+        const { hash } = this.chain.inspectBlock(bytes);
+        if ((await this.chain.heightOfHash(hash)) === undefined) return imported > 0;
+      }
+      if (this.stopped) break;
+    }
+    return imported > 0;
+  }
+}

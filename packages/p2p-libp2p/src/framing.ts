@@ -1,0 +1,122 @@
+import type { Stream } from '@libp2p/interface';
+import { LIMITS } from './limits';
+
+/** A stream broke one of the framing rules: too big, cut short, or silent too long. */
+export class FramingError extends Error {
+  constructor(
+    readonly kind: 'oversized' | 'truncated' | 'timeout',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FramingError';
+  }
+}
+
+type Chunk = Uint8Array | { subarray(): Uint8Array };
+
+function toBytes(chunk: Chunk): Uint8Array {
+  return chunk instanceof Uint8Array ? chunk : chunk.subarray();
+}
+
+/**
+ * Reads `u32le length || payload` frames off a libp2p stream. Each frame is bounded by the size the
+ * caller allows, and each wait for data by `idleMs`; breaking either aborts the stream.
+ */
+export class FrameReader {
+  private readonly source: AsyncIterator<Chunk>;
+  /** Received bytes not yet returned, in order (kept as chunks: no copying while a frame fills). */
+  private parts: Uint8Array[] = [];
+  private available = 0;
+  private ended = false;
+
+  constructor(
+    private readonly stream: Stream,
+    private readonly idleMs: number = LIMITS.streamIdleMs,
+  ) {
+    this.source = stream[Symbol.asyncIterator]();
+  }
+
+  /** The next frame, or undefined when the remote closed cleanly between frames. */
+  async next(maxBytes: number): Promise<Uint8Array | undefined> {
+    if (!(await this.fill(4))) {
+      if (this.available === 0) return undefined;
+      throw this.fail(new FramingError('truncated', 'stream ended inside a frame header'));
+    }
+    const header = this.take(4);
+    const length = new DataView(header.buffer, header.byteOffset, 4).getUint32(0, true);
+    if (length > maxBytes) {
+      throw this.fail(
+        new FramingError('oversized', `frame of ${length} bytes, at most ${maxBytes} allowed`),
+      );
+    }
+    if (!(await this.fill(length))) {
+      throw this.fail(new FramingError('truncated', 'stream ended inside a frame'));
+    }
+    return this.take(length);
+  }
+
+  /** Like next(), but a missing frame is an error. */
+  async expect(maxBytes: number): Promise<Uint8Array> {
+    const frame = await this.next(maxBytes);
+    if (frame === undefined) {
+      throw this.fail(new FramingError('truncated', 'stream ended before the expected message'));
+    }
+    return frame;
+  }
+
+  private fail(error: FramingError): FramingError {
+    this.stream.abort(error);
+    return error;
+  }
+
+  private async fill(n: number): Promise<boolean> {
+    while (this.available < n) {
+      if (this.ended) return false;
+      const result = await this.read();
+      if (result.done === true) {
+        this.ended = true;
+        return false;
+      }
+      const bytes = toBytes(result.value);
+      if (bytes.length === 0) continue;
+      this.parts.push(bytes);
+      this.available += bytes.length;
+    }
+    return true;
+  }
+
+  /** Removes and returns the first `n` buffered bytes (n <= available). */
+  private take(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    let offset = 0;
+    while (offset < n) {
+      const part = this.parts[0]!;
+      const used = Math.min(part.length, n - offset);
+      out.set(part.subarray(0, used), offset);
+      offset += used;
+      if (used === part.length) this.parts.shift();
+      else this.parts[0] = part.subarray(used);
+    }
+    this.available -= n;
+    return out;
+  }
+
+  private read(): Promise<IteratorResult<Chunk>> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(this.fail(new FramingError('timeout', `no data for ${this.idleMs} ms`))),
+        this.idleMs,
+      );
+    });
+    return Promise.race([this.source.next(), timeout]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** Writes one `u32le length || payload` frame, waiting while the stream's buffer is full. */
+export async function writeFrame(stream: Stream, payload: Uint8Array): Promise<void> {
+  const header = new Uint8Array(4);
+  new DataView(header.buffer).setUint32(0, payload.length, true);
+  if (!stream.send(header)) await stream.onDrain();
+  if (payload.length > 0 && !stream.send(payload)) await stream.onDrain();
+}

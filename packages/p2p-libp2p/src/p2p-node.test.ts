@@ -1,0 +1,90 @@
+import { createDevGenesis, DEV_PRIVATE_KEY } from '@chain/ledger';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  growChain,
+  openTestPeer,
+  sendFromDev,
+  type TestPeer,
+  waitUntil,
+} from './testing/temp-network';
+
+const peers: TestPeer[] = [];
+afterEach(async () => {
+  await Promise.all(peers.splice(0).map((p) => p.cleanup()));
+});
+
+async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
+  const p = await openTestPeer(host, options);
+  peers.push(p);
+  return p;
+}
+
+const sameHead = (a: TestPeer, b: TestPeer) =>
+  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
+
+describe('two nodes', () => {
+  it('a new node syncs the chain of its peer, then follows its gossiped blocks and operations', async () => {
+    const a = await peer('127.0.0.2');
+    await growChain(a.chain, 30);
+    await a.p2p.start();
+    const b = await peer('127.0.0.3', { peers: [] });
+    await b.p2p.start();
+    expect(b.p2p.addPeers(a.address())).toBe(1);
+    await waitUntil('b to sync', () => sameHead(a, b));
+    expect(b.chain.head().height).toBe(30);
+    expect(b.p2p.syncProgress()).toMatchObject({ currentBlock: 30, highestBlock: 30 });
+
+    // A new block on a reaches b by gossip.
+    await sendFromDev(a.chain, 5n);
+    await a.chain.produceBlock(DEV_PRIVATE_KEY);
+    await waitUntil('b to follow', () => sameHead(a, b));
+
+    // An operation submitted on b reaches a's mempool.
+    const op = await sendFromDev(b.chain, 7n);
+    await waitUntil('the operation to reach a', () =>
+      a.chain.pendingOperations().some((p) => p.ophash === op.ophash),
+    );
+    await a.chain.produceBlock(DEV_PRIVATE_KEY);
+    await waitUntil('b to see it mined', () => b.chain.pendingCount() === 0 && sameHead(a, b));
+
+    const [connection] = b.p2p.connections();
+    expect(connection).toMatchObject({
+      server: true,
+      ip: '127.0.0.2',
+      port: a.p2p.listenPort,
+      appver: 'test',
+      netver: 1,
+      netver_a: 0,
+    });
+    expect(connection!.sent).toBeGreaterThan(0);
+    expect(connection!.recv).toBeGreaterThan(connection!.sent);
+    expect(b.p2p.netStats()).toMatchObject({
+      active: 1,
+      clients: 0,
+      servers: 1,
+      total: 1,
+      tservers: 1,
+    });
+    expect(a.p2p.netStats()).toMatchObject({ active: 1, clients: 1, servers: 0, tclients: 1 });
+    const [stats] = b.p2p.ipStats('127.0.0.2');
+    expect(stats!.kinds.get('Hello')?.get('Autosend')?.count).toBeGreaterThan(0);
+    expect(stats!.kinds.get('Blocks')?.get('Autoreceive')?.datasize).toBeGreaterThan(0);
+    expect(stats!.kinds.get('NewBlock')?.get('Autoreceive')?.count).toBeGreaterThan(0);
+    expect(stats!.kinds.get('NewOperations')?.get('Autosend')?.count).toBeGreaterThan(0);
+  });
+
+  it('refuses and blacklists a node of another genesis, with an ERRCODE reason', async () => {
+    const a = await peer('127.0.0.4');
+    await a.p2p.start();
+    const other = await peer('127.0.0.5', { genesis: createDevGenesis({ network: 'other' }) });
+    await other.p2p.start();
+    other.p2p.addPeers(a.address());
+    await waitUntil('a to blacklist the stranger', () => a.p2p.blacklist().length === 1);
+    const [entry] = a.p2p.blacklist();
+    expect(entry).toMatchObject({ ip: '127.0.0.5', manual: false });
+    expect(entry!.reason).toMatch(/^ERRCODE:1080 ERROR:GENESIS_MISMATCH /);
+    await waitUntil('the stranger to blacklist a', () => other.p2p.blacklist().length === 1);
+    expect(other.p2p.blacklist()[0]).toMatchObject({ ip: '127.0.0.4', port: a.p2p.listenPort });
+    expect(a.p2p.connections()).toEqual([]);
+  });
+});

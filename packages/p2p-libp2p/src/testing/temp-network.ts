@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Chain,
+  createChain,
+  createDevGenesis,
+  DEV_PRIVATE_KEY,
+  type Genesis,
+} from '@chain/ledger';
+import { createP2PNode, type P2PNode, type P2PNodeOptions } from '../p2p-node';
+
+/** A chain on a temp dir and a P2P node for it on a loopback address of its own (127.0.0.x). */
+export interface TestPeer {
+  chain: Chain;
+  p2p: P2PNode;
+  host: string;
+  dir: string;
+  address(): string;
+  /** Closes the node and the chain and removes the directory. */
+  cleanup(): Promise<void>;
+}
+
+export async function openTestPeer(
+  host: string,
+  options: Partial<Omit<P2PNodeOptions, 'chain' | 'dir'>> & { genesis?: Genesis } = {},
+): Promise<TestPeer> {
+  const dir = await mkdtemp(join(tmpdir(), 'p2p-test-'));
+  const chain = createChain({
+    dataDir: join(dir, 'chain'),
+    genesis: options.genesis ?? createDevGenesis(),
+  });
+  await chain.open();
+  const p2p = createP2PNode({
+    chain,
+    dir: join(dir, 'p2p'),
+    host,
+    port: 0,
+    appVersion: 'test',
+    netProtocol: { ver: 1, ver_a: 0 },
+    statusIntervalMs: 500,
+    dialIntervalMs: 200,
+    startupGraceMs: 500,
+    ...options,
+  });
+  return {
+    chain,
+    p2p,
+    host,
+    dir,
+    address: () => `${host}:${p2p.listenPort}`,
+    async cleanup() {
+      await p2p.close();
+      await chain.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A dev-account transfer to a fresh address. */
+export function sendFromDev(chain: Chain, amount = 1n) {
+  return chain.signAndSubmit({
+    optype: 2,
+    signer: chain.accountByNumber(0)!.address,
+    privateKey: DEV_PRIVATE_KEY,
+    body: {
+      receiver: { hash160: new Uint8Array(randomBytes(20)) },
+      amount,
+      payloadType: 0,
+      payload: new Uint8Array(0),
+    },
+  });
+}
+
+/** `count` blocks of one transfer each, produced with the dev key. */
+export async function growChain(chain: Chain, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await sendFromDev(chain, BigInt(i + 1));
+    await chain.produceBlock(DEV_PRIVATE_KEY);
+  }
+}
+
+export async function waitUntil(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,314 @@
+import { ErrorCode } from '@chain/crypto';
+import {
+  type ApplyContext,
+  type ByteReader,
+  ByteWriter,
+  DecodeError,
+  type Operation,
+  type OperationType,
+  type PresentContext,
+} from '@chain/ledger';
+import { TokenError, tokenRule } from '../errors';
+import { MAX_TOKEN_SUPPLY } from '../limits';
+import { liveTimeLock, type TokenState, tokenKey, tokenSpace } from '../state';
+import { TokenBook } from '../token-book';
+import {
+  ADMIN_PAYLOAD_TYPE,
+  checkHash,
+  describeAmount,
+  holderAccount,
+  requireToken,
+  TOKEN_OPTYPE,
+} from './common';
+
+export const ADMIN_TOKEN_METHODS = [
+  'transferEnabled',
+  'transferWalletEnabled',
+  'lockWalletVolume',
+  'burnWalletVolume',
+  'mintWalletVolume',
+  'ownershipWallet',
+] as const;
+
+export type AdminTokenMethod = (typeof ADMIN_TOKEN_METHODS)[number];
+
+/** Each adminToken method is its own subtype of optype 7 (sendToken is subtype 0). */
+export const ADMIN_TOKEN_SUBTYPES: Readonly<Record<AdminTokenMethod, number>> = {
+  transferEnabled: 1,
+  transferWalletEnabled: 2,
+  lockWalletVolume: 3,
+  burnWalletVolume: 4,
+  mintWalletVolume: 5,
+  ownershipWallet: 6,
+};
+
+/** The fields a method's body carries, in this order after the token, and its rights. */
+export interface AdminTokenFields {
+  receiver: boolean;
+  amount: boolean;
+  select: boolean;
+  lockBlocks: boolean;
+  /** Only for tokens created with the additional functions (`function` true). */
+  advanced: boolean;
+}
+
+export const ADMIN_TOKEN_FIELDS: Readonly<Record<AdminTokenMethod, AdminTokenFields>> = {
+  transferEnabled: {
+    receiver: false,
+    amount: false,
+    select: true,
+    lockBlocks: false,
+    advanced: false,
+  },
+  transferWalletEnabled: {
+    receiver: true,
+    amount: false,
+    select: true,
+    lockBlocks: false,
+    advanced: true,
+  },
+  lockWalletVolume: {
+    receiver: true,
+    amount: true,
+    select: false,
+    lockBlocks: true,
+    advanced: true,
+  },
+  burnWalletVolume: {
+    receiver: true,
+    amount: true,
+    select: false,
+    lockBlocks: false,
+    advanced: true,
+  },
+  mintWalletVolume: {
+    receiver: true,
+    amount: true,
+    select: false,
+    lockBlocks: false,
+    advanced: true,
+  },
+  ownershipWallet: {
+    receiver: true,
+    amount: false,
+    select: false,
+    lockBlocks: false,
+    advanced: false,
+  },
+};
+
+/**
+ * An adminToken operation's body; which optional fields it carries depends on the method (its
+ * subtype). Encoding: `token 20 || [receiver 20] || [amount] || [select u8] || [lockBlocks u32]`.
+ */
+export interface AdminTokenBody {
+  /** Address hash of the token. */
+  token: Uint8Array;
+  /** Address hash of the wallet the method acts on (all methods but transferEnabled). */
+  receiver?: Uint8Array;
+  /** Base units (lock, burn, mint). */
+  amount?: bigint;
+  /** The new switch value (transferEnabled, transferWalletEnabled). */
+  select?: boolean;
+  /**
+   * lockWalletVolume: 0 sets the wallet's lasting lock (`volumeLock`) to `amount`; n > 0 sets its
+   * time lock (`volumeTimeLock`) to `amount` until n blocks after the block that includes it.
+   */
+  lockBlocks?: number;
+}
+
+function missing(field: string): TokenError {
+  return new TokenError(ErrorCode.INVALID_DATA, 'MISSING_FIELD', `the body needs '${field}'`, {
+    param: field,
+  });
+}
+
+function encodeAdminBody(shape: AdminTokenFields, body: AdminTokenBody): Uint8Array {
+  const w = new ByteWriter(64).bytes(checkHash(body.token, 'token'));
+  if (shape.receiver) {
+    if (body.receiver === undefined) throw missing('receiver');
+    w.bytes(checkHash(body.receiver, 'receiver'));
+  }
+  if (shape.amount) {
+    if (body.amount === undefined) throw missing('amount');
+    w.amount(body.amount, 'amount');
+  }
+  if (shape.select) {
+    if (body.select === undefined) throw missing('select');
+    w.u8(body.select ? 1 : 0);
+  }
+  if (shape.lockBlocks) w.u32(body.lockBlocks ?? 0);
+  return w.finish();
+}
+
+function decodeAdminBody(shape: AdminTokenFields, r: ByteReader): AdminTokenBody {
+  const body: AdminTokenBody = { token: r.bytesCopy(20, 'token') };
+  if (shape.receiver) body.receiver = r.bytesCopy(20, 'receiver');
+  if (shape.amount) body.amount = r.amount('amount');
+  if (shape.select) {
+    const flag = r.u8('select');
+    if (flag > 1) throw new DecodeError('BAD_FLAG', `select must be 0 or 1, got ${flag}`);
+    body.select = flag === 1;
+  }
+  if (shape.lockBlocks) body.lockBlocks = r.u32('lockBlocks');
+  return body;
+}
+
+/** The account a receiver-taking method acts on (a token address cannot be one). */
+function targetAccount(ctx: ApplyContext, body: AdminTokenBody): number {
+  const hash = body.receiver!;
+  if (ctx.get(tokenSpace, tokenKey(hash)) !== undefined) {
+    throw tokenRule('RECEIVER_IS_TOKEN', 'the receiver is a token address', 'receiver');
+  }
+  return holderAccount(ctx, hash);
+}
+
+function positive(amount: bigint): bigint {
+  if (amount === 0n)
+    throw tokenRule('ZERO_TOKEN_AMOUNT', 'the amount must be more than 0', 'amount');
+  return amount;
+}
+
+type Apply = (ctx: ApplyContext, book: TokenBook, token: TokenState, body: AdminTokenBody) => void;
+
+const APPLY: Readonly<Record<AdminTokenMethod, Apply>> = {
+  transferEnabled(_ctx, book, token, body) {
+    token.transfer = body.select!;
+    book.touchToken();
+  },
+
+  transferWalletEnabled(ctx, book, _token, body) {
+    book.holder(targetAccount(ctx, body)).transfer = body.select!;
+  },
+
+  lockWalletVolume(ctx, book, _token, body) {
+    const holder = book.holder(targetAccount(ctx, body));
+    const amount = body.amount!;
+    const lockBlocks = body.lockBlocks ?? 0;
+    const otherLock = lockBlocks === 0 ? liveTimeLock(holder, ctx.height) : holder.volumeLock;
+    if (amount + otherLock > holder.balance) {
+      throw tokenRule(
+        'LOCK_EXCEEDS_BALANCE',
+        `the wallet holds ${holder.balance} base units, ${otherLock} of them locked otherwise; cannot lock ${amount}`,
+        'amount',
+      );
+    }
+    if (lockBlocks === 0) {
+      holder.volumeLock = amount;
+    } else {
+      const until = ctx.height + lockBlocks;
+      if (until > 0xffffffff)
+        throw tokenRule('LOCK_TOO_LONG', 'the lock ends too far ahead', 'lockBlocks');
+      holder.timeLock = amount;
+      holder.timeLockUntil = amount === 0n ? 0 : until;
+    }
+  },
+
+  burnWalletVolume(ctx, book, token, body) {
+    const holder = book.holder(targetAccount(ctx, body));
+    const amount = positive(body.amount!);
+    if (amount > holder.balance) {
+      throw tokenRule(
+        'BURN_EXCEEDS_BALANCE',
+        `the wallet holds ${holder.balance} base units, cannot burn ${amount}`,
+        'amount',
+      );
+    }
+    holder.balance -= amount;
+    token.supply -= amount;
+    book.touchToken();
+  },
+
+  mintWalletVolume(ctx, book, token, body) {
+    const holder = book.holder(targetAccount(ctx, body));
+    const amount = positive(body.amount!);
+    if (token.supply + amount > MAX_TOKEN_SUPPLY) {
+      throw tokenRule('SUPPLY_TOO_LARGE', 'the supply would exceed 2^256 - 1 base units', 'amount');
+    }
+    holder.balance += amount;
+    token.supply += amount;
+    book.touchToken();
+  },
+
+  ownershipWallet(ctx, book, token, body) {
+    const owner = targetAccount(ctx, body);
+    if (owner === token.owner) {
+      throw tokenRule('ALREADY_TOKEN_OWNER', 'the receiver owns the token already', 'receiver');
+    }
+    token.owner = owner;
+    book.touchToken();
+  },
+};
+
+function describe(
+  method: AdminTokenMethod,
+  op: Operation<AdminTokenBody>,
+  ctx: PresentContext,
+): string {
+  const { body } = op;
+  const token = `Token ${ctx.addressOfHash160(body.token)}`;
+  const wallet = body.receiver === undefined ? '' : ctx.addressOfHash160(body.receiver);
+  const amount = body.amount === undefined ? '' : describeAmount(ctx, body.token, body.amount);
+  const onOff = body.select ? 'enabled' : 'disabled';
+  switch (method) {
+    case 'transferEnabled':
+      return `${token} transfer ${onOff}`;
+    case 'transferWalletEnabled':
+      return `${token} transfer of wallet ${wallet} ${onOff}`;
+    case 'lockWalletVolume':
+      return body.lockBlocks
+        ? `${token} time lock of ${amount} on wallet ${wallet} for ${body.lockBlocks} blocks`
+        : `${token} lock of ${amount} on wallet ${wallet}`;
+    case 'burnWalletVolume':
+      return `${token} burn ${amount} of wallet ${wallet}`;
+    case 'mintWalletVolume':
+      return `${token} mint ${amount} to wallet ${wallet}`;
+    case 'ownershipWallet':
+      return `${token} ownership to ${wallet}`;
+  }
+}
+
+/**
+ * adminToken (optype 7, subtypes 1-6, one per method). Only the token's owner administers; the
+ * methods marked `advanced` need a token created with the additional functions.
+ */
+function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminTokenBody> {
+  const shape = ADMIN_TOKEN_FIELDS[method];
+  return {
+    optype: TOKEN_OPTYPE,
+    subtype: ADMIN_TOKEN_SUBTYPES[method],
+    name: `adminToken.${method}`,
+    encodeBody: (body) => encodeAdminBody(shape, body),
+    decodeBody: (r) => decodeAdminBody(shape, r),
+
+    apply(ctx, op) {
+      const { key, token } = requireToken(ctx, op.body.token);
+      if (token.owner !== ctx.signer) {
+        throw tokenRule('NOT_TOKEN_OWNER', 'only the token owner administers the token', 'sender');
+      }
+      if (shape.advanced && !token.advanced) {
+        throw tokenRule(
+          'NOT_ADVANCED_TOKEN',
+          `${method} needs a token created with the additional functions (function true)`,
+          'method',
+        );
+      }
+      const book = new TokenBook(ctx, key, token);
+      APPLY[method](ctx, book, token, op.body);
+      book.commit();
+    },
+
+    present(op, ctx) {
+      const receiver = op.body.receiver;
+      return {
+        amount: op.body.amount ?? 0n,
+        senders: [{ account: ctx.signerAddress, payload: '', payload_type: ADMIN_PAYLOAD_TYPE }],
+        receivers: receiver === undefined ? [] : [{ account: ctx.addressOfHash160(receiver) }],
+        optxt: describe(method, op, ctx),
+      };
+    },
+  };
+}
+
+export const adminTokenOperations: readonly OperationType<AdminTokenBody>[] =
+  ADMIN_TOKEN_METHODS.map(adminTokenOperation);

@@ -1,0 +1,160 @@
+import { addressFromHash160, decodeAddress } from '@chain/crypto';
+import type { Chain } from '@chain/ledger';
+import { formatTokenAmount } from './amounts';
+import { tokenNotFound, tokenRule } from './errors';
+import { DEFAULT_HOLDER_PAGE, MAX_HOLDER_PAGE } from './limits';
+import {
+  type HolderState,
+  holderKey,
+  holderSpace,
+  liveTimeLock,
+  NO_HOLDER,
+  type TokenState,
+  tokenKey,
+  tokenSpace,
+} from './state';
+
+/** What the token reads need of a chain. */
+export type TokenChainView = Pick<
+  Chain,
+  'prefix' | 'stateEntry' | 'accountByNumber' | 'accountByAddress' | 'head'
+>;
+
+/** infoToken's result (SPEC "Token information"). */
+export interface TokenInfo {
+  /** Wallets with a non-zero balance. */
+  totalHolder: number;
+  advanced: boolean;
+  /** symbol, name and summary are enclosed in single quotes. */
+  symbol: string;
+  name: string;
+  summary: string;
+  issuer: string;
+  owner: string;
+  decimal: number;
+  /** Whole tokens with `decimal` fraction digits. */
+  totalAmount: string;
+}
+
+/** One entry of holderToken's `holder` list; amounts in base units. */
+export interface TokenHolderEntry {
+  transfer: boolean;
+  balance: string;
+  wallet: string;
+  volumeLock: string;
+  volumeTimeLock: string;
+}
+
+/** holderToken's result (SPEC "Token holder object"). */
+export interface TokenHolders {
+  transfer: boolean;
+  advanced: boolean;
+  totalHolder: number;
+  holder: TokenHolderEntry[];
+}
+
+export interface HolderPage {
+  /** Continue after this holder's wallet (the last `wallet` of the previous page). */
+  after?: string;
+  /** Holders in the page: 1 to MAX_HOLDER_PAGE, default DEFAULT_HOLDER_PAGE. */
+  max?: number;
+}
+
+/** A token of the committed state (or, with `pending`, of the mempool's state). */
+export function readToken(
+  chain: TokenChainView,
+  address: string,
+  param = 'wallet',
+  options: { pending?: boolean } = {},
+): { key: string; token: TokenState } {
+  const key = tokenKey(decodeAddress(address, chain.prefix, param).hash160);
+  const token = chain.stateEntry(tokenSpace, key, options);
+  if (token === undefined) {
+    throw tokenNotFound('UNKNOWN_TOKEN', `no token has the address in '${param}'`, param);
+  }
+  return { key, token };
+}
+
+function addressOfAccount(chain: TokenChainView, account: number): string {
+  const view = chain.accountByNumber(account);
+  return view === undefined ? `#${account}` : view.address;
+}
+
+const quoted = (text: string): string => `'${text}'`;
+
+export function tokenInfo(chain: TokenChainView, address: string, param = 'wallet'): TokenInfo {
+  const { token } = readToken(chain, address, param);
+  return {
+    totalHolder: token.holders,
+    advanced: token.advanced,
+    symbol: quoted(token.symbol),
+    name: quoted(token.name),
+    summary: quoted(token.summary),
+    issuer: addressOfAccount(chain, token.issuer),
+    owner: addressOfAccount(chain, token.owner),
+    decimal: token.decimal,
+    totalAmount: formatTokenAmount(token.supply, token.decimal),
+  };
+}
+
+function holderEntry(
+  chain: TokenChainView,
+  account: number,
+  holder: HolderState,
+  height: number,
+): TokenHolderEntry {
+  return {
+    transfer: holder.transfer,
+    balance: holder.balance.toString(),
+    wallet: addressOfAccount(chain, account),
+    volumeLock: holder.volumeLock.toString(),
+    volumeTimeLock: liveTimeLock(holder, height).toString(),
+  };
+}
+
+/**
+ * One page of a token's holders, in the order they became holders. A holder is listed while it has
+ * a balance, a lock or a disabled transfer. Reading a page costs the page, not the holder count.
+ */
+export function tokenHolders(
+  chain: TokenChainView,
+  address: string,
+  page: HolderPage = {},
+  params: { wallet: string; after: string; max: string } = {
+    wallet: 'wallet',
+    after: 'after',
+    max: 'max',
+  },
+): TokenHolders {
+  const max = page.max ?? DEFAULT_HOLDER_PAGE;
+  if (!Number.isInteger(max) || max < 1 || max > MAX_HOLDER_PAGE) {
+    throw tokenRule('BAD_PAGE_SIZE', `'${params.max}' must be 1 to ${MAX_HOLDER_PAGE}`, params.max);
+  }
+  const { key, token } = readToken(chain, address, params.wallet);
+  let next = token.first;
+  if (page.after !== undefined) {
+    const afterHash = decodeAddress(page.after, chain.prefix, params.after).hash160;
+    const account = chain.accountByAddress(addressFromHash160(chain.prefix, afterHash));
+    const holder =
+      account === undefined
+        ? undefined
+        : chain.stateEntry(holderSpace, holderKey(key, account.number));
+    if (account === undefined || holder === undefined) {
+      throw tokenNotFound(
+        'HOLDER_NOT_FOUND',
+        `the wallet in '${params.after}' is not a holder of this token (any more)`,
+        params.after,
+      );
+    }
+    next = holder.next;
+  }
+  const height = chain.head().height;
+  const holder: TokenHolderEntry[] = [];
+  while (next !== NO_HOLDER && holder.length < max) {
+    const entry = chain.stateEntry(holderSpace, holderKey(key, next));
+    if (entry === undefined) break; // unreachable: the list links listed entries only
+    holder.push(holderEntry(chain, next, entry, height));
+    next = entry.next;
+  }
+  return { transfer: token.transfer, advanced: token.advanced, totalHolder: token.holders, holder };
+}

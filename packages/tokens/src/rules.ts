@@ -1,0 +1,42 @@
+import { tokenRule } from './errors';
+import {
+  MAX_TOKEN_DECIMAL,
+  MAX_TOKEN_NAME_LENGTH,
+  MAX_TOKEN_SUMMARY_LENGTH,
+  MAX_TOKEN_SYMBOL_LENGTH,
+} from './limits';
+
+/** decimal: an integer 0..18 (DECIMAL_OUT_OF_RANGE). */
+export function checkDecimal(decimal: number, param = 'decimal'): void {
+  if (!Number.isInteger(decimal) || decimal < 0 || decimal > MAX_TOKEN_DECIMAL) {
+    throw tokenRule(
+      'DECIMAL_OUT_OF_RANGE',
+      `'${param}' must be an integer from 0 to ${MAX_TOKEN_DECIMAL}, got ${String(decimal)}`,
+      param,
+    );
+  }
+}
+
+/**
+ * A name, symbol or summary: not blank (`<FIELD>_EMPTY`) and at most `maxLength` UTF-16 code units
+ * (`<FIELD>_TOO_LONG`).
+ */
+function checkText(text: string, field: 'name' | 'symbol' | 'summary', maxLength: number): void {
+  const upper = field.toUpperCase();
+  if (text.trim().length === 0) {
+    throw tokenRule(`${upper}_EMPTY`, `the token ${field} must not be empty`, field);
+  }
+  if (text.length > maxLength) {
+    throw tokenRule(
+      `${upper}_TOO_LONG`,
+      `the token ${field} is ${text.length} characters long, at most ${maxLength} allowed`,
+      field,
+    );
+  }
+}
+
+export function checkMetadata(meta: { name: string; symbol: string; summary: string }): void {
+  checkText(meta.name, 'name', MAX_TOKEN_NAME_LENGTH);
+  checkText(meta.symbol, 'symbol', MAX_TOKEN_SYMBOL_LENGTH);
+  checkText(meta.summary, 'summary', MAX_TOKEN_SUMMARY_LENGTH);
+}

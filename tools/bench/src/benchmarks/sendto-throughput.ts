@@ -1,0 +1,166 @@
+/**
+ * sendTo end to end: keep-alive load of sendTo calls from a separate process into the real
+ * chain-node binary (block time 200 ms), sustained for the run's duration, then every acknowledged
+ * operation must be mined. The figure is acknowledged operations per second from the first call
+ * until the last of them is in a block; its ceiling is the bare node:http JSON-RPC server answering
+ * the same calls under the same load in the same run.
+ */
+import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
+import { type CallLoadOptions, type CallLoadResult, runCallLoad } from '../call-load.js';
+import { createBareJsonRpcServerProcess } from '../ceilings/bare-jsonrpc-server.js';
+import {
+  createSenders,
+  nOperations,
+  operationsMinedAfter,
+  randomAddresses,
+  type SenderWallet,
+  waitUntilNothingPending,
+} from '../dev-chain.js';
+import { createNodeProcess } from '../node-process.js';
+
+/** Operations per second (issue 8; issue 3 asks 2,000). */
+export const SENDTO_TARGET = 5_000;
+/** Seconds of load when --duration is not given (issue 8's figure: --duration 60). */
+export const DEFAULT_SENDTO_DURATION_SEC = 20;
+export const BLOCK_TIME_MS = 200;
+/** Many wallets submitting at once, as a busy node sees them. */
+export const SENDTO_CONNECTIONS = 64;
+const SENDERS = 16;
+/** Receivers cycle through this many fresh addresses (coprime with SENDERS: every pair occurs). */
+const RECEIVERS = 10_007;
+/** The bare server's run is capped: its rate is steady after a few seconds. */
+const MAX_CEILING_SEC = 20;
+
+export interface SendToRun {
+  load: CallLoadResult;
+  /** Date.now() when nothing was pending any more. */
+  minedAtMs: number;
+  mined: number;
+  blocks: number;
+  /** Sum over the senders of their n_operation increase. */
+  nOperationIncrease: number;
+}
+
+/**
+ * Runs sendTo load from `senders` to `receivers` against a node, waits until nothing is pending
+ * and checks that exactly the acknowledged operations were mined (by block sums and by the
+ * senders' n_operation). Throws when they differ.
+ */
+export async function sendToUntilMined(input: {
+  client: Parameters<typeof operationsMinedAfter>[0];
+  url: string;
+  senders: readonly SenderWallet[];
+  receivers: readonly string[];
+  load: Pick<CallLoadOptions, 'connections' | 'durationSec'> &
+    Partial<Pick<CallLoadOptions, 'maxSucceeded' | 'progressEverySec'>>;
+  onProgress?: Parameters<typeof runCallLoad>[1];
+  drainTimeoutMs: number;
+}): Promise<SendToRun> {
+  const { client, senders } = input;
+  const startHeight = (await client.block.getBlockCount()) - 1;
+  const before = await nOperations(
+    client,
+    senders.map((sender) => sender.address),
+  );
+  const load = await runCallLoad(
+    {
+      url: input.url,
+      method: 'sendTo',
+      params: { amount: '0.001', passphrase: senders[0]!.passphrase },
+      cycle: {
+        sender: senders.map((sender) => sender.address),
+        receiver: input.receivers,
+      },
+      ...input.load,
+    },
+    input.onProgress,
+  );
+  const minedAtMs = await waitUntilNothingPending(client, input.drainTimeoutMs);
+  const { operations, blocks } = await operationsMinedAfter(client, startHeight);
+  const after = await nOperations(
+    client,
+    senders.map((sender) => sender.address),
+  );
+  const nOperationIncrease = after.reduce((sum, n, index) => sum + n - before[index]!, 0);
+  if (operations !== load.succeeded || nOperationIncrease !== load.succeeded) {
+    throw new Error(
+      `${load.succeeded} sendTo calls were acknowledged but ${operations} operations were mined ` +
+        `(the senders' n_operation rose by ${nOperationIncrease})`,
+    );
+  }
+  return { load, minedAtMs, mined: operations, blocks, nOperationIncrease };
+}
+
+/** Operations per second from the first call until every acknowledged one is mined. */
+export function endToEndRate(run: SendToRun): number {
+  return run.mined / Math.max(1e-3, (run.minedAtMs - run.load.startedAtMs) / 1000);
+}
+
+export default defineBenchmark({
+  name: 'sendto-throughput',
+  description:
+    'sendTo operations/s into blocks through chain-node (every acknowledged one mined) vs the bare server',
+  async run(ctx): Promise<Figure[]> {
+    const durationSec = ctx.durationGiven === true ? ctx.durationSec : DEFAULT_SENDTO_DURATION_SEC;
+    const bare = createBareJsonRpcServerProcess();
+    const node = createNodeProcess({
+      args: ['--block-time', String(BLOCK_TIME_MS), '--log-level', 'warn'],
+    });
+    try {
+      await bare.start();
+      await node.start();
+      ctx.log(`  funding and activating ${SENDERS} sender wallets`);
+      const senders = await createSenders(node.client, SENDERS, '1000000');
+      const receivers = randomAddresses(RECEIVERS);
+
+      const ceilingSec = Math.min(durationSec, MAX_CEILING_SEC);
+      ctx.log(`  bare server: sendTo, ${SENDTO_CONNECTIONS} connections, ${ceilingSec} s`);
+      const ceiling = await runCallLoad({
+        url: bare.url,
+        method: 'sendTo',
+        params: { amount: '0.001', passphrase: senders[0]!.passphrase },
+        cycle: { sender: senders.map((s) => s.address), receiver: receivers },
+        connections: SENDTO_CONNECTIONS,
+        durationSec: ceilingSec,
+      });
+
+      ctx.log(
+        `  chain-node: sendTo, ${SENDTO_CONNECTIONS} connections, ${durationSec} s, block time ${BLOCK_TIME_MS} ms`,
+      );
+      const run = await sendToUntilMined({
+        client: node.client,
+        url: node.rpcUrl,
+        senders,
+        receivers,
+        load: { connections: SENDTO_CONNECTIONS, durationSec },
+        drainTimeoutMs: Math.max(30_000, durationSec * 1000),
+      });
+      const { load } = run;
+      ctx.log(
+        `  acknowledged ${load.succeeded} (${Math.round(load.succeededPerSec)}/s), refused ${load.refused}, failed ${load.failed}; ` +
+          `all mined in ${run.blocks} blocks, ${((run.minedAtMs - load.endedAtMs) / 1000).toFixed(2)} s after the last reply`,
+      );
+      for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
+      return [
+        compareWithCeiling({
+          name: `sendTo into blocks (${durationSec} s)`,
+          value: endToEndRate(run),
+          unit: 'ops/s',
+          ceiling: ceiling.succeededPerSec,
+          ceilingName: 'bare node:http JSON-RPC server',
+          target: SENDTO_TARGET,
+          targetOf: 'value',
+          latency: {
+            p50Ms: load.p50Ms,
+            p99Ms: load.p99Ms,
+            ceilingP50Ms: ceiling.p50Ms,
+            ceilingP99Ms: ceiling.p99Ms,
+          },
+        }),
+      ];
+    } finally {
+      await node.close();
+      await bare.close();
+    }
+  },
+});

@@ -1,0 +1,146 @@
+/**
+ * Child process of runCallLoad: receives CallLoadOptions over IPC, runs `connections` keep-alive
+ * loops of one call at a time until the deadline (or maxSucceeded), waits for every reply in
+ * flight, reports a CallLoadResult and exits.
+ */
+import {
+  type CallLoadMessage,
+  type CallLoadOptions,
+  type CallLoadProgress,
+  type CallLoadResult,
+  percentile,
+} from './call-load.js';
+import { type KeepAliveConnection, openKeepAliveConnection } from './keep-alive-connection.js';
+
+const MAX_ERROR_SAMPLES = 5;
+
+/** Growable list of latencies. */
+class Samples {
+  private values = new Float64Array(1 << 16);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+  sorted(): Float64Array {
+    return this.values.slice(0, this.length).sort();
+  }
+}
+
+async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
+  const cycled = Object.entries(options.cycle);
+  let nextCall = 0;
+  const body = (): string => {
+    const i = nextCall++;
+    const params: Record<string, unknown> = { ...options.params };
+    for (const [name, values] of cycled) params[name] = values[i % values.length];
+    return JSON.stringify({ jsonrpc: '2.0', id: i, method: options.method, params });
+  };
+
+  const counts: CallLoadProgress = { succeeded: 0, refused: 0, failed: 0 };
+  const errorSamples = new Set<string>();
+  const sample = (message: string) => {
+    if (errorSamples.size < MAX_ERROR_SAMPLES) errorSamples.add(message.slice(0, 300));
+  };
+  const latencies = new Samples();
+  const maxSucceeded = options.maxSucceeded ?? Number.POSITIVE_INFINITY;
+
+  // Connect everything before the clock starts.
+  const connections = await Promise.all(
+    Array.from({ length: options.connections }, () => openKeepAliveConnection(options.url)),
+  );
+  const startedAtMs = Date.now();
+  const deadline = performance.now() + options.durationSec * 1000;
+  const sending = () => performance.now() < deadline && counts.succeeded < maxSucceeded;
+
+  const progressTimer =
+    options.progressEverySec === undefined
+      ? undefined
+      : setInterval(
+          () => send({ kind: 'progress', progress: { ...counts } }),
+          options.progressEverySec * 1000,
+        );
+
+  async function loop(first: KeepAliveConnection): Promise<void> {
+    let connection: KeepAliveConnection | undefined = first;
+    while (sending()) {
+      if (connection === undefined || !connection.usable) {
+        connection?.close();
+        try {
+          connection = await openKeepAliveConnection(options.url);
+        } catch (error) {
+          counts.failed++;
+          sample(`connect: ${(error as Error).message}`);
+          connection = undefined;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          continue;
+        }
+      }
+      const started = performance.now();
+      let reply: Awaited<ReturnType<KeepAliveConnection['post']>>;
+      try {
+        reply = await connection.post(body());
+      } catch (error) {
+        counts.failed++;
+        sample(`connection: ${(error as Error).message}`);
+        continue;
+      }
+      const latency = performance.now() - started;
+      if (reply.status !== 200) {
+        counts.failed++;
+        sample(`HTTP ${reply.status}: ${reply.body}`);
+        continue;
+      }
+      let parsed: { result?: unknown; error?: { message?: unknown } };
+      try {
+        parsed = JSON.parse(reply.body);
+      } catch {
+        counts.failed++;
+        sample(`unparsable reply: ${reply.body}`);
+        continue;
+      }
+      if (parsed.error !== undefined || parsed.result === undefined) {
+        counts.refused++;
+        sample(`refused: ${JSON.stringify(parsed.error ?? parsed)}`);
+        continue;
+      }
+      counts.succeeded++;
+      latencies.push(latency);
+    }
+    connection?.close();
+  }
+
+  await Promise.all(connections.map(loop));
+  const endedAtMs = Date.now();
+  if (progressTimer !== undefined) clearInterval(progressTimer);
+  const durationSec = Math.max(1e-3, (endedAtMs - startedAtMs) / 1000);
+  const sorted = latencies.sorted();
+  return {
+    ...counts,
+    errorSamples: [...errorSamples],
+    startedAtMs,
+    endedAtMs,
+    durationSec,
+    succeededPerSec: counts.succeeded / durationSec,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+  };
+}
+
+function send(message: CallLoadMessage, then: () => void = () => {}): void {
+  process.send?.(message, then);
+}
+
+process.once('message', (options: CallLoadOptions) => {
+  measure(options).then(
+    (result) => send({ kind: 'done', result }, () => process.disconnect()),
+    (error: unknown) =>
+      send({ kind: 'error', error: error instanceof Error ? error.message : String(error) }, () =>
+        process.disconnect(),
+      ),
+  );
+});

@@ -1,0 +1,103 @@
+/**
+ * Keep-alive load of one JSON-RPC method with a different body per call (e.g. sendTo to many
+ * receivers) from a separate process, counting only the calls answered with a JSON-RPC result.
+ *
+ * Unlike runLoad (autocannon), it stops sending at the deadline and then waits for every reply in
+ * flight, so "succeeded" is exactly the number of calls the server acknowledged: a benchmark can
+ * then check that every acknowledged operation was mined.
+ */
+import { fileURLToPath } from 'node:url';
+import { forkTypeScript, stopChild } from './ts-child-process.js';
+
+export interface CallLoadOptions {
+  url: string;
+  method: string;
+  /** The params of every call. */
+  params: Record<string, unknown>;
+  /**
+   * Params that change from call to call: call i takes `cycle[name][i % length]` for each name
+   * (so two lists of coprime lengths give every pair).
+   */
+  cycle: Record<string, readonly unknown[]>;
+  connections: number;
+  /** Stop sending after this many seconds. */
+  durationSec: number;
+  /** Stop sending once this many calls succeeded (default: no limit). */
+  maxSucceeded?: number;
+  /** Seconds between progress reports (default: none). */
+  progressEverySec?: number;
+}
+
+export const DEFAULT_CALL_LOAD_OPTIONS = {
+  connections: 32,
+  durationSec: 20,
+} as const satisfies Partial<CallLoadOptions>;
+
+export interface CallLoadResult {
+  /** Calls answered with a JSON-RPC result (the server acknowledged them). */
+  succeeded: number;
+  /** Calls answered with a JSON-RPC error (refused by the server). */
+  refused: number;
+  /** Calls without a usable reply: non-200, unparsable body, connection failure. */
+  failed: number;
+  /** The first few distinct error messages, for the log. */
+  errorSamples: string[];
+  /** Wall-clock time (Date.now()) the first call was sent and the last reply arrived. */
+  startedAtMs: number;
+  endedAtMs: number;
+  /** endedAt - startedAt, in seconds. */
+  durationSec: number;
+  /** succeeded / durationSec. */
+  succeededPerSec: number;
+  /** Latency of succeeded calls. */
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface CallLoadProgress {
+  succeeded: number;
+  refused: number;
+  failed: number;
+}
+
+/** Messages from the worker to the parent. */
+export type CallLoadMessage =
+  | { kind: 'progress'; progress: CallLoadProgress }
+  | { kind: 'done'; result: CallLoadResult }
+  | { kind: 'error'; error: string };
+
+/** Nearest-rank percentile of ascending values (0 when there are none). */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Runs the load in a forked worker; `onProgress` sees the running counts. */
+export async function runCallLoad(
+  options: Partial<CallLoadOptions> & Pick<CallLoadOptions, 'url' | 'method' | 'params'>,
+  onProgress?: (progress: CallLoadProgress) => void,
+): Promise<CallLoadResult> {
+  const request: CallLoadOptions = { ...DEFAULT_CALL_LOAD_OPTIONS, cycle: {}, ...options };
+  const worker = forkTypeScript(fileURLToPath(new URL('./call-load-worker.ts', import.meta.url)));
+  try {
+    const outcome = await new Promise<CallLoadMessage>((resolve, reject) => {
+      worker.on('message', (message: CallLoadMessage) => {
+        if (message.kind === 'progress') onProgress?.(message.progress);
+        else resolve(message);
+      });
+      worker.once('exit', (code, signal) =>
+        reject(new Error(`the call-load worker exited early (code ${code}, signal ${signal})`)),
+      );
+      worker.once('error', reject);
+      worker.send(request);
+    });
+    if (outcome.kind === 'error') {
+      throw new Error(`load against ${options.url} failed: ${outcome.error}`);
+    }
+    if (outcome.kind !== 'done') throw new Error('unexpected message from the call-load worker');
+    return outcome.result;
+  } finally {
+    await stopChild(worker);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Driving a chain-node on the embedded dev network through its JSON-RPC: the dev wallet, funded
+ * and activated sender wallets, receiver addresses, and the checks that what was acknowledged is
+ * what was mined.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  addressFromHash160,
+  addressFromPublicKey,
+  encodePrivateKey,
+  getPublicKey,
+  randomPrivateKey,
+} from '@chain/crypto';
+import { DEV_PRIVATE_KEY } from '@chain/ledger';
+import type { ChainClient } from '@chain/rpc-client';
+
+/** The dev network's address prefix. */
+export const DEV_PREFIX = 'CH';
+/** The dev wallet's key store passphrase when the node is started without --dev-passphrase. */
+export const DEV_PASSPHRASE = 'dev';
+
+/** The prefunded dev wallet (the genesis producer). */
+export function devWalletAddress(): string {
+  return addressFromPublicKey(DEV_PREFIX, getPublicKey(DEV_PRIVATE_KEY));
+}
+
+/**
+ * `count` distinct valid addresses that are not on chain: random 20-byte hashes with their
+ * checksum (nobody holds their keys; a transfer to one creates its account).
+ */
+export function randomAddresses(count: number): string[] {
+  const addresses = new Set<string>();
+  while (addresses.size < count) addresses.add(addressFromHash160(DEV_PREFIX, randomBytes(20)));
+  return [...addresses];
+}
+
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until nothing is pending; resolves with the time (Date.now()) it saw 0. */
+export async function waitUntilNothingPending(
+  client: ChainClient,
+  timeoutMs: number,
+  pollMs = 20,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await client.operations.getPendingCount();
+    if (pending === 0) return Date.now();
+    if (Date.now() > deadline) {
+      throw new Error(`${pending} operations still pending after ${timeoutMs} ms`);
+    }
+    await sleep(pollMs);
+  }
+}
+
+/** Operations in blocks fromHeight+1 .. the head, read in batches of getBlockInfo. */
+export async function operationsMinedAfter(
+  client: ChainClient,
+  fromHeight: number,
+): Promise<{ operations: number; blocks: number; head: number }> {
+  const head = (await client.block.getBlockCount()) - 1;
+  let operations = 0;
+  for (let start = fromHeight + 1; start <= head; start += 100) {
+    const heights = Array.from(
+      { length: Math.min(100, head - start + 1) },
+      (_, index) => start + index,
+    );
+    const infos = await client.batch(
+      heights.map((block) => ({ method: 'getBlockInfo' as const, params: { block } })),
+    );
+    for (const info of infos) {
+      if (info instanceof Error) throw info;
+      operations += info.operations;
+    }
+  }
+  return { operations, blocks: Math.max(0, head - fromHeight), head };
+}
+
+export interface SenderWallet {
+  address: string;
+  passphrase: string;
+}
+
+/**
+ * `count` wallets in the node's key store, each funded with `coins` by the dev wallet and
+ * activated on chain (only active wallets sign), every operation mined before this resolves.
+ */
+export async function createSenders(
+  client: ChainClient,
+  count: number,
+  coins: string,
+  passphrase = 'bench',
+): Promise<SenderWallet[]> {
+  const dev = devWalletAddress();
+  const keys = Array.from({ length: count }, () => randomPrivateKey());
+  const senders: SenderWallet[] = [];
+  for (const key of keys) {
+    const { wallet } = await client.wallet.inputPrivateKey({
+      private: encodePrivateKey(key),
+      passphrase,
+    });
+    senders.push({ address: wallet, passphrase });
+  }
+  await Promise.all(
+    senders.map((sender) =>
+      client.operations.sendTo({
+        sender: dev,
+        passphrase: DEV_PASSPHRASE,
+        receiver: sender.address,
+        amount: coins,
+      }),
+    ),
+  );
+  await waitUntilNothingPending(client, 30_000);
+  await Promise.all(
+    senders.map((sender, index) =>
+      client.wallet.activeWallet({
+        wallet: sender.address,
+        private: encodePrivateKey(keys[index]!),
+      }),
+    ),
+  );
+  await waitUntilNothingPending(client, 30_000);
+  for (const key of keys) key.fill(0);
+  return senders;
+}
+
+/** n_operation of each wallet, in order. */
+export async function nOperations(
+  client: ChainClient,
+  wallets: readonly string[],
+): Promise<number[]> {
+  const infos = await client.batch(
+    wallets.map((wallet) => ({ method: 'getWalletInfo' as const, params: { wallet } })),
+  );
+  return infos.map((info) => {
+    if (info instanceof Error) throw info;
+    return info.n_operation;
+  });
+}

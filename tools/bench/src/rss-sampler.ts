@@ -1,0 +1,72 @@
+/**
+ * Samples the resident set size of another process (the node under test) at a fixed interval:
+ * /proc/<pid>/status on Linux, `ps -o rss=` elsewhere.
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+
+/** Resident set size of `pid` in bytes, or undefined when the process is gone. */
+export async function readRss(pid: number): Promise<number | undefined> {
+  if (process.platform === 'linux') {
+    try {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+      return match === null ? undefined : Number(match[1]) * 1024;
+    } catch {
+      return undefined;
+    }
+  }
+  return new Promise((resolve) => {
+    execFile('ps', ['-o', 'rss=', '-p', String(pid)], (error, stdout) => {
+      const kib = Number(stdout.trim());
+      resolve(error !== null || !Number.isFinite(kib) || kib === 0 ? undefined : kib * 1024);
+    });
+  });
+}
+
+export interface RssSummary {
+  maxBytes: number;
+  lastBytes: number;
+  samples: number;
+}
+
+export interface RssSampler {
+  /** The largest sample so far (0 before the first). */
+  readonly maxBytes: number;
+  readonly lastBytes: number;
+  /** Stops sampling (after one last sample) and returns the summary. */
+  stop(): Promise<RssSummary>;
+}
+
+/** Starts sampling `pid` every `intervalMs` (one sample at once). */
+export function sampleRss(pid: number, intervalMs: number): RssSampler {
+  let maxBytes = 0;
+  let lastBytes = 0;
+  let samples = 0;
+  let inFlight: Promise<void> = Promise.resolve();
+  const take = () => {
+    inFlight = inFlight.then(async () => {
+      const rss = await readRss(pid);
+      if (rss === undefined) return;
+      samples++;
+      lastBytes = rss;
+      if (rss > maxBytes) maxBytes = rss;
+    });
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    get maxBytes() {
+      return maxBytes;
+    },
+    get lastBytes() {
+      return lastBytes;
+    },
+    async stop() {
+      clearInterval(timer);
+      take();
+      await inFlight;
+      return { maxBytes, lastBytes, samples };
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devWallet, mined, type OperationObject } from './harness/chain';
+import { call, type NodeProcess, startNode } from './harness/node-process';
+
+// The explorer page served at GET / of the RPC port, in Debian's headless Chromium driven by
+// playwright-core. `.ci/run` installs the browser; without one this test says so and skips.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) {
+  console.warn(
+    `\n!!! SKIPPING the explorer browser test: no Chromium at ${CHROMIUM}.\n` +
+      '!!! Install it (apt-get install -y chromium) or set CHROMIUM_PATH to run it.\n',
+  );
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
+  let node: NodeProcess;
+  let dev: string;
+  let userDataDir: string;
+  let browser: BrowserContext;
+  let page: Page;
+  /** Uncaught exceptions and console errors (a CSP violation is one): the page must have none. */
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    node = await startNode({ args: ['--block-time', '300'] });
+    dev = devWallet(node);
+    // A fresh profile each run (launchPersistentContext is how Playwright takes --user-data-dir).
+    userDataDir = await mkdtemp(join(tmpdir(), 'chain-explorer-chromium-'));
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await node?.stop();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  });
+
+  async function send(amount: string): Promise<OperationObject> {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    return call<OperationObject>(node.url, 'sendTo', {
+      sender: dev,
+      passphrase: 'dev',
+      receiver: wallet,
+      amount,
+    });
+  }
+
+  it('loads: landmarks, the latest blocks, no errors', async () => {
+    await page.goto(node.url);
+    await expect
+      .poll(() => page.title())
+      .toBe('Latest blocks and operations · chain-node explorer');
+    expect(await page.getByRole('banner').count()).toBe(1);
+    expect(await page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
+    expect(await page.getByRole('main').count()).toBe(1);
+    expect(await page.getByRole('search').count()).toBe(1);
+    const genesisRow = page
+      .getByRole('table', { name: 'Latest blocks' })
+      .getByRole('link', { name: '0', exact: true });
+    await genesisRow.waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a block produced after it opened, without a reload', async () => {
+    const before = await call<number>(node.url, 'getBlockCount');
+    const op = await send('2.5');
+    const { block } = await mined(node, op.ophash);
+    expect(block).toBeGreaterThanOrEqual(before);
+    const latest = page.getByRole('table', { name: 'Latest blocks' });
+    await latest
+      .getByRole('link', { name: String(block), exact: true })
+      .waitFor({ timeout: 10_000 });
+    await page
+      .getByRole('table', { name: 'Latest operations' })
+      .getByRole('link', { name: `operation ${(await findMined(op.ophash)).ophash}` })
+      .waitFor({ timeout: 10_000 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('finds an operation by ophash from the search box, by keyboard', async () => {
+    const op = await send('3.25');
+    const onChain = await mined(node, op.ophash);
+    await page.getByLabel('Search', { exact: true }).fill(op.ophash);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title()).toBe('Operation · chain-node explorer');
+    const details = page.getByRole('region', { name: 'Details' });
+    await details.getByText(onChain.ophash, { exact: true }).waitFor();
+    await details.getByText('3250000000000000000 (3.25 coins)', { exact: true }).waitFor();
+    await details.getByRole('link', { name: String(onChain.block), exact: true }).waitFor();
+    // After navigating, focus is on the new heading, so screen readers announce the new page.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Operation');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('refuses a search that is nothing it knows, and says why', async () => {
+    await page.getByLabel('Search', { exact: true }).fill('not a thing');
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('alert')
+      .getByText(/Enter a block number, an ophash/)
+      .waitFor();
+    expect(await page.getByLabel('Search', { exact: true }).getAttribute('aria-invalid')).toBe(
+      'true',
+    );
+  });
+
+  it('shows a wallet with its balance and operations', async () => {
+    const op = await send('1.75');
+    await mined(node, op.ophash);
+    const receiver = op.receivers[0]!.account;
+    await page.goto(`${node.url}#/wallet/${receiver}`);
+    const facts = page.getByRole('region', { name: 'Balance and state' });
+    await facts.getByText('1.75 coins', { exact: true }).waitFor();
+    await page
+      .getByRole('table', { name: /^Operations of this wallet/ })
+      .getByRole('link', { name: `operation ${(await findMined(op.ophash)).ophash}` })
+      .waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  async function findMined(ophash: string): Promise<OperationObject> {
+    const [found] = await call<OperationObject[]>(node.url, 'findOperation', { ophash });
+    return found!;
+  }
+});
