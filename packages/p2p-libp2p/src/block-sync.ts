@@ -46,6 +46,9 @@ export interface SyncProgress {
   syncing: boolean;
 }
 
+/** A sync run starting within this of the previous one's end continues the same sync. */
+const SYNC_SESSION_GAP_MS = 10_000;
+
 /** Reasons of INVALID_BLOCK that say nothing bad about the block's sender. */
 const BENIGN_BLOCK_REASONS = new Set([
   'NOT_NEXT_BLOCK',
@@ -158,6 +161,7 @@ export class BlockSync {
   private stopped = false;
   private active = false;
   private startingBlock: number;
+  private lastSyncEnd = 0;
 
   constructor(options: BlockSyncOptions) {
     this.chain = options.chain;
@@ -234,7 +238,10 @@ export class BlockSync {
           if (peer === undefined) break;
           if (!this.active) {
             this.active = true;
-            this.startingBlock = this.chain.head().height;
+            // Runs that follow each other closely (a peer that is itself catching up) are one sync.
+            if (Date.now() - this.lastSyncEnd > SYNC_SESSION_GAP_MS) {
+              this.startingBlock = this.chain.head().height;
+            }
             this.hooks.log(
               'info',
               { from: peer.ip, height: this.startingBlock, peerHeight: peer.head?.height },
@@ -257,6 +264,7 @@ export class BlockSync {
     } finally {
       if (this.active) {
         this.active = false;
+        this.lastSyncEnd = Date.now();
         this.hooks.log('info', { height: this.chain.head().height }, 'sync finished');
       }
     }

@@ -85,6 +85,30 @@ describe('two nodes', () => {
     expect(entry!.reason).toMatch(/^ERRCODE:1080 ERROR:GENESIS_MISMATCH /);
     await waitUntil('the stranger to blacklist a', () => other.p2p.blacklist().length === 1);
     expect(other.p2p.blacklist()[0]).toMatchObject({ ip: '127.0.0.4', port: a.p2p.listenPort });
+    expect(a.p2p.blacklist()[0]).toMatchObject({ port: other.p2p.listenPort });
+    await waitUntil('the stranger to be cut off', () => a.p2p.connections().length === 0);
+  });
+});
+
+describe('blacklist', () => {
+  it('cuts a peer off, refuses it while listed, and lets it back when cleared', async () => {
+    const a = await peer('127.0.0.6');
+    await a.p2p.start();
+    const b = await peer('127.0.0.7', { peers: [] });
+    await b.p2p.start();
+    b.p2p.addPeers(a.address());
+    await waitUntil('connected', () => a.p2p.connections().length === 1);
+    a.p2p.addBlacklist('127.0.0.7', 'testing');
+    await waitUntil(
+      'cut off',
+      () => a.p2p.connections().length === 0 && b.p2p.connections().length === 0,
+    );
+    await new Promise((r) => setTimeout(r, 1000));
     expect(a.p2p.connections()).toEqual([]);
+    expect(a.p2p.blacklist()).toEqual([
+      expect.objectContaining({ ip: '127.0.0.7', reason: 'testing', manual: true }),
+    ]);
+    expect(a.p2p.clearBlacklist()).toBe(1);
+    await waitUntil('back', () => a.p2p.connections().length === 1, 5000);
   });
 });

@@ -202,7 +202,12 @@ interface PeerState extends SyncPeer {
   head: TipInfo | undefined;
   syncRetryAt: number;
   helloTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A hello exchange this node started and that is not over. */
+  helloInFlight: Promise<void> | undefined;
 }
+
+/** How long a banned peer's open connections stay up before they are closed. */
+const BAN_LINGER_MS = 300;
 
 const noopLog: P2PLogger = { debug() {}, info() {}, warn() {} };
 
@@ -243,6 +248,7 @@ class ChainP2PNode implements P2PNode {
   private startedAt = 0;
   private helloSeen = false;
   private connectionTotals = { total: 0, inbound: 0, outbound: 0 };
+  private blockValidation: Promise<unknown> = Promise.resolve();
   private pendingOps: Uint8Array[] = [];
   private pendingOpsBytes = 0;
   private opsFlush: ReturnType<typeof setTimeout> | undefined;
@@ -348,6 +354,9 @@ class ChainP2PNode implements P2PNode {
       .map(addressOfMultiaddr)
       .find((a) => a !== undefined);
     if (listening !== undefined) this.actualPort = listening.port;
+    // Port 0 picks a free port once; a later nodeStart listens on the same one, so that peers that
+    // know this node by its address find it again.
+    if (this.opts.port === 0) this.opts.port = this.actualPort;
     this.timers.push(
       setInterval(() => this.dialKnownServers(), this.opts.dialIntervalMs),
       setInterval(() => this.refreshStatus(), this.opts.statusIntervalMs),
@@ -495,6 +504,7 @@ class ChainP2PNode implements P2PNode {
       head: undefined,
       syncRetryAt: 0,
       helloTimer: undefined,
+      helloInFlight: undefined,
       openStream: (protocol) =>
         connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
     };
@@ -533,8 +543,16 @@ class ChainP2PNode implements P2PNode {
     };
   }
 
-  /** The dialling side: send ours, read theirs. */
-  private async exchangeHello(peer: PeerState): Promise<void> {
+  /** Asks a peer for its tip (a hello exchange), unless one is under way. */
+  private exchangeHello(peer: PeerState): Promise<void> {
+    peer.helloInFlight ??= this.helloRound(peer).finally(() => {
+      peer.helloInFlight = undefined;
+    });
+    return peer.helloInFlight;
+  }
+
+  /** The asking side: send ours, read theirs. */
+  private async helloRound(peer: PeerState): Promise<void> {
     let stream: Stream | undefined;
     try {
       stream = await peer.openStream(HELLO_PROTOCOL);
@@ -595,6 +613,7 @@ class ChainP2PNode implements P2PNode {
         'badHandshake',
         ErrorCode.NETWORK,
         `GENESIS_MISMATCH peer is on network '${hello.network}' with genesis ${bytesToHex(hello.genesisHash).slice(0, 16)}, not ${bytesToHex(this.chain.genesisHash).slice(0, 16)}`,
+        hello.listenPort,
       );
       return;
     }
@@ -604,6 +623,7 @@ class ChainP2PNode implements P2PNode {
         'badHandshake',
         ErrorCode.NETWORK,
         `PROTOCOL_MISMATCH peer speaks net protocol ${hello.netVer}, this node ${this.opts.netProtocol.ver}`,
+        hello.listenPort,
       );
       return;
     }
@@ -648,10 +668,13 @@ class ChainP2PNode implements P2PNode {
     );
   }
 
+  /** A connected peer that completed its hello and is not blacklisted. */
   private peerByPeerId(peerId: PeerId): PeerState | undefined {
     const id = peerId.toString();
     for (const peer of this.peers.values()) {
-      if (peer.peerId === id && peer.hello !== undefined) return peer;
+      if (peer.peerId === id && peer.hello !== undefined && !this.blacklistStore.has(peer.ip)) {
+        return peer;
+      }
     }
     return undefined;
   }
@@ -678,13 +701,20 @@ class ChainP2PNode implements P2PNode {
     }
   }
 
-  private misbehaved(peer: PeerState, offence: Offence, code: number, text: string): void {
+  /** Scores an offence; at BAN_SCORE the IP is blacklisted (with its listening port if known). */
+  private misbehaved(
+    peer: PeerState,
+    offence: Offence,
+    code: number,
+    text: string,
+    listenPort?: number,
+  ): void {
     const score = this.scores.add(peer.ip, offence);
     this.log.warn({ peer: peer.ip, offence, score, error: text }, 'peer misbehaved');
     if (score < BAN_SCORE) return;
     this.scores.forget(peer.ip);
-    const listening = this.listeningAddress(peer);
-    this.ban(peer.ip, listening?.port ?? peer.address.port, blacklistReason(code, text), false);
+    const port = listenPort || this.listeningAddress(peer)?.port || peer.address.port;
+    this.ban(peer.ip, port, blacklistReason(code, text), false);
   }
 
   private ban(ip: string, port: number, reason: string, manual: boolean): BlacklistEntry {
@@ -696,19 +726,33 @@ class ChainP2PNode implements P2PNode {
       durationMs: manual ? this.opts.manualBlacklistMs : this.opts.autoBlacklistMs,
     });
     this.log.warn({ ip, reason, until: new Date(entry.expiresAt).toISOString() }, 'blacklisted');
-    for (const peer of this.peers.values()) {
-      if (peer.ip === ip)
-        void peer.connection.close().catch(() => peer.connection.abort(new Error('blacklisted')));
-    }
+    // New connections are refused at once (gater); open ones are closed after a moment, so that a
+    // reply in flight (e.g. the hello that tells a peer of another chain why) still gets through.
+    const connections = [...this.peers.values()]
+      .filter((peer) => peer.ip === ip)
+      .map((peer) => peer.connection);
+    const hangUp = setTimeout(() => {
+      for (const connection of connections) {
+        void connection.close().catch(() => connection.abort(new Error('blacklisted')));
+      }
+    }, BAN_LINGER_MS);
+    hangUp.unref?.();
     return entry;
   }
 
   // ---------------------------------------------------------------- gossip
 
-  private async validateBlockMessage(
-    from: PeerId,
-    data: Uint8Array,
-  ): Promise<TopicValidatorResult> {
+  /**
+   * Gossipsub validates messages concurrently; blocks are validated one at a time, in arrival order,
+   * so that a block is checked after its parent was imported.
+   */
+  private validateBlockMessage(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
+    const result = this.blockValidation.then(() => this.validateBlock(from, data));
+    this.blockValidation = result.catch(() => undefined);
+    return result;
+  }
+
+  private async validateBlock(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
     const peer = this.peerByPeerId(from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
     this.traffic.record(peer.ip, 'NewBlock', 'Autoreceive', data.length);

@@ -4,6 +4,8 @@ import type { CallStat } from './catalogue/results.js';
 
 /** A pino-compatible structured logger. */
 export interface Logger {
+  /** pino's: lets per-call debug records cost nothing while debug is off. */
+  isLevelEnabled?(level: string): boolean;
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;

@@ -195,7 +195,9 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     const milliseconds = clock - startedMs;
     method.counter.calls++;
     method.counter.milliseconds += milliseconds;
-    log?.debug({ method: method.name, ms: milliseconds }, 'rpc call');
+    if (log !== undefined && log.isLevelEnabled?.('debug') !== false) {
+      log.debug({ method: method.name, ms: milliseconds }, 'rpc call');
+    }
   }
 
   /**

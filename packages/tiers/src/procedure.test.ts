@@ -33,6 +33,8 @@ const rule = (reason: string, param: string) =>
 
 let t: TiersChain;
 let code: string;
+/** The chain right after blockchainStart, for the rollback check. */
+let afterStart: { height: number; root: Uint8Array };
 const ACT = 10n ** 14n;
 
 beforeAll(async () => {
@@ -256,7 +258,7 @@ describe('the three-tier procedure', () => {
     expect(started).toMatchObject({ optype: 19, subtype: 1 });
     expect(started.optxt).toContain('10.0.0.1; 10.0.0.2');
     expect(started.optxt.endsWith(code)).toBe(true);
-    await t.block();
+    afterStart = { height: await t.block(), root: t.chain.stateRoot() };
     t.producerKeys.push(w.mine!.privateKey);
     expect(t.chain.producers()).toEqual([0, accountOf(w.mine!)]);
     expect(nodePart(t.chain, w.top!.address).state).toBe('MN');
@@ -350,13 +352,18 @@ describe('the three-tier procedure', () => {
     );
   });
 
-  it('replays to the same state on another chain', async () => {
+  it('replays to the same state on another chain, and rolls back to an earlier one', async () => {
     const other = await openTiersChain({ 'tiers.lockTime': 1000, 'tiers.maturity': 2 });
     try {
       for (let h = 1; h < t.chain.blockCount(); h++) {
         await other.chain.importBlock((await t.chain.getBlockBytes(h))!);
       }
       expect(other.chain.stateRoot()).toEqual(t.chain.stateRoot());
+      await other.chain.rollback(afterStart.height);
+      expect(other.chain.stateRoot()).toEqual(afterStart.root);
+      expect(other.chain.producers()).toEqual([0, accountOf(w.mine!)]);
+      expect(nodePart(other.chain, w.b2!.address)).toMatchObject({ state: 'BA', code });
+      expect(other.chain.accountByAddress(w.top!.address)!.volumeLock).toBe(100n * COIN);
     } finally {
       await other.cleanup();
     }

@@ -2,9 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type BenchContext, compareWithCeiling, defineBenchmark } from './benchmark.js';
+import {
+  type BenchContext,
+  compareWithCeiling,
+  defineBenchmark,
+  referenceFigure,
+} from './benchmark.js';
 import { formatTable, writeResults } from './report.js';
-import { discoverBenchmarks, runSuite, suitePassed } from './suite.js';
+import { discoverBenchmarks, runSuite, selectBenchmarks, suitePassed } from './suite.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'bench-suite-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -34,6 +39,70 @@ describe('compareWithCeiling', () => {
     expect(slower).toMatchObject({ ratio: 0.79, pass: false });
     expect(latency).toMatchObject({ ratio: 0.25, pass: false });
     expect(compareWithCeiling({ ...common, value: 1, ceiling: 0, target: 0.8 }).pass).toBe(false);
+  });
+});
+
+describe('figures with an absolute target and reference figures', () => {
+  const common = { name: 'x', unit: 'ops/s', ceilingName: 'bare' };
+
+  it('checks a value target against the value, and still reports the ratio', () => {
+    const met = compareWithCeiling({
+      ...common,
+      value: 5_000,
+      ceiling: 40_000,
+      target: 5_000,
+      targetOf: 'value',
+    });
+    const missed = compareWithCeiling({
+      ...common,
+      value: 4_999,
+      ceiling: 4_999,
+      target: 5_000,
+      targetOf: 'value',
+    });
+
+    expect(met).toMatchObject({ ratio: 0.125, pass: true, targetOf: 'value' });
+    expect(missed).toMatchObject({ ratio: 1, pass: false });
+  });
+
+  it('always passes a reference figure, which is its own ceiling', () => {
+    expect(referenceFigure({ name: 'disk', value: 2_500, unit: 'batches/s' })).toEqual({
+      name: 'disk',
+      value: 2_500,
+      unit: 'batches/s',
+      ceiling: 2_500,
+      ceilingName: 'itself (reference)',
+      ratio: 1,
+      target: 0,
+      targetOf: 'none',
+      pass: true,
+    });
+  });
+
+  it('prints the target of each kind in the table', () => {
+    const table = formatTable({
+      figures: [
+        compareWithCeiling({ ...common, value: 4_000, ceiling: 8_000, target: 5_000, targetOf: 'value' }),
+        referenceFigure({ name: 'disk', value: 2_500, unit: 'batches/s' }),
+        compareWithCeiling({ ...common, name: 'y', value: 90, ceiling: 100, target: 0.85 }),
+      ],
+      errors: [],
+    });
+
+    expect(table).toMatch(/x\s+4,000 ops\/s\s+8,000 ops\/s \(bare\)\s+0\.500\s+>= 5,000 ops\/s\s+FAIL/);
+    expect(table).toMatch(/disk\s+2,500 batches\/s\s+2,500 batches\/s \(itself \(reference\)\)\s+-\s+reference\s+pass/);
+    expect(table).toMatch(/y\s+90\.0 ops\/s\s+100 ops\/s \(bare\)\s+0\.900\s+>= 0\.85\s+pass/);
+  });
+});
+
+describe('selectBenchmarks', () => {
+  const make = (name: string, optIn?: boolean) =>
+    defineBenchmark({ name, ...(optIn ? { optIn } : {}), run: async () => [] });
+  const all = [make('a'), make('long', true), make('b')];
+
+  it('runs every benchmark but the opt-in ones by default, and exactly those named by --only', () => {
+    expect(selectBenchmarks(all).map((b) => b.name)).toEqual(['a', 'b']);
+    expect(selectBenchmarks(all, ['long', 'a']).map((b) => b.name)).toEqual(['a', 'long']);
   });
 });
 
@@ -69,7 +138,15 @@ describe('discoverBenchmarks', () => {
   it('finds the shipped benchmarks', async () => {
     const benchmarks = await discoverBenchmarks(join(import.meta.dirname, 'benchmarks'));
 
-    expect(benchmarks.map((benchmark) => benchmark.name)).toContain('rpc-throughput');
+    expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
+      'block-import',
+      'leveldb-write',
+      'memory',
+      'rpc-reads',
+      'rpc-throughput',
+      'sendto-throughput',
+    ]);
+    expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual(['memory']);
   });
 });
 

@@ -118,8 +118,10 @@ describe('slow clients', () => {
       figures.push(
         `200 trickling sockets: ${samples.length} reads meanwhile, p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms, max ${Math.max(...samples).toFixed(1)} ms (${open} trickling sockets still open)`,
       );
-      expect(percentile(samples, 99)).toBeLessThan(100);
-      expect(Math.max(...samples)).toBeLessThan(500);
+      // Bounds loose enough for a busy 2-core CI machine; a blocked server shows seconds, or 503s.
+      expect(percentile(samples, 50)).toBeLessThan(20);
+      expect(percentile(samples, 95)).toBeLessThan(150);
+      expect(Math.max(...samples)).toBeLessThan(1000);
     } finally {
       stop = true;
       closeAll(sockets);
@@ -229,7 +231,9 @@ describe('wrong passphrases', () => {
     figures.push(
       `20 parallel wrong passphrases (scrypt N=2^14) over ${slowest.toFixed(0)} ms: ${samples.length} reads meanwhile, p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms`,
     );
-    expect(percentile(samples, 99)).toBeLessThan(100);
+    // Derivations on the event loop would hold every read for their whole length (p50 tens of ms).
+    expect(percentile(samples, 50)).toBeLessThan(20);
+    expect(percentile(samples, 95)).toBeLessThan(150);
     // The checks ran one after another (at most one derivation per wallet at a time).
     expect(slowest).toBeGreaterThan(10 * Math.min(...attempts.map((a) => a.ms)));
 
@@ -243,7 +247,8 @@ describe('wrong passphrases', () => {
     expect(limited.value.error).toMatchObject({
       data: { reason: 'TOO_MANY_ATTEMPTS', param: 'passphrase' },
     });
-    expect(limited.ms).toBeLessThan(50);
+    // Quicker than the quickest check above, which ran one derivation.
+    expect(limited.ms).toBeLessThan(Math.min(...attempts.map((a) => a.ms)));
     figures.push(
       `rate limit: attempt 31+ refused (TOO_MANY_ATTEMPTS) in ${limited.ms.toFixed(1)} ms`,
     );

@@ -1,8 +1,8 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { devWallet } from './harness/chain';
-import { type NodeProcess, startNode } from './harness/node-process';
+import { makeDatadir, type NodeProcess, startNode } from './harness/node-process';
 import { percentile, rawRequest, timed } from './harness/raw-http';
 
 // Who may call the node, flag by flag, through the binary: Basic credentials (compared in constant
@@ -13,8 +13,8 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((node) => node.stop()));
 });
 
-async function start(args: string[], keepDatadir = false): Promise<NodeProcess> {
-  const node = await startNode({ args, keepDatadir });
+async function start(args: string[]): Promise<NodeProcess> {
+  const node = await startNode({ args });
   running.push(node);
   return node;
 }
@@ -63,13 +63,13 @@ describe('--rpc-user / --rpc-password', () => {
     );
     // The fixed delay dominates: no kind of wrong credential answers measurably sooner.
     const values = Object.values(medians);
-    expect(Math.max(...values) - Math.min(...values)).toBeLessThan(50);
+    expect(Math.max(...values) - Math.min(...values)).toBeLessThan(100);
 
     const right = await timed(() =>
       rawRequest(node.url, { headers: { authorization: basic('alice', PASSWORD) }, body: BODY }),
     );
     expect(right.value.status).toBe(200);
-    expect(right.ms).toBeLessThan(100);
+    expect(right.ms).toBeLessThan(200);
 
     // Delayed failures hold no worker: 30 of them in flight do not slow a right call.
     const failing = Promise.all(
@@ -82,7 +82,7 @@ describe('--rpc-user / --rpc-password', () => {
       rawRequest(node.url, { headers: { authorization: basic('alice', PASSWORD) }, body: BODY }),
     );
     expect(meanwhile.value.status).toBe(200);
-    expect(meanwhile.ms).toBeLessThan(100);
+    expect(meanwhile.ms).toBeLessThan(200);
     expect((await failing).every((reply) => reply.status === 401)).toBe(true);
     expect(node.stdout()).not.toContain(PASSWORD);
     console.log(
@@ -96,36 +96,33 @@ describe('--rpc-user / --rpc-password', () => {
 });
 
 describe('--rpc-host off loopback', () => {
-  it('requires the cookie file (0600), refuses key-material methods, and deletes the cookie at stop', async () => {
-    const node = await start(['--rpc-host', '0.0.0.0'], true);
-    const url = loopbackUrl(node);
-    const cookiePath = join(node.datadir, '.cookie');
-    const cookie = await readFile(cookiePath, 'utf8');
-    expect(cookie).toMatch(/^__cookie__:[0-9a-f]{64}$/);
-    expect((await stat(cookiePath)).mode & 0o777).toBe(0o600);
-    const [user, password] = cookie.split(':') as [string, string];
-    const authorization = basic(user, password);
-
-    expect((await rawRequest(url, { body: BODY })).status).toBe(401);
-    expect((await rawRequest(url, { headers: { authorization }, body: BODY })).status).toBe(200);
-    const dump = JSON.stringify({
-      jsonrpc: '2.0',
-      method: 'dumpPrivateKey',
-      params: { wallet: devWallet(node), passphrase: 'dev' },
-      id: 1,
-    });
-    const refused = await rawRequest(url, { headers: { authorization }, body: dump });
-    expect(JSON.parse(refused.text)).toMatchObject({
-      error: { code: -32003, data: { reason: 'KEYS_NOT_ALLOWED' } },
-    });
-
-    await node.stop();
-    running.splice(running.indexOf(node), 1);
+  it('writes a fresh 0600 cookie at each start and deletes it at stop; keys stay owner-only', async () => {
+    // (That the cookie is required and key methods refused: cli.test.ts, "RPC exposure".)
+    const datadir = await makeDatadir();
+    const cookiePath = join(datadir, '.cookie');
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
     try {
-      await expect(stat(cookiePath)).rejects.toMatchObject({ code: 'ENOENT' });
-      expect((await stat(node.datadir)).isDirectory()).toBe(true);
+      const cookies: string[] = [];
+      for (let start = 0; start < 2; start++) {
+        const node = await startNode({ datadir, args: ['--rpc-host', '0.0.0.0'] });
+        try {
+          const cookie = await readFile(cookiePath, 'utf8');
+          expect(cookie).toMatch(/^__cookie__:[0-9a-f]{64}$/);
+          expect(await mode(cookiePath)).toBe(0o600);
+          cookies.push(cookie);
+          const keystore = join(datadir, 'keystore');
+          expect(await mode(keystore)).toBe(0o700);
+          const keyFiles = await readdir(keystore);
+          expect(keyFiles.length).toBeGreaterThan(0);
+          for (const file of keyFiles) expect(await mode(join(keystore, file)), file).toBe(0o600);
+        } finally {
+          await node.stop();
+        }
+        await expect(stat(cookiePath)).rejects.toMatchObject({ code: 'ENOENT' });
+      }
+      expect(cookies[1]).not.toBe(cookies[0]);
     } finally {
-      await rm(node.datadir, { recursive: true, force: true });
+      await rm(datadir, { recursive: true, force: true });
     }
   });
 

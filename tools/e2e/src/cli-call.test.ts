@@ -144,12 +144,13 @@ describe('chain-node call', () => {
       [['getBlockCount', '--bogus-flag'], /bogus-flag/],
       [[], /say which method/],
     ];
-    for (const [args, message] of cases) {
-      const run = await chainCall(args);
+    const runs = await Promise.all(cases.map(([args]) => chainCall(args)));
+    cases.forEach(([args, message], index) => {
+      const run = runs[index]!;
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr, args.join(' ')).toMatch(message);
       expect(run.stdout, args.join(' ')).toBe('');
-    }
+    });
     const after = await callCounts();
     expect(after.get('getBlockCount')).toBe(before.get('getBlockCount'));
     expect(after.get('getBlockInfo')).toBe(before.get('getBlockInfo'));

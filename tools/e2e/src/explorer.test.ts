@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, mined, type OperationObject } from './harness/chain';
@@ -28,6 +29,36 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+const SDK_BUNDLE = join(
+  resolve(fileURLToPath(import.meta.url), '../../../..'),
+  'apps/rpc-client/dist/index.js',
+);
+
+/** A page that uses the SDK bundle the way an app would, and leaves what it saw in `sdkCheck`. */
+function sdkCheckPage(wallet: string): string {
+  return `<!doctype html><html lang="en"><head><title>SDK check</title></head><body>
+<script type="module">
+import { createClient, ERROR_CODES, isRpcError, parseCoins } from './sdk.js';
+const node = createClient({ url: new URL('/', location.href).href });
+const [height, info] = await Promise.all([
+  node.block.getBlockCount(),
+  node.wallet.getWalletInfo({ wallet: ${JSON.stringify(wallet)} }),
+]);
+const error = await node.block.getBlockInfo({ block: 1e9 }).catch((caught) => caught);
+window.sdkCheck = {
+  height,
+  balance: info.balance,
+  oneAndAHalf: parseCoins('1.5').toString(),
+  missingBlock: {
+    isRpcError: isRpcError(error, ERROR_CODES.INVALID_BLOCK),
+    code: error.code,
+    reason: error.reason,
+    param: error.param,
+  },
+};
+</script></body></html>`;
+}
 
 describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
   let node: NodeProcess;
@@ -142,6 +173,92 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
       .getByRole('link', { name: `operation ${(await findMined(op.ophash)).ophash}` })
       .waitFor();
     expect(pageErrors).toEqual([]);
+  });
+
+  it('finds a token by its address and lists its holders', async () => {
+    const created = await call<OperationObject & { token: string }>(node.url, 'createToken', {
+      wallet: dev,
+      passphrase: 'dev',
+      function: false,
+      name: 'Explorer test',
+      symbol: 'EXT',
+      summary: 'shown by the explorer',
+      totalAmount: '1000',
+      decimal: 2,
+    });
+    await mined(node, created.ophash);
+    const { wallet: holder } = await call<{ wallet: string }>(node.url, 'newWallet', {
+      passphrase: 'pw',
+    });
+    const sent = await call<OperationObject>(node.url, 'sendToken', {
+      sender: dev,
+      passphrase: 'dev',
+      receiver: holder,
+      amount: '0.25',
+      token: created.token,
+    });
+    await mined(node, sent.ophash);
+    await page.getByLabel('Search', { exact: true }).fill(created.token);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title()).toBe('Token EXT · chain-node explorer');
+    const holders = page.getByRole('table', { name: 'Holders' });
+    // Balances in tokens of 2 decimals (the node answers base units: 99975 and 25).
+    const devRow = holders
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `wallet ${dev}` }) });
+    await devRow.getByRole('cell', { name: '999.75', exact: true }).waitFor();
+    const holderRow = holders
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `wallet ${holder}` }) });
+    await holderRow.getByRole('cell', { name: '0.25', exact: true }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows sync progress and peers on the Network page', async () => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Network' })
+      .press('Enter');
+    await expect.poll(() => page.title()).toBe('Network · chain-node explorer');
+    const sync = page.getByRole('region', { name: 'Sync progress' });
+    await sync.getByText(/^in sync at block \d+$/).waitFor();
+    expect(await sync.getByRole('progressbar').getAttribute('value')).toBe('100');
+    // A single node: no peer (or, before the network group exists, a clear "not available yet").
+    await page
+      .getByRole('region', { name: 'Peers' })
+      .getByText(
+        /^(Not connected to any peer|Peer information is not available on this node yet)\.$/,
+      )
+      .waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('runs the SDK bundle unchanged in the browser, against the node', async () => {
+    // The published build of @chain/rpc-client, loaded as an ES module by a page of the node's own
+    // origin (served by the test through Playwright's routing, so it needs no CORS).
+    const bundle = await readFile(SDK_BUNDLE, 'utf8');
+    const sdkPage = await browser.newPage();
+    try {
+      await sdkPage.route(`${node.url}sdk-check/**`, (route) => {
+        const isBundle = route.request().url().endsWith('/sdk.js');
+        return route.fulfill({
+          contentType: isBundle ? 'text/javascript' : 'text/html',
+          body: isBundle ? bundle : sdkCheckPage(dev),
+        });
+      });
+      await sdkPage.goto(`${node.url}sdk-check/index.html`);
+      await sdkPage.waitForFunction(() => 'sdkCheck' in window, undefined, { timeout: 10_000 });
+      const outcome = await sdkPage.evaluate(() => (window as { sdkCheck?: unknown }).sdkCheck);
+      const info = await call<{ balance: string }>(node.url, 'getWalletInfo', { wallet: dev });
+      expect(outcome).toEqual({
+        height: await call<number>(node.url, 'getBlockCount'),
+        balance: info.balance,
+        oneAndAHalf: '1500000000000000000',
+        missingBlock: { isRpcError: true, code: 1003, reason: 'BLOCK_NOT_FOUND', param: 'block' },
+      });
+    } finally {
+      await sdkPage.close();
+    }
   });
 
   async function findMined(ophash: string): Promise<OperationObject> {

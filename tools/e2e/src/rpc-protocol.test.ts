@@ -78,11 +78,6 @@ describe('JSON-RPC 2.0 over HTTP', () => {
     expect((json as Reply).error?.data?.param).not.toBe('share');
   });
 
-  it('answers a method that is not built yet with a documented error', async () => {
-    const reply = await rpc(node.url, 'nodeIPStats', { ip: '127.0.0.1' });
-    expect(reply.error).toMatchObject({ code: -32001, data: { reason: 'NOT_AVAILABLE' } });
-  });
-
   it('refuses a wrong content type with 415', async () => {
     const { status, json } = await post(node.url, '{}', { 'content-type': 'text/plain' });
     expect(status).toBe(415);

@@ -1,4 +1,12 @@
-import { bytesToHex, ChainError, COIN_DECIMALS, hexToBytes, parseUnits } from '@chain/crypto';
+import {
+  ADDRESS_PREFIX_LENGTH,
+  bytesToHex,
+  ChainError,
+  COIN_DECIMALS,
+  decodeAddress,
+  hexToBytes,
+  parseUnits,
+} from '@chain/crypto';
 import type { OperationObject } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { Handlers } from '@chain/rpc-jayson';
@@ -16,9 +24,26 @@ function transferBody(
   return { receiver, amount, payloadType: 0, payload: hexToBytes(payload ?? '', 'payload') };
 }
 
+/**
+ * A wallet address of a request checked once (network prefix, checksum): its canonical text and
+ * its hash. With the checksum verified, the canonical text is the input with lowercase hex, so
+ * this costs one checksum where decoding and re-encoding (keys.ts's `wallet`) costs two; sendTo
+ * checks two addresses per call.
+ */
+function checkedWallet(
+  node: NodeContext,
+  address: string,
+  param: string,
+): { address: string; hash160: Uint8Array } {
+  const { hash160 } = decodeAddress(address, node.chain.prefix, param);
+  return {
+    address: address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase(),
+    hash160,
+  };
+}
+
 function receiverOf(node: NodeContext, address: string) {
-  const normalized = wallet(node, address, 'receiver');
-  return { hash160: hexToBytes(normalized.slice(2)).subarray(0, 20) };
+  return { hash160: checkedWallet(node, address, 'receiver').hash160 };
 }
 
 function coins(text: string): bigint {
@@ -48,7 +73,7 @@ export function operationsHandlers(
 > {
   return {
     async sendTo(params) {
-      const sender = wallet(node, params.sender, 'sender');
+      const sender = checkedWallet(node, params.sender, 'sender').address;
       const body = transferBody(
         receiverOf(node, params.receiver),
         coins(params.amount),
@@ -66,7 +91,7 @@ export function operationsHandlers(
     },
 
     async privSendTo(params) {
-      const sender = wallet(node, params.sender, 'sender');
+      const sender = checkedWallet(node, params.sender, 'sender').address;
       const privateKey = keyForWallet(node, params.priv, 'priv', sender, 'sender');
       const body = transferBody(receiverOf(node, params.receiver), coins(params.amount), undefined);
       return submitSigned(

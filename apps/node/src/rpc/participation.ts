@@ -4,6 +4,7 @@ import type { HandlerResultOf, Handlers } from '@chain/rpc-jayson';
 import {
   bottomList,
   describeHardware,
+  HARDWARE_FIELDS,
   middleList,
   nodePart,
   PARTICIPATION_OPTYPES,
@@ -16,6 +17,14 @@ import type { NodeContext } from './context';
 import { keyFromStore, submitSigned, wallet } from './keys';
 
 type HardwareCheckResult = HandlerResultOf<'nodeStep2'>;
+
+/** An H/W check's operation object: its type's presentation adds CPU, RAM, GPU and DISK. */
+function withHardware(op: OperationObject): HardwareCheckResult {
+  for (const field of HARDWARE_FIELDS) {
+    if (typeof op[field] !== 'string') throw new Error(`H/W check result without ${field}`);
+  }
+  return op as OperationObject & HardwareCheckResult;
+}
 
 /**
  * The Participating node group. Each step signs an operation with the key of the wallet whose
@@ -48,24 +57,29 @@ export function participationHandlers(
   };
   const stake = (amount: string) => parseUnits(amount, COIN_DECIMALS, 'amount');
 
-  /** Signs step `step` with the key of `signer` (named by request param `signerParam`). */
+  /**
+   * Signs step `step` with the key of `signer` (named by request param `signerParam`). The body may
+   * be made once the key is known to be there (H/W checks describe the machine only then).
+   */
   async function submit(
     step: ParticipationStep,
     signer: string,
     signerParam: string,
     passphrase: string,
-    body: unknown,
+    body: unknown | (() => Promise<unknown>),
   ): Promise<OperationObject> {
     const privateKey = await keyFromStore(node, signer, passphrase, {
       wallet: signerParam,
       passphrase: 'passphrase',
     });
     try {
-      return await submitSigned(
-        node,
-        { ...PARTICIPATION_OPTYPES[step], signer, privateKey, body },
-        signerParam,
-      );
+      const request = {
+        ...PARTICIPATION_OPTYPES[step],
+        signer,
+        privateKey,
+        body: typeof body === 'function' ? await body() : body,
+      };
+      return await submitSigned(node, request, signerParam);
     } finally {
       privateKey.fill(0);
     }
@@ -90,12 +104,11 @@ export function participationHandlers(
     async nodeStep2(params) {
       const top = walletParam(params.wallet, 'wallet');
       const code = parseNodeCode(params.code);
-      const hardware = await describeHardware();
-      const op = await submit('nodeStep2', top.address, 'wallet', params.passphrase, {
+      const op = await submit('nodeStep2', top.address, 'wallet', params.passphrase, async () => ({
         code,
-        hardware,
-      });
-      return op as unknown as HardwareCheckResult;
+        hardware: await describeHardware(),
+      }));
+      return withHardware(op);
     },
 
     nodeStepMDList(params) {
@@ -128,13 +141,18 @@ export function participationHandlers(
       const middle = walletParam(params.wallet, 'wallet');
       const code = parseNodeCode(params.code);
       const confirmer = walletParam(params.confirmer, 'confirmer').hash160;
-      const hardware = await describeHardware();
-      const op = await submit('nodeStep4_1', middle.address, 'wallet', params.passphrase, {
-        code,
-        confirmer,
-        hardware,
-      });
-      return op as unknown as HardwareCheckResult;
+      const op = await submit(
+        'nodeStep4_1',
+        middle.address,
+        'wallet',
+        params.passphrase,
+        async () => ({
+          code,
+          confirmer,
+          hardware: await describeHardware(),
+        }),
+      );
+      return withHardware(op);
     },
 
     nodeStep4_2(params) {

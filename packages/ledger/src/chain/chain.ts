@@ -52,7 +52,7 @@ import {
   type Timelock,
 } from '../state/account';
 import { type ApplyEnv, LayerContext } from '../state/apply-context';
-import { applyOperation, type SignatureCheck } from '../state/apply-operation';
+import { applyOperation, IN_PLACE, type SignatureCheck } from '../state/apply-operation';
 import {
   type BlockChanges,
   collectChanges,
@@ -1527,6 +1527,7 @@ class LedgerChain implements Chain {
           op,
           this.registry.get(op.optype, op.subtype)!,
           this.checkSignature,
+          IN_PLACE,
         );
       } catch (error) {
         throw invalidBlock(

@@ -9,10 +9,11 @@ import {
   operationsRoot,
 } from '../block/block';
 import { createDevGenesis, genesisHash } from '../genesis';
-import { decodeOperation } from '../operation/operation';
+import { decodeOperation, operationSigningHash } from '../operation/operation';
 import { createRegistry } from '../operation/registry';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
-import { VerifierPool, type VerifyItem } from './verifier-pool';
+import { SignatureCache } from './signature-cache';
+import { VerifierPool, type VerifyItem, verifyBlockAhead } from './verifier-pool';
 
 const pools: VerifierPool[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -101,5 +102,135 @@ describe('VerifierPool', () => {
     );
     await b.chain.importBlock(good);
     expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+  });
+
+  it('verifies background batches on the workers and settles them with the calling thread', async () => {
+    const pool = new VerifierPool(nativeSecp256k1, 1);
+    pools.push(pool);
+    const batches = [new Set([5]), new Set<number>(), new Set([0, 255])].map((bad) => ({
+      bad,
+      batch: items(256, bad),
+    }));
+
+    const started = batches.map(({ batch }) => pool.background(batch));
+    const foreground = await pool.verify(items(300, new Set([299])));
+    const settled = await Promise.all(started.map((b) => b.settle()));
+
+    expect(foreground).toEqual(Array.from({ length: 300 }, (_, i) => i !== 299));
+    settled.forEach((results, k) => {
+      expect(results).toEqual(batches[k]!.batch.map((_, i) => !batches[k]!.bad.has(i)));
+    });
+  });
+
+  it('settles background batches correctly after close() stopped the workers', async () => {
+    const pool = new VerifierPool(nativeSecp256k1, 1);
+    const pending = pool.background(items(400, new Set([7, 399])));
+    await pool.close();
+
+    expect(await pending.settle()).toEqual(
+      Array.from({ length: 400 }, (_, i) => i !== 7 && i !== 399),
+    );
+    // Closed, it still verifies, on the calling thread.
+    expect(await pool.verify(items(200, new Set([1])))).toEqual(
+      Array.from({ length: 200 }, (_, i) => i !== 1),
+    );
+  });
+
+  it('verifyBlockAhead caches only valid signatures, and only for the key it checked', async () => {
+    const pool = new VerifierPool(nativeSecp256k1, 1);
+    pools.push(pool);
+    const a = await openTempChain();
+    cleanups.push(a.cleanup);
+    const alice = testWallet('alice ahead');
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        a.chain.signAndSubmit({
+          optype: 2,
+          signer: devWallet.address,
+          privateKey: devWallet.privateKey,
+          body: transferTo(alice.address, BigInt(i + 1)),
+        }),
+      ),
+    );
+    await a.chain.produceBlock(devWallet.privateKey);
+    const registry = createRegistry();
+    const block = decodeBlock((await a.chain.getBlockBytes(1))!, nativeHashes);
+    const ops = block.operations.map((o) => decodeOperation(o, registry, nativeHashes));
+    // One signature forged (its digest changes with it, the cache is keyed by digest).
+    const forged = Uint8Array.from(block.operations[17]!);
+    forged[forged.length - 5]! ^= 1;
+    ops[17] = decodeOperation(forged, registry, nativeHashes);
+    const cache = new SignatureCache(1000);
+    const gHash = genesisHash(createDevGenesis());
+    const signingHashOf = (op: (typeof ops)[number]) =>
+      operationSigningHash(gHash, op.bytes.subarray(0, op.bytes.length - 64), nativeHashes);
+
+    await verifyBlockAhead(new Uint8Array(0), {
+      pool,
+      cache,
+      operations: () => ops,
+      keyOf: () => devWallet.publicKey,
+      signingHashOf,
+    }).settle();
+
+    const key = (op: (typeof ops)[number]) => Buffer.from(op.digest).toString('hex');
+    expect(ops.filter((op) => cache.has(key(op), devWallet.publicKey))).toHaveLength(199);
+    expect(cache.has(key(ops[17]!), devWallet.publicKey)).toBe(false);
+    expect(cache.has(key(ops[0]!), alice.publicKey)).toBe(false);
+  });
+
+  it('imports a queue of blocks checked ahead, and refuses the one with a bad signature', async () => {
+    const a = await openTempChain();
+    cleanups.push(a.cleanup);
+    const alice = testWallet('alice queue');
+    for (let b = 0; b < 3; b++) {
+      await Promise.all(
+        Array.from({ length: 150 }, (_, i) =>
+          a.chain.signAndSubmit({
+            optype: 2,
+            signer: devWallet.address,
+            privateKey: devWallet.privateKey,
+            body: transferTo(alice.address, BigInt(b * 1000 + i + 1)),
+          }),
+        ),
+      );
+      await a.chain.produceBlock(devWallet.privateKey);
+    }
+    const blocks = await Promise.all([1, 2, 3].map(async (h) => (await a.chain.getBlockBytes(h))!));
+
+    const b = await openTempChain({ verifyThreads: 1 });
+    cleanups.push(b.cleanup);
+    await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
+    expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+
+    // A block whose operations root matches a forged signature: refused even when queued.
+    const c = await openTempChain({ verifyThreads: 1 });
+    cleanups.push(c.cleanup);
+    const third = decodeBlock(blocks[2]!, nativeHashes);
+    const forgedOps = third.operations.map((o) => Uint8Array.from(o));
+    forgedOps[140]![forgedOps[140]!.length - 9]! ^= 1;
+    const registry = createRegistry();
+    const headerBytes = encodeBlockHeader({
+      ...third.header,
+      opsRoot: operationsRoot(
+        forgedOps.map((o) => decodeOperation(o, registry, nativeHashes).digest),
+        nativeHashes,
+      ),
+    });
+    const signature = nativeSecp256k1.sign(
+      blockSigningHash(genesisHash(createDevGenesis()), headerBytes, nativeHashes),
+      devWallet.privateKey,
+    );
+    const results = await Promise.allSettled([
+      c.chain.importBlock(blocks[0]!),
+      c.chain.importBlock(blocks[1]!),
+      c.chain.importBlock(encodeBlock(headerBytes, signature, forgedOps)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
+      reason: 'BAD_OPERATION_SIGNATURE',
+      message: 'operation 140 has an invalid signature',
+    });
+    expect(c.chain.blockCount()).toBe(3);
   });
 });

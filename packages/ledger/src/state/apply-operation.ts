@@ -20,10 +20,23 @@ function refuse(code: number, reason: string, message: string, param?: string): 
   return new LedgerError(code, reason, message, param === undefined ? {} : { param });
 }
 
+export interface ApplyOptions {
+  /**
+   * Apply straight into `layer`, without a child layer of its own: for a received block being
+   * validated, which is dropped whole when any of its operations fails, so one operation's partial
+   * changes never survive. Saves a layer, a copy of each account touched and a merge per operation.
+   */
+  inPlace?: boolean;
+}
+
+/** applyOperation's options for the operations of a block that is dropped whole on any failure. */
+export const IN_PLACE: ApplyOptions = { inPlace: true };
+
 /**
  * The ledger's checks common to every operation type, then the type's own `apply`, all inside a
- * child layer of `layer` that is merged only when everything succeeds. Order: signer exists and is
- * active (or the operation carries its key), n_operation, fee, funds for the fee, signature, type.
+ * child layer of `layer` that is merged only when everything succeeds (unless `inPlace`). Order:
+ * signer exists and is active (or the operation carries its key), n_operation, fee, funds for the
+ * fee, signature, type.
  */
 export function applyOperation(
   layer: StateLayer,
@@ -31,6 +44,7 @@ export function applyOperation(
   op: Operation,
   type: OperationType,
   checkSignature: SignatureCheck,
+  options?: ApplyOptions,
 ): AppliedOperation {
   const carriedKey = type.signerKey?.(op.body);
   let publicKey: Uint8Array;
@@ -143,7 +157,8 @@ export function applyOperation(
     );
   }
 
-  const child = layer.child();
+  const inPlace = options?.inPlace === true;
+  const child = inPlace ? layer : layer.child();
   const signer =
     op.signer === NEW_ACCOUNT ? child.createAccount(signerHash!) : child.editAccount(op.signer)!;
   const ctx = new LayerContext(child, env, signer.number);
@@ -154,6 +169,6 @@ export function applyOperation(
   signer.updatedActive = env.height;
   if (usesZeroFee) signer.lastZeroFeeBlock = env.height;
   type.apply(ctx, op);
-  child.mergeIntoParent();
+  if (!inPlace) child.mergeIntoParent();
   return { signer: signer.number, publicKey };
 }

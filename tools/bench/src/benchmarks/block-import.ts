@@ -27,7 +27,7 @@ export const ONE_CORE_TARGET = 0.5;
 export const ALL_CORES_TARGET = 0.7;
 
 /** Blocks handed to importBlock before the first of them is applied. */
-export const IMPORT_WINDOW = Number(process.env.H9_WINDOW ?? 4);
+export const IMPORT_WINDOW = 4;
 
 export interface PreparedChain {
   genesis: Genesis;
@@ -37,6 +37,8 @@ export interface PreparedChain {
   setupBlocks: number;
   /** Transfers in the transfer blocks. */
   transfers: number;
+  /** State root of the last block, as the chain that made it computed it. */
+  stateRoot: Uint8Array;
 }
 
 export interface PrepareOptions {
@@ -148,7 +150,7 @@ export async function prepareTransferChain(
         blocks.push(bytes);
       }
       for (const signer of signers) signer.privateKey.fill(0);
-      return { genesis, blocks, setupBlocks, transfers: sent };
+      return { genesis, blocks, setupBlocks, transfers: sent, stateRoot: chain.stateRoot() };
     } finally {
       await chain.close();
     }
@@ -165,10 +167,15 @@ export interface ImportRun {
   seconds: number;
   /** Process CPU time (all threads) / wall time while importing: the cores kept busy. */
   coresBusy: number;
+  /** State root after the last block: equal to the prepared chain's when the import is right. */
+  stateRoot: Uint8Array;
 }
 
 /** Imports the setup blocks, then times the import of the transfer blocks into a fresh chain. */
-export async function importPreparedChain(prepared: PreparedChain): Promise<ImportRun> {
+export async function importPreparedChain(
+  prepared: PreparedChain,
+  window = IMPORT_WINDOW,
+): Promise<ImportRun> {
   return withTempDir(async (dir) => {
     const chain = createChain({ dataDir: dir, genesis: prepared.genesis });
     await chain.open();
@@ -179,10 +186,10 @@ export async function importPreparedChain(prepared: PreparedChain): Promise<Impo
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
       // As a syncing node does: the next blocks are handed over while one applies (importBlock
-      // queues them and checks their signatures ahead), at most IMPORT_WINDOW at a time.
+      // queues them and checks their signatures ahead), at most `window` at a time.
       const inFlight: Promise<void>[] = [];
       for (const bytes of prepared.blocks.slice(prepared.setupBlocks)) {
-        if (inFlight.length >= IMPORT_WINDOW) await inFlight.shift();
+        if (inFlight.length >= window) await inFlight.shift();
         inFlight.push(chain.importBlock(bytes));
       }
       await Promise.all(inFlight);
@@ -195,6 +202,7 @@ export async function importPreparedChain(prepared: PreparedChain): Promise<Impo
         opsPerSec: prepared.transfers / seconds,
         seconds,
         coresBusy: (cpu.user + cpu.system) / 1e6 / seconds,
+        stateRoot: chain.stateRoot(),
       };
     } finally {
       await chain.close();
@@ -219,6 +227,9 @@ export default defineBenchmark({
       `  importing ${prepared.blocks.length - prepared.setupBlocks} blocks (${prepared.transfers} transfers)`,
     );
     const run = await importPreparedChain(prepared);
+    if (!Buffer.from(run.stateRoot).equals(prepared.stateRoot)) {
+      throw new Error('the imported chain does not end in the state root of the prepared chain');
+    }
     const verifyRate = Math.max(verifyBefore, measureVerifyRate(cases));
     const cores = availableParallelism();
     ctx.log(

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import blockImport, {
+  ALL_CORES_TARGET,
+  importPreparedChain,
+  ONE_CORE_TARGET,
+  prepareTransferChain,
+} from './block-import.js';
+
+const SMALL = { transfers: 600, signers: 20, receivers: 40, operationsPerBlock: 200 };
+
+describe('block-import benchmark', () => {
+  it('prepares a chain of transfers from many signers that a fresh chain imports to the same state', async () => {
+    const prepared = await prepareTransferChain(SMALL);
+
+    // Funding, activation, then 600 transfers in blocks of 200.
+    expect(prepared.setupBlocks).toBe(2);
+    expect(prepared.blocks).toHaveLength(2 + 3);
+    expect(prepared.transfers).toBe(600);
+    for (const window of [1, 4]) {
+      const run = await importPreparedChain(prepared, window);
+      expect(Buffer.from(run.stateRoot).equals(prepared.stateRoot)).toBe(true);
+      expect(run.opsPerSec).toBeCloseTo(600 / run.seconds, 6);
+      expect(run.coresBusy).toBeGreaterThan(0);
+    }
+  });
+
+  it('fails on a damaged block rather than reporting a rate', async () => {
+    const prepared = await prepareTransferChain(SMALL);
+    const last = prepared.blocks.at(-1)!.slice();
+    // The last byte of the block is the last byte of its last operation's signature.
+    last[last.length - 1]! ^= 1;
+
+    await expect(
+      importPreparedChain({ ...prepared, blocks: [...prepared.blocks.slice(0, -1), last] }),
+    ).rejects.toMatchObject({ reason: 'BAD_OPERATIONS_ROOT' });
+  });
+
+  it('names its figures and ceilings', () => {
+    expect(blockImport.name).toBe('block-import');
+    expect([ONE_CORE_TARGET, ALL_CORES_TARGET]).toEqual([0.5, 0.7]);
+  });
+});

@@ -1,0 +1,112 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentile, runCallLoad } from './call-load.js';
+
+describe('percentile', () => {
+  it('is the nearest-rank percentile', () => {
+    const values = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(percentile(values, 50)).toBe(5);
+    expect(percentile(values, 99)).toBe(10);
+    expect(percentile(values, 10)).toBe(1);
+    expect(percentile(new Float64Array(0), 50)).toBe(0);
+  });
+});
+
+describe('runCallLoad', () => {
+  let server: Server;
+  let url: string;
+  const received: Array<{ method: string; params: Record<string, unknown> }> = [];
+  beforeAll(async () => {
+    // Every third call is refused with a JSON-RPC error; every reply comes 10 ms late, so calls are
+    // still in flight when the load stops sending.
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const call = JSON.parse(body);
+        received.push({ method: call.method, params: call.params });
+        const n = received.length;
+        const text = JSON.stringify(
+          n % 3 === 0
+            ? { jsonrpc: '2.0', id: String(call.id), error: { code: 1004, message: 'no' } }
+            : { jsonrpc: '2.0', id: String(call.id), result: { n } },
+        );
+        setTimeout(() => {
+          response.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          });
+          response.end(text);
+        }, 10);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('counts only JSON-RPC results as succeeded and waits for every call in flight', async () => {
+    received.length = 0;
+    const progress: number[] = [];
+
+    const result = await runCallLoad(
+      {
+        url,
+        method: 'sendTo',
+        params: { amount: '1' },
+        cycle: { sender: ['a', 'b'], receiver: ['x', 'y', 'z'] },
+        connections: 4,
+        durationSec: 0.6,
+        progressEverySec: 0.2,
+      },
+      (p) => progress.push(p.succeeded),
+    );
+
+    // Every call the server saw was answered and counted exactly once.
+    expect(result.succeeded + result.refused + result.failed).toBe(received.length);
+    expect(result.refused).toBe(Math.floor(received.length / 3));
+    expect(result.succeeded).toBe(received.length - result.refused);
+    expect(result.failed).toBe(0);
+    expect(result.errorSamples[0]).toContain('refused');
+    expect(result.succeededPerSec).toBeCloseTo(result.succeeded / result.durationSec, 6);
+    expect(result.p50Ms).toBeGreaterThanOrEqual(10);
+    expect(result.p99Ms).toBeGreaterThanOrEqual(result.p50Ms);
+    expect(progress.length).toBeGreaterThan(0);
+    // Params cycle call by call: call i has sender i % 2 and receiver i % 3.
+    expect(new Set(received.map((c) => `${c.params.sender}${c.params.receiver}`)).size).toBe(6);
+    expect(received.every((c) => c.method === 'sendTo' && c.params.amount === '1')).toBe(true);
+  });
+
+  it('stops at maxSucceeded', async () => {
+    received.length = 0;
+
+    const result = await runCallLoad({
+      url,
+      method: 'getBlockCount',
+      params: {},
+      connections: 1,
+      durationSec: 30,
+      maxSucceeded: 5,
+    });
+
+    expect(result.succeeded).toBe(5);
+    expect(received.length).toBe(7);
+  });
+
+  it('fails when nothing listens at the start', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+
+    await expect(
+      runCallLoad({ url: `http://127.0.0.1:${port}/`, method: 'x', params: {}, durationSec: 0.2 }),
+    ).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
