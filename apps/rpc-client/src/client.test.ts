@@ -275,7 +275,8 @@ describe('retries', () => {
     'retries a read after a transient failure (%s)',
     async (how) => {
       const node = await start(flaky(2, how));
-      const client = createClient({ url: node.url, retries: 2, retryDelayMs: 5, timeoutMs: 200 });
+      // The answering attempt must beat the timeout on two busy cores too: 200 ms was not enough.
+      const client = createClient({ url: node.url, retries: 2, retryDelayMs: 5, timeoutMs: 600 });
 
       await expect(client.block.getBlockCount()).resolves.toBe(7);
       expect(node.requests).toHaveLength(3);

@@ -9,7 +9,6 @@ import {
   prepareDevChain,
   removeDatadir,
   startNetworkNode,
-  tip,
 } from './harness/network';
 import { call, makeDatadir, rpc } from './harness/node-process';
 
@@ -344,7 +343,10 @@ describe('blacklist', () => {
     expect(theirs.blacklist).toEqual([
       expect.objectContaining({ port: a.p2pPort, reason: expect.stringMatching(/^ERRCODE:1080 /) }),
     ]);
-    await waitFor('the stranger to be cut off', async () => (await connections(stranger)).length === 0);
+    await waitFor(
+      'the stranger to be cut off',
+      async () => (await connections(stranger)).length === 0,
+    );
     expect(await call(a.url, 'clearBlacklist')).toBe(1);
     await stranger.stop();
     await removeDatadir(datadir);
