@@ -46,6 +46,9 @@ export interface SyncProgress {
   syncing: boolean;
 }
 
+/** Blocks handed to the chain before the first of them is applied. */
+const IMPORT_WINDOW = 4;
+
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
 
@@ -357,31 +360,49 @@ export class BlockSync {
     }
   }
 
-  /** Imports blocks extending the head as they arrive. */
+  /**
+   * Imports blocks extending the head as they arrive, a few in flight (the chain checks the
+   * signatures of waiting blocks while the one before applies).
+   */
   private async importRun(
     peer: SyncPeer,
     reader: FrameReader,
     count: number,
     onBytes: (n: number) => void,
   ): Promise<boolean> {
+    type Outcome = { ok: true } | { ok: false; error: unknown; bytes: Uint8Array };
+    const inFlight: Array<Promise<Outcome>> = [];
     let imported = 0;
-    for (let i = 0; i < count; i++) {
+    let stop = false;
+    const settle = async (outcome: Promise<Outcome>): Promise<void> => {
+      const result = await outcome;
+      if (result.ok) {
+        imported++;
+        return;
+      }
+      if (stop) return; // the blocks after a failed one fail too
+      if (isInvalidBlockError(result.error)) {
+        this.hooks.misbehaved(peer, 'invalidBlock', result.error.code, errorText(result.error));
+        stop = true;
+        return;
+      }
+      // Gossip got there first, or the chain moved: fine if the block is known now.
+      const { hash } = this.chain.inspectBlock(result.bytes);
+      if ((await this.chain.heightOfHash(hash)) === undefined) stop = true;
+    };
+    for (let i = 0; i < count && !stop && !this.stopped; i++) {
       const bytes = await reader.expect(LIMITS.blockBytes);
       onBytes(bytes.length + 4);
-      try {
-        await this.chain.importBlock(bytes);
-        imported++;
-      } catch (error) {
-        if (isInvalidBlockError(error)) {
-          this.hooks.misbehaved(peer, 'invalidBlock', error.code, errorText(error));
-          return imported > 0;
-        }
-        // Gossip got there first, or the chain moved: the block may be known already.
-        const { hash } = this.chain.inspectBlock(bytes);
-        if ((await this.chain.heightOfHash(hash)) === undefined) return imported > 0;
-      }
-      if (this.stopped) break;
+      if (inFlight.length >= IMPORT_WINDOW) await settle(inFlight.shift()!);
+      if (stop) break;
+      inFlight.push(
+        this.chain.importBlock(bytes).then(
+          (): Outcome => ({ ok: true }),
+          (error: unknown): Outcome => ({ ok: false, error, bytes }),
+        ),
+      );
     }
+    for (const outcome of inFlight) await settle(outcome);
     return imported > 0;
   }
 }

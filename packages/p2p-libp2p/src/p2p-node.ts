@@ -93,6 +93,11 @@ export interface P2PNodeOptions {
   startupGraceMs?: number;
   /** Peer exchange interval once discovery is on (nodeSearch). */
   discoveryIntervalMs?: number;
+  /**
+   * Pending operations are gossiped again when the chain has not moved for this long (so one that
+   * reached nobody, e.g. submitted while networking was off, is not stuck on this node).
+   */
+  rebroadcastIntervalMs?: number;
   /** Pause before asking a peer for blocks again after it failed. */
   syncRetryMs?: number;
   /** The chain's maxRollback. */
@@ -111,6 +116,7 @@ export const DEFAULT_P2P_OPTIONS = {
   manualBlacklistMs: 24 * 60 * 60 * 1000,
   startupGraceMs: 3000,
   discoveryIntervalMs: 30_000,
+  rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
   maxRollback: 64,
 } as const;
@@ -219,6 +225,22 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.compare(a, b) === 0;
 }
 
+/**
+ * libp2p reports a listener that cannot bind as UnsupportedListenAddressesError; an operator needs
+ * the plain cause (like node:net's error: code, address, port).
+ */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const message = String((error as Error)?.message ?? '');
+  const code = /\b(EADDRINUSE|EADDRNOTAVAIL|EACCES)\b/.exec(message)?.[1];
+  if (code === undefined) return error;
+  return Object.assign(new Error(`P2P listener on ${host}:${port}: ${code}`, { cause: error }), {
+    code,
+    syscall: 'listen',
+    address: host,
+    port,
+  });
+}
+
 export function createP2PNode(options: P2PNodeOptions): P2PNode {
   installPromiseWithResolvers();
   return new ChainP2PNode(options);
@@ -276,6 +298,7 @@ class ChainP2PNode implements P2PNode {
       manualBlacklistMs: options.manualBlacklistMs ?? d.manualBlacklistMs,
       startupGraceMs: options.startupGraceMs ?? d.startupGraceMs,
       discoveryIntervalMs: options.discoveryIntervalMs ?? d.discoveryIntervalMs,
+      rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? d.rebroadcastIntervalMs,
       syncRetryMs: options.syncRetryMs ?? d.syncRetryMs,
       maxRollback: options.maxRollback ?? d.maxRollback,
     };
@@ -363,6 +386,7 @@ class ChainP2PNode implements P2PNode {
       setInterval(() => {
         if (this.discoveryOn) void this.exchangePeers();
       }, this.opts.discoveryIntervalMs),
+      setInterval(() => this.rebroadcastIfStuck(), this.opts.rebroadcastIntervalMs),
     );
     for (const timer of this.timers) timer.unref?.();
     this.log.info(
@@ -432,7 +456,11 @@ class ChainP2PNode implements P2PNode {
     );
     libp2p.addEventListener('connection:open', (event) => this.onConnectionOpen(event.detail));
     libp2p.addEventListener('connection:close', (event) => this.onConnectionClose(event.detail));
-    await libp2p.start();
+    try {
+      await libp2p.start();
+    } catch (error) {
+      throw listenError(error, host, this.opts.port);
+    }
     const pubsub = libp2p.services.pubsub;
     pubsub.topicValidators.set(this.blocksTopic, (peer, message) =>
       this.validateBlockMessage(peer, message.data),
@@ -858,14 +886,27 @@ class ChainP2PNode implements P2PNode {
     this.pendingOps = [];
     this.pendingOpsBytes = 0;
     const host = this.host;
-    if (host === undefined || ops.length === 0) return;
+    // Without peers there is nobody to tell: the mempool exchange on connecting (and the
+    // rebroadcast) carries what is pending to peers that come later.
+    if (host === undefined || ops.length === 0 || this.readyPeers().length === 0) return;
     const blob = this.chain.encodeRaw(ops);
     void this.publish(host, this.opsTopic, blob, 'NewOperations');
   }
 
+  private lastRebroadcastHead: Uint8Array | undefined;
+
+  private rebroadcastIfStuck(): void {
+    const head = this.chain.head().hash;
+    const stuck =
+      this.lastRebroadcastHead !== undefined && equalBytes(head, this.lastRebroadcastHead);
+    this.lastRebroadcastHead = head;
+    if (!stuck || this.chain.pendingCount() === 0) return;
+    for (const op of this.chain.pendingOperationBytes(10_000)) this.queueOperation(op);
+  }
+
   private async publishBlock(height: number): Promise<void> {
     const host = this.host;
-    if (host === undefined) return;
+    if (host === undefined || this.readyPeers().length === 0) return;
     const bytes = await this.chain.getBlockBytes(height);
     if (bytes === undefined) return;
     await this.publish(host, this.blocksTopic, bytes, 'NewBlock');

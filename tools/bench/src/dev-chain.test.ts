@@ -7,6 +7,7 @@ describe('dev chain helpers', () => {
     const addresses = randomAddresses(500);
 
     expect(new Set(addresses).size).toBe(500);
-    for (const address of addresses) expect(decodeAddress(address, DEV_PREFIX).hash160).toHaveLength(20);
+    for (const address of addresses)
+      expect(decodeAddress(address, DEV_PREFIX).hash160).toHaveLength(20);
   });
 });

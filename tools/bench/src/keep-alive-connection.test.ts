@@ -7,7 +7,8 @@ describe('parseReply', () => {
   const reply = (text: string) => Buffer.from(text, 'latin1');
 
   it('waits for the whole body and reports how many bytes the reply took', () => {
-    const full = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}';
+    const full =
+      'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}';
     expect(parseReply(reply(full.slice(0, 20)))).toBeUndefined();
     expect(parseReply(reply(full.slice(0, -1)))).toBeUndefined();
     expect(parseReply(reply(`${full}HTTP/1.1`))).toEqual({
@@ -22,7 +23,9 @@ describe('parseReply', () => {
       reply: { status: 204, body: '', close: true },
       length: noContent.length,
     });
-    expect(parseReply(reply('HTTP/1.1 413 X\r\ncontent-length: 2\r\n\r\nno'))?.reply.status).toBe(413);
+    expect(parseReply(reply('HTTP/1.1 413 X\r\ncontent-length: 2\r\n\r\nno'))?.reply.status).toBe(
+      413,
+    );
   });
 
   it('refuses what it cannot frame', () => {

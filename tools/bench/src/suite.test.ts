@@ -82,15 +82,25 @@ describe('figures with an absolute target and reference figures', () => {
   it('prints the target of each kind in the table', () => {
     const table = formatTable({
       figures: [
-        compareWithCeiling({ ...common, value: 4_000, ceiling: 8_000, target: 5_000, targetOf: 'value' }),
+        compareWithCeiling({
+          ...common,
+          value: 4_000,
+          ceiling: 8_000,
+          target: 5_000,
+          targetOf: 'value',
+        }),
         referenceFigure({ name: 'disk', value: 2_500, unit: 'batches/s' }),
         compareWithCeiling({ ...common, name: 'y', value: 90, ceiling: 100, target: 0.85 }),
       ],
       errors: [],
     });
 
-    expect(table).toMatch(/x\s+4,000 ops\/s\s+8,000 ops\/s \(bare\)\s+0\.500\s+>= 5,000 ops\/s\s+FAIL/);
-    expect(table).toMatch(/disk\s+2,500 batches\/s\s+2,500 batches\/s \(itself \(reference\)\)\s+-\s+reference\s+pass/);
+    expect(table).toMatch(
+      /x\s+4,000 ops\/s\s+8,000 ops\/s \(bare\)\s+0\.500\s+>= 5,000 ops\/s\s+FAIL/,
+    );
+    expect(table).toMatch(
+      /disk\s+2,500 batches\/s\s+2,500 batches\/s \(itself \(reference\)\)\s+-\s+reference\s+pass/,
+    );
     expect(table).toMatch(/y\s+90\.0 ops\/s\s+100 ops\/s \(bare\)\s+0\.900\s+>= 0\.85\s+pass/);
   });
 });
@@ -140,8 +150,10 @@ describe('discoverBenchmarks', () => {
 
     expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
       'block-import',
+      'block-propagation',
       'leveldb-write',
       'memory',
+      'p2p-sync',
       'rpc-reads',
       'rpc-throughput',
       'sendto-throughput',

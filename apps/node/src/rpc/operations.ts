@@ -37,7 +37,8 @@ function checkedWallet(
 ): { address: string; hash160: Uint8Array } {
   const { hash160 } = decodeAddress(address, node.chain.prefix, param);
   return {
-    address: address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase(),
+    address:
+      address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase(),
     hash160,
   };
 }

@@ -1362,24 +1362,38 @@ class LedgerChain implements Chain {
 
   async importBlock(bytes: Uint8Array): Promise<void> {
     this.requireStore();
-    const ahead = this.verifyAhead(bytes);
-    return this.tasks.run(async () => {
-      this.requireStore();
-      await ahead.settle();
-      const executed = await this.executeImported(bytes);
-      await this.commitBlock(executed, 'imported');
-    });
+    // A block handed over while others wait (a syncing caller keeping a few in flight) has its
+    // signatures checked on the verifier threads while the ones before it apply.
+    const ahead = this.importsWaiting > 0 ? this.verifyAhead(bytes) : undefined;
+    this.importsWaiting++;
+    try {
+      return await this.tasks.run(async () => {
+        this.requireStore();
+        await ahead?.settle();
+        const executed = await this.executeImported(bytes);
+        await this.commitBlock(executed, 'imported');
+      });
+    } finally {
+      this.importsWaiting--;
+    }
   }
 
-  /** Signatures of a block queued for import are checked while the blocks before it apply. */
+  /** importBlock calls not finished yet. */
+  private importsWaiting = 0;
+  /** Operations verifyAhead decoded, by block bytes, so executeImported does not decode again. */
+  private readonly decodedAhead = new WeakMap<Uint8Array, readonly Operation[]>();
+
   private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } {
     return verifyBlockAhead(bytes, {
       pool: this.verifier,
       cache: this.sigCache,
-      operations: (b) =>
-        decodeBlock(b, this.hashes).operations.map((o) =>
+      operations: (b) => {
+        const ops = decodeBlock(b, this.hashes).operations.map((o) =>
           decodeOperation(o, this.registry, this.hashes),
-        ),
+        );
+        this.decodedAhead.set(b, ops);
+        return ops;
+      },
       keyOf: (op) =>
         this.registry.get(op.optype, op.subtype)?.signerKey?.(op.body) ??
         this.root.account(op.signer)?.publicKey ??
@@ -1437,6 +1451,7 @@ class LedgerChain implements Chain {
 
   /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
   private async executeImported(bytes: Uint8Array): Promise<ExecutedBlock> {
+    const decodedAhead = this.decodedAhead.get(bytes);
     let block: Block;
     try {
       block = decodeBlock(bytes, this.hashes);
@@ -1495,7 +1510,7 @@ class LedgerChain implements Chain {
     for (let i = 0; i < block.operations.length; i++) {
       let op: Operation;
       try {
-        op = decodeOperation(block.operations[i]!, this.registry, this.hashes);
+        op = decodedAhead?.[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes);
       } catch (error) {
         throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
       }

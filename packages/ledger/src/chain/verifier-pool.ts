@@ -39,6 +39,9 @@ parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
 });
 `;
 
+/** Packed item: 64-byte signature, 32-byte hash, 33-byte key (the worker source says 129 too). */
+const ITEM_BYTES = 129;
+
 /** Below this many signatures a batch is verified on the calling thread alone. */
 const PARALLEL_THRESHOLD = 128;
 /**
@@ -124,9 +127,6 @@ class Job {
   }
 }
 
-/** Packed item: 64-byte signature, 32-byte hash, 33-byte key. */
-const ITEM_BYTES = 129;
-
 /**
  * A signature batch handed to the worker threads by `background()`; `settle()` has the calling
  * thread verify the chunks the workers have not claimed yet, then waits for the rest.
@@ -179,8 +179,8 @@ export class VerifierPool {
     const workers = this.workers;
     this.workers = [];
     for (const job of this.jobs.values()) {
-      if (job.complete) continue;
-      for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
+      // A complete job's results are all written; its "done" message may just not have come.
+      if (!job.complete) for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
       job.finish();
     }
     return Promise.all(workers.map((worker) => worker.terminate()));

@@ -16,7 +16,9 @@ describe('libsecp256k1 verify ceiling', () => {
     const hash = sha256(utf8ToBytes('ceiling'));
     const signature = nativeSecp256k1.sign(hash, privateKey);
 
-    expect(loadSecp256k1Binding().ecdsaVerify(signature, hash, getPublicKey(privateKey))).toBe(true);
+    expect(loadSecp256k1Binding().ecdsaVerify(signature, hash, getPublicKey(privateKey))).toBe(
+      true,
+    );
   });
 
   it('measures verifies per second for at least the given time, and refuses invalid cases', () => {

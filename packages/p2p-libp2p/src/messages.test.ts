@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { locatorHeights } from './block-sync';
+import {
+  decodeBlocksRequest,
+  decodeBlocksResponse,
+  decodeHello,
+  decodePeerList,
+  encodeBlocksRequest,
+  encodeBlocksResponse,
+  encodeHello,
+  encodePeerList,
+  type Hello,
+} from './messages';
+
+const hash = fc.uint8Array({ minLength: 32, maxLength: 32 });
+const tip = fc.record({
+  height: fc.nat({ max: 0xffffffff }),
+  hash,
+  weight: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+});
+
+describe('wire messages', () => {
+  it('hello round-trips', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          genesisHash: hash,
+          network: fc.string({ maxLength: 40 }),
+          appVersion: fc.string({ maxLength: 20 }),
+          netVer: fc.nat({ max: 0xffff }),
+          netVerA: fc.nat({ max: 0xffff }),
+          timestamp: fc.nat({ max: 0xffffffff }),
+          listenPort: fc.nat({ max: 0xffff }),
+          head: tip,
+        }),
+        (hello: Hello) => {
+          expect(decodeHello(encodeHello(hello))).toEqual(hello);
+        },
+      ),
+    );
+  });
+
+  it('blocks request and response round-trip; a locator is 1 to 64 hashes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(hash, { minLength: 1, maxLength: 64 }),
+        fc.nat({ max: 0xffffffff }),
+        fc.nat({ max: 0xffffffff }),
+        (locator, maxBlocks, maxBytes) => {
+          const request = { locator, maxBlocks, maxBytes };
+          expect(decodeBlocksRequest(encodeBlocksRequest(request))).toEqual(request);
+        },
+      ),
+    );
+    expect(() =>
+      decodeBlocksRequest(encodeBlocksRequest({ locator: [], maxBlocks: 1, maxBytes: 1 })),
+    ).toThrow(RangeError);
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.nat({ max: 0xffffffff }),
+        tip,
+        fc.nat({ max: 0xffffffff }),
+        (found, forkHeight, head, count) => {
+          const response = { found, forkHeight, head, count };
+          expect(decodeBlocksResponse(encodeBlocksResponse(response))).toEqual(response);
+        },
+      ),
+    );
+  });
+
+  it('peer lists round-trip', () => {
+    const peers = [
+      { ip: '10.0.0.1', port: 9714 },
+      { ip: '::1', port: 1 },
+    ];
+    expect(decodePeerList(encodePeerList(peers))).toEqual(peers);
+  });
+
+  it('decoders refuse arbitrary bytes with an error, and accept only canonical encodings', () => {
+    const codecs: Array<[(b: Uint8Array) => unknown, (m: never) => Uint8Array]> = [
+      [decodeHello, encodeHello],
+      [decodeBlocksRequest, encodeBlocksRequest],
+      [decodeBlocksResponse, encodeBlocksResponse],
+      [decodePeerList, encodePeerList],
+    ];
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        for (const [decode, encode] of codecs) {
+          let message: unknown;
+          try {
+            message = decode(bytes);
+          } catch (error) {
+            expect(error).toBeInstanceOf(Error);
+            continue;
+          }
+          expect(encode(message as never)).toEqual(bytes);
+        }
+      }),
+    );
+  });
+});
+
+describe('block locator', () => {
+  it('holds the last ten heights, then doubling steps back, and always genesis', () => {
+    expect(locatorHeights(0)).toEqual([0]);
+    expect(locatorHeights(5)).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(locatorHeights(100)).toEqual([
+      100, 99, 98, 97, 96, 95, 94, 93, 92, 91, 89, 85, 77, 61, 29, 0,
+    ]);
+    const long = locatorHeights(2 ** 31);
+    expect(long.length).toBeLessThanOrEqual(64);
+    expect(long.at(-1)).toBe(0);
+  });
+});
