@@ -311,7 +311,18 @@ export class BlockSync {
         return false;
       }
       peer.head = response.head;
-      if (!response.found || response.count === 0) return false;
+      if (!response.found) {
+        // Not even genesis in common: it is not this chain (the hello said it was).
+        this.hooks.misbehaved(peer, 'garbage', 1016, 'blocks response without a common block');
+        return false;
+      }
+      if (response.count === 0) {
+        // A tip better than ours with nothing after the common block is a claim it cannot back.
+        if (isPreferredTip(response.head, this.chain.head())) {
+          this.hooks.misbehaved(peer, 'unhelpful', 1003, 'claims a better tip, sends no blocks');
+        }
+        return false;
+      }
       const ours = this.chain.head();
       if (response.forkHeight === ours.height) {
         return await this.importRun(peer, reader, response.count, (n) => {

@@ -90,6 +90,41 @@ describe('two nodes', () => {
   });
 });
 
+describe('consensus over the network', () => {
+  it("a node on a lighter fork reorganises to its peer's chain", async () => {
+    const a = await peer('127.0.0.11');
+    await growChain(a.chain, 2);
+    const b = await peer('127.0.0.12');
+    for (let h = 1; h <= 2; h++) await b.chain.importBlock((await a.chain.getBlockBytes(h))!);
+    await growChain(a.chain, 3); // a: 5 blocks
+    await growChain(b.chain, 1); // b: 3 blocks, the last one its own
+    const forked = b.chain.head().hash;
+    await a.p2p.start();
+    await b.p2p.start();
+    b.p2p.addPeers(a.address());
+    await waitUntil('b to reorganise onto a', () => sameHead(a, b));
+    expect(b.chain.head()).toEqual(a.chain.head());
+    expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+    expect(await b.chain.heightOfHash(forked)).toBeUndefined();
+    // b's own transfer reused the dev account's n_operation that a's chain took: it is dropped.
+    expect(b.chain.pendingCount()).toBe(0);
+  });
+
+  it('does not count as synced while a peer is ahead or during the start-up grace', async () => {
+    const a = await peer('127.0.0.13');
+    await growChain(a.chain, 20);
+    await a.p2p.start();
+    const b = await peer('127.0.0.14', { peers: [a.address()], startupGraceMs: 60_000 });
+    await b.p2p.start();
+    expect(b.p2p.isSynced()).toBe(false);
+    await waitUntil('b to sync', () => sameHead(a, b));
+    await waitUntil('b to count as synced', () => b.p2p.isSynced());
+    await growChain(a.chain, 1);
+    await waitUntil('b to follow', () => sameHead(a, b));
+    expect(b.p2p.isSynced()).toBe(true);
+  });
+});
+
 describe('blacklist', () => {
   it('cuts a peer off, refuses it while listed, and lets it back when cleared', async () => {
     const a = await peer('127.0.0.6');

@@ -212,6 +212,10 @@ interface PeerState extends SyncPeer {
   helloInFlight: Promise<void> | undefined;
 }
 
+/** Publishing again to peers whose topic subscription was not known yet. */
+const PUBLISH_RETRIES = 5;
+const PUBLISH_RETRY_MS = 300;
+
 /** How long a banned peer's open connections stay up before they are closed. */
 const BAN_LINGER_MS = 300;
 
@@ -697,7 +701,7 @@ class ChainP2PNode implements P2PNode {
   }
 
   /** A connected peer that completed its hello and is not blacklisted. */
-  private peerByPeerId(peerId: PeerId): PeerState | undefined {
+  private peerByPeerId(peerId: PeerId | string): PeerState | undefined {
     const id = peerId.toString();
     for (const peer of this.peers.values()) {
       if (peer.peerId === id && peer.hello !== undefined && !this.blacklistStore.has(peer.ip)) {
@@ -912,17 +916,31 @@ class ChainP2PNode implements P2PNode {
     await this.publish(host, this.blocksTopic, bytes, 'NewBlock');
   }
 
+  /**
+   * Publishes to every peer subscribed to the topic. A peer connected so recently that its
+   * subscription is not known yet would miss the message: while some ready peer is not among the
+   * recipients, it is published again (a new message; receivers drop what they know).
+   */
   private async publish(
     host: Libp2p<Services>,
     topic: string,
     data: Uint8Array,
     kind: MessageKind,
+    attempt = 0,
   ): Promise<void> {
     try {
       const { recipients } = await host.services.pubsub.publish(topic, data);
-      for (const recipient of recipients) {
-        const peer = this.peerByPeerId(recipient);
+      const reached = new Set(recipients.map((peerId) => peerId.toString()));
+      for (const id of reached) {
+        const peer = this.peerByPeerId(id);
         if (peer !== undefined) this.traffic.record(peer.ip, kind, 'Autosend', data.length);
+      }
+      const missed = this.readyPeers().some((peer) => !reached.has(peer.peerId));
+      if (missed && attempt < PUBLISH_RETRIES) {
+        const retry = setTimeout(() => {
+          if (this.host === host) void this.publish(host, topic, data, kind, attempt + 1);
+        }, PUBLISH_RETRY_MS);
+        retry.unref?.();
       }
     } catch (error) {
       this.log.debug({ topic, err: String((error as Error).message) }, 'publish failed');

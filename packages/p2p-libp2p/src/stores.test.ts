@@ -39,6 +39,7 @@ describe('blacklist', () => {
     expect(reloaded.list().map((e) => e.ip)).toEqual(['10.0.0.2']);
     expect(reloaded.clear()).toBe(1);
     expect(reloaded.list()).toEqual([]);
+    await reloaded.flush();
   });
 
   it('formats automatic reasons as ERRCODE:<n> ERROR:<text>', () => {

@@ -12,7 +12,7 @@ import { compareWithReplay } from './harness/replay';
 // recovers from the previous crash. After every crash a clean restart must show complete blocks,
 // every acknowledged operation, and balances that add up, and the stored state must equal a clean
 // replay of the stored blocks. CRASH_RUNS and CRASH_SEED make longer or repeated runs.
-const RUNS = Number(process.env.CRASH_RUNS ?? 12);
+const RUNS = Number(process.env.CRASH_RUNS ?? 10);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 /** Write points under load come fast (group commits, blocks): k in [1, MAX_WRITE_POINT]. */
 const MAX_WRITE_POINT = 60;

@@ -46,6 +46,20 @@ async function producerNode(
   return node;
 }
 
+/** Waits until every node is connected to `peers` others and ready (at the network's tip). */
+async function meet(group: readonly NodeProcess[], peers: number): Promise<void> {
+  await waitFor('the producers to meet', async () => {
+    for (const node of group) {
+      const status = await call<{ ready: boolean; netstats: { active: number } }>(
+        node.url,
+        'nodeStatus',
+      );
+      if (!status.ready || status.netstats.active !== peers) return false;
+    }
+    return true;
+  });
+}
+
 /** A transfer signed by `from` (a producer whose key is in `node`'s key store). */
 function send(node: NodeProcess, from: TestKey, to: TestKey, amount = '1') {
   return call<OperationObject>(node.url, 'sendTo', {
@@ -75,10 +89,7 @@ describe('two producers', () => {
     const genesis = await initGenesis(dir, p);
     a = await producerNode(p[0]!, genesis, []);
     b = await producerNode(p[1]!, genesis, [a]);
-    await waitFor('the producers to meet', async () => {
-      const status = await call<{ netstats: { active: number } }>(a.url, 'nodeStatus');
-      return status.netstats.active === 1;
-    });
+    await meet([a, b], 1);
   });
 
   it('take turns: each block is signed by the producer in turn, alternating', async () => {
@@ -113,10 +124,7 @@ describe('three producers', () => {
     cDatadir = await datadirWithKeys([p[2]!]);
     dirs.push(cDatadir);
     c = await producerNode(p[2]!, genesis, [a, b], cDatadir);
-    await waitFor('the producers to meet', async () => {
-      const status = await call<{ netstats: { active: number } }>(c.url, 'nodeStatus');
-      return status.netstats.active === 2;
-    });
+    await meet([a, b, c], 2);
   });
 
   it('go on out of turn while one is killed, and converge when it comes back', async () => {

@@ -1,4 +1,4 @@
-import { ChainError, decodeAddress, hexToBytes } from '@chain/crypto';
+import { decodeAddress, hexToBytes } from '@chain/crypto';
 import type { OperationObject, SignRequest } from '@chain/ledger';
 import { type CreateTokenResult, type Handlers, InvalidParamsError } from '@chain/rpc-jayson';
 import {
@@ -17,7 +17,7 @@ import {
   tokenInfo,
 } from '@chain/tokens';
 import type { NodeContext } from './context';
-import { keyFromStore, wallet } from './keys';
+import { keyFromStore, submitSigned, wallet } from './keys';
 
 /** Signs with a key-store key and submits; the ledger's `signer` param becomes the request's. */
 async function submit(
@@ -27,12 +27,7 @@ async function submit(
   passphrase: string,
 ): Promise<OperationObject> {
   const privateKey = await keyFromStore(node, request.signer, passphrase, params);
-  try {
-    return await node.chain.signAndSubmit({ ...request, privateKey });
-  } catch (error) {
-    if (error instanceof ChainError && error.param === 'signer') error.withParam(params.wallet);
-    throw error;
-  }
+  return submitSigned(node, { ...request, privateKey }, params.wallet);
 }
 
 function hash160Of(node: NodeContext, address: string): Uint8Array {

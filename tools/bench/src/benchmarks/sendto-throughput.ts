@@ -54,6 +54,8 @@ export async function sendToUntilMined(input: {
   load: Pick<CallLoadOptions, 'connections' | 'durationSec'> &
     Partial<Pick<CallLoadOptions, 'maxSucceeded' | 'progressEverySec'>>;
   onProgress?: Parameters<typeof runCallLoad>[1];
+  /** Called once nothing is pending, before the checks read every block. */
+  onDrained?: () => Promise<void> | void;
   drainTimeoutMs: number;
 }): Promise<SendToRun> {
   const { client, senders } = input;
@@ -76,6 +78,7 @@ export async function sendToUntilMined(input: {
     input.onProgress,
   );
   const minedAtMs = await waitUntilNothingPending(client, input.drainTimeoutMs);
+  await input.onDrained?.();
   const { operations, blocks } = await operationsMinedAfter(client, startHeight);
   const after = await nOperations(
     client,
