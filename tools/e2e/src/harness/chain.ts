@@ -1,3 +1,4 @@
+import type { OperationObject, WalletInfo } from '@chain/rpc-jayson/catalogue';
 import { expect } from 'vitest';
 import { call, type NodeProcess } from './node-process';
 
@@ -24,37 +25,7 @@ export async function waitFor<T>(
   }
 }
 
-export interface OperationObject {
-  block: number;
-  time: number;
-  opblock: number;
-  maturation: number | null;
-  optype: number;
-  subtype: number;
-  nopsp: number;
-  niopsp: number;
-  oprice: string;
-  ioprice: string;
-  signer_account: string;
-  n_operation: number;
-  amount: string;
-  senders: Array<{ account: string; payload: string; payload_type: number }>;
-  receivers: Array<{ account: string }>;
-  optxt: string;
-  ophash: string;
-}
-
-export interface WalletInfo {
-  account: number;
-  updated_active: number;
-  updated_passive: number;
-  n_operation: number;
-  balance: string;
-  wallet: string;
-  volume_lock: string;
-  volume_timelock: string;
-  state: string;
-}
+export type { OperationObject, WalletInfo } from '@chain/rpc-jayson/catalogue';
 
 /** An operation as it is on chain, once it is mined. */
 export async function mined(node: NodeProcess, ophash: string): Promise<OperationObject> {
