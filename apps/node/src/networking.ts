@@ -3,6 +3,7 @@ import type { Chain } from '@chain/ledger';
 import { createP2PNode, type P2PNode } from '@chain/p2p-libp2p';
 import type { Logger } from './logger';
 import { DEFAULT_P2P_PORT, type NodeOptions } from './options';
+import { logSyncProgress } from './sync-progress-log';
 import { APP_VERSION, NET_PROTOCOL } from './version';
 
 /**
@@ -27,5 +28,6 @@ export async function startNetworking(
     log: log.child({ module: 'p2p' }),
   });
   await p2p.start();
+  logSyncProgress(p2p, log);
   return p2p;
 }

@@ -25,13 +25,7 @@ export {
   type ReorganizeResult,
   type SignRequest,
 } from './chain/chain';
-export {
-  blockWeight,
-  expectedProducer,
-  IN_TURN_WEIGHT,
-  inTurnProducer,
-  OUT_OF_TURN_WEIGHT,
-} from './chain/consensus';
+export { blockWeight, IN_TURN_WEIGHT, inTurnProducer, OUT_OF_TURN_WEIGHT } from './chain/consensus';
 export {
   type ChainTip,
   compareBytes,

@@ -140,3 +140,35 @@ export async function nOperations(
     return info.n_operation;
   });
 }
+
+/** A token issued by the dev wallet: it holds the whole supply. */
+export async function createDevToken(
+  client: ChainClient,
+  token: { name: string; symbol: string; totalAmount: string; decimal: number },
+): Promise<string> {
+  const created = await client.token.createToken({
+    wallet: devWalletAddress(),
+    passphrase: DEV_PASSPHRASE,
+    function: false,
+    summary: `${token.name} (benchmark)`,
+    ...token,
+  });
+  await waitUntilNothingPending(client, 30_000);
+  return created.token;
+}
+
+/** `amount` of `token` from the dev wallet to each wallet, every transfer mined before this resolves. */
+export async function sendDevTokenToEach(
+  client: ChainClient,
+  token: string,
+  wallets: readonly string[],
+  amount: string,
+): Promise<void> {
+  const dev = devWalletAddress();
+  await Promise.all(
+    wallets.map((receiver) =>
+      client.token.sendToken({ sender: dev, passphrase: DEV_PASSPHRASE, receiver, amount, token }),
+    ),
+  );
+  await waitUntilNothingPending(client, 30_000);
+}

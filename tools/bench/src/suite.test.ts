@@ -157,6 +157,7 @@ describe('discoverBenchmarks', () => {
       'rpc-reads',
       'rpc-throughput',
       'sendto-throughput',
+      'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual(['memory']);
   });

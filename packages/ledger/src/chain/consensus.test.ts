@@ -12,7 +12,6 @@ import {
   transferTo,
 } from '../testing/temp-chain';
 import type { Chain } from './chain';
-import { expectedProducer } from './consensus';
 import { compareBytes, isPreferredTip, recentSignerWindow } from './fork-choice';
 import { createBlockProducer } from './producer';
 
@@ -336,16 +335,5 @@ describe('block producer across producers', () => {
     const first = await produced;
     expect(first.at - started).toBeLessThan(1000);
     expect(chain.head().weight).toBe(2);
-  });
-});
-
-describe('expected producer', () => {
-  it('is the in-turn producer when it may sign, else the first after it in rotation order', () => {
-    const producers = [0, 3, 5];
-    expect(expectedProducer(producers, 4, () => true)).toBe(3);
-    expect(expectedProducer(producers, 4, (a) => a !== 3)).toBe(5);
-    expect(expectedProducer(producers, 5, (a) => a !== 5)).toBe(0);
-    expect(expectedProducer(producers, 4, () => false)).toBeUndefined();
-    expect(expectedProducer([], 4, () => true)).toBeUndefined();
   });
 });

@@ -18,21 +18,3 @@ export function blockWeight(
 ): number {
   return inTurnProducer(producers, height) === producer ? IN_TURN_WEIGHT : OUT_OF_TURN_WEIGHT;
 }
-
-/**
- * The producer expected to sign the block at `height`: the in-turn one or, when the recent-signer rule
- * bars it (after a change of the producer set or an out-of-turn block), the first after it in rotation
- * order that may sign. Every node computes the same one from the same state, so the rotation gets back
- * in step at once: only that producer signs without the out-of-turn delay.
- */
-export function expectedProducer(
-  producers: readonly number[],
-  height: number,
-  maySign: (account: number) => boolean,
-): number | undefined {
-  for (let i = 0; i < producers.length; i++) {
-    const account = producers[(height + i) % producers.length]!;
-    if (maySign(account)) return account;
-  }
-  return undefined;
-}

@@ -1,5 +1,5 @@
 import type { Chain } from './chain';
-import { expectedProducer, inTurnProducer } from './consensus';
+import { inTurnProducer } from './consensus';
 import type { BlockInfo } from './presentation';
 
 export interface BlockProducerOptions {
@@ -65,10 +65,10 @@ interface Plan {
 
 /**
  * Produces a block whenever operations are pending and `blockTimeMs` has passed since the last block
- * (this node's or a peer's); never an empty block. Clique rotation (consensus.ts): with the key of
- * the expected producer (the in-turn one, or the first after it that the recent-signer rule lets
- * sign) it produces at once; with another producer key it waits `outOfTurnDelayMs` + wiggle more and
- * produces only if no block came meanwhile. It respects `chain.maySign` and `mayProduce`.
+ * (this node's or a peer's); never an empty block. Clique rotation (consensus.ts): with the in-turn
+ * key it produces at once; with another producer key it waits `outOfTurnDelayMs` + wiggle more and
+ * produces only if no block came meanwhile. Either way it respects the recent-signer rule
+ * (`chain.maySign`) and `mayProduce`.
  */
 export function createBlockProducer(options: BlockProducerOptions): BlockProducer {
   const { chain } = options;
@@ -97,8 +97,10 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
     const now = Date.now();
     const readyAt = Math.max(headChangedAt + blockTimeMs, pendingSince ?? now, notBefore);
     const keys = [...options.producerKeys()];
-    const expected = expectedKey(chain, keys);
-    if (expected !== undefined) return { key: expected, at: readyAt };
+    const inTurn = inTurnKey(chain, keys);
+    if (inTurn !== undefined && chain.maySign(chain.producerAccount(inTurn)!)) {
+      return { key: inTurn, at: readyAt };
+    }
     for (const key of keys) {
       const account = chain.producerAccount(key);
       if (account !== undefined && chain.maySign(account)) {
@@ -205,18 +207,6 @@ export function inTurnKey(chain: Chain, keys: Iterable<Uint8Array>): Uint8Array 
   if (inTurn === undefined) return undefined;
   for (const key of keys) {
     if (chain.producerAccount(key) === inTurn) return key;
-  }
-  return undefined;
-}
-
-/** The key, among this node's, of the producer expected to sign the next block (consensus.ts). */
-export function expectedKey(chain: Chain, keys: Iterable<Uint8Array>): Uint8Array | undefined {
-  const expected = expectedProducer(chain.producers(), chain.blockCount(), (account) =>
-    chain.maySign(account),
-  );
-  if (expected === undefined) return undefined;
-  for (const key of keys) {
-    if (chain.producerAccount(key) === expected) return key;
   }
   return undefined;
 }

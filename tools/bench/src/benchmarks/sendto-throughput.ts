@@ -41,16 +41,25 @@ export interface SendToRun {
   nOperationIncrease: number;
 }
 
+/** The call every sendTo of the load makes (sender and receiver cycle beside it). */
+export function sendToCall(
+  senders: readonly SenderWallet[],
+): Pick<CallLoadOptions, 'method' | 'params'> {
+  return { method: 'sendTo', params: { amount: '0.001', passphrase: senders[0]!.passphrase } };
+}
+
 /**
- * Runs sendTo load from `senders` to `receivers` against a node, waits until nothing is pending
- * and checks that exactly the acknowledged operations were mined (by block sums and by the
- * senders' n_operation). Throws when they differ.
+ * Runs sendTo load (or another transfer from `senders` to `receivers`, given by `call`) against a
+ * node, waits until nothing is pending and checks that exactly the acknowledged operations were
+ * mined (by block sums and by the senders' n_operation). Throws when they differ.
  */
 export async function sendToUntilMined(input: {
   client: Parameters<typeof operationsMinedAfter>[0];
   url: string;
   senders: readonly SenderWallet[];
   receivers: readonly string[];
+  /** Method and fixed params of every call; default sendToCall(senders). */
+  call?: Pick<CallLoadOptions, 'method' | 'params'>;
   load: Pick<CallLoadOptions, 'connections' | 'durationSec'> &
     Partial<Pick<CallLoadOptions, 'maxSucceeded' | 'progressEverySec'>>;
   onProgress?: Parameters<typeof runCallLoad>[1];
@@ -64,11 +73,11 @@ export async function sendToUntilMined(input: {
     client,
     senders.map((sender) => sender.address),
   );
+  const call = input.call ?? sendToCall(senders);
   const load = await runCallLoad(
     {
       url: input.url,
-      method: 'sendTo',
-      params: { amount: '0.001', passphrase: senders[0]!.passphrase },
+      ...call,
       cycle: {
         sender: senders.map((sender) => sender.address),
         receiver: input.receivers,
@@ -87,7 +96,7 @@ export async function sendToUntilMined(input: {
   const nOperationIncrease = after.reduce((sum, n, index) => sum + n - before[index]!, 0);
   if (operations !== load.succeeded || nOperationIncrease !== load.succeeded) {
     throw new Error(
-      `${load.succeeded} sendTo calls were acknowledged but ${operations} operations were mined ` +
+      `${load.succeeded} ${call.method} calls were acknowledged but ${operations} operations were mined ` +
         `(the senders' n_operation rose by ${nOperationIncrease})`,
     );
   }
@@ -120,8 +129,7 @@ export default defineBenchmark({
       ctx.log(`  bare server: sendTo, ${SENDTO_CONNECTIONS} connections, ${ceilingSec} s`);
       const ceiling = await runCallLoad({
         url: bare.url,
-        method: 'sendTo',
-        params: { amount: '0.001', passphrase: senders[0]!.passphrase },
+        ...sendToCall(senders),
         cycle: { sender: senders.map((s) => s.address), receiver: receivers },
         connections: SENDTO_CONNECTIONS,
         durationSec: ceilingSec,
