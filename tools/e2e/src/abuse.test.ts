@@ -234,8 +234,9 @@ describe('wrong passphrases', () => {
     // Derivations on the event loop would hold every read for their whole length (p50 tens of ms).
     expect(percentile(samples, 50)).toBeLessThan(20);
     expect(percentile(samples, 95)).toBeLessThan(150);
-    // The checks ran one after another (at most one derivation per wallet at a time).
-    expect(slowest).toBeGreaterThan(10 * Math.min(...attempts.map((a) => a.ms)));
+    // The checks ran one after another (at most one derivation per wallet at a time): the last of
+    // 20 waited for the others (about 20x the first; 5x leaves room for a busy machine).
+    expect(slowest).toBeGreaterThan(5 * Math.min(...attempts.map((a) => a.ms)));
 
     // 30 wrong passphrases a minute per wallet: of 15 more, 10 are checked, 5 refused unchecked.
     const more = await Promise.all(Array.from({ length: 15 }, (_, i) => unlock(`more ${i}`)));
