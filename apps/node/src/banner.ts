@@ -26,7 +26,7 @@ export function printBanner(
       'Dev wallet (prefunded, genesis producer; its key is in the key store):',
       `  wallet      ${address}`,
       `  passphrase  ${passphrase}`,
-      `  balance     ${formatUnits(balance, COIN_DECIMALS)} coins`,
+      `  balance     ${formatUnits(balance, COIN_DECIMALS).replace(/\.?0+$/, '')} coins`,
       '',
       'Try it:',
       `  curl -s ${served.rpcUrl} -H 'content-type: application/json' \\`,

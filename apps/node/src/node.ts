@@ -106,15 +106,12 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
-    const startingBlock = chain.blockCount() - 1;
     const context: NodeContext = {
       chain,
       keystore,
       log,
       producerKeys,
       datadir: options.datadir,
-      startingBlock,
-      highestKnownBlock: () => network.syncProgress().highestBlock,
       network,
     };
 

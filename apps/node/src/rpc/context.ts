@@ -12,10 +12,6 @@ export interface NodeContext {
   /** Block-signing keys held by this node (blockchainStart adds mine wallets). */
   readonly producerKeys: ProducerKeys;
   readonly datadir: string;
-  /** Height of the chain head when this process started (blockSyncing's startingBlock). */
-  readonly startingBlock: number;
-  /** The highest block height this node knows of, its own or a peer's. */
-  highestKnownBlock(): number;
   /** The peer-to-peer node (Network group, nodeIPStats, blockSyncing). */
   readonly network: P2PNode;
 }
