@@ -141,38 +141,67 @@ const decisionCodec = {
   }),
 };
 
-export const approveMiddleOperation: OperationType<DecisionBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep3_2,
-  name: 'nodeStep3_2',
-  ...decisionCodec,
-  apply(ctx, op) {
-    const { code, target, select } = op.body;
-    const tree = requireTree(ctx, code);
-    requireSignerIsTop(ctx, tree, 'NOT_TOP_CONFIRMER', 'confirmer');
-    const middle = requireWaitingTarget(ctx, code, target, tree.top, 'MW', 'approval');
-    if (select) {
-      middle.state = 'MH';
-      saveParticipant(ctx, middle);
-    } else {
-      leave(ctx, middle);
-    }
-  },
-  present(op, ctx) {
-    const { code, target, select } = op.body;
-    const middle = ctx.addressOfHash160(target);
-    return {
-      amount: 0n,
-      senders: [signerLine(ctx)],
-      receivers: [walletLine(ctx, target)],
-      optxt: withCode(
-        select
-          ? `TOP node ${ctx.signerAddress} approves MIDDLE node ${middle}`
-          : `TOP node ${ctx.signerAddress} rejects MIDDLE node ${middle}; its stake is released`,
+/**
+ * A TOP node's decision on a MIDDLE participant waiting in `waiting`: approved, it moves to
+ * `approved`; rejected, it leaves and its stake is released.
+ */
+function topDecisionOperation(step: {
+  name: 'nodeStep3_2' | 'nodeStep4_2';
+  waiting: Participant['state'];
+  approved: Participant['state'];
+  /** What the participant waits for (in errors). */
+  waitingFor: string;
+  /** What is decided on, in the operation text ('' = the node itself). */
+  subject: string;
+}): OperationType<DecisionBody> {
+  return {
+    ...PARTICIPATION_OPTYPES[step.name],
+    name: step.name,
+    ...decisionCodec,
+    apply(ctx, op) {
+      const { code, target, select } = op.body;
+      const tree = requireTree(ctx, code);
+      requireSignerIsTop(ctx, tree, 'NOT_TOP_CONFIRMER', 'confirmer');
+      const middle = requireWaitingTarget(
+        ctx,
         code,
-      ),
-    };
-  },
-};
+        target,
+        tree.top,
+        step.waiting,
+        step.waitingFor,
+      );
+      if (select) {
+        middle.state = step.approved;
+        saveParticipant(ctx, middle);
+      } else {
+        leave(ctx, middle);
+      }
+    },
+    present(op, ctx) {
+      const { code, target, select } = op.body;
+      const middle = `${step.subject}MIDDLE node ${ctx.addressOfHash160(target)}`;
+      return {
+        amount: 0n,
+        senders: [signerLine(ctx)],
+        receivers: [walletLine(ctx, target)],
+        optxt: withCode(
+          select
+            ? `TOP node ${ctx.signerAddress} approves ${middle}`
+            : `TOP node ${ctx.signerAddress} rejects ${middle}; its stake is released`,
+          code,
+        ),
+      };
+    },
+  };
+}
+
+export const approveMiddleOperation = topDecisionOperation({
+  name: 'nodeStep3_2',
+  waiting: 'MW',
+  approved: 'MH',
+  waitingFor: 'approval',
+  subject: '',
+});
 
 /** nodeStep4_1 (16): a MIDDLE node's H/W check, for its TOP node to approve. */
 export interface MiddleHardwareBody {
@@ -222,35 +251,10 @@ export const middleHardwareOperation: OperationType<MiddleHardwareBody> = {
   },
 };
 
-export const approveMiddleHardwareOperation: OperationType<DecisionBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep4_2,
+export const approveMiddleHardwareOperation = topDecisionOperation({
   name: 'nodeStep4_2',
-  ...decisionCodec,
-  apply(ctx, op) {
-    const { code, target, select } = op.body;
-    const tree = requireTree(ctx, code);
-    requireSignerIsTop(ctx, tree, 'NOT_TOP_CONFIRMER', 'confirmer');
-    const middle = requireWaitingTarget(ctx, code, target, tree.top, 'MV', 'H/W approval');
-    if (select) {
-      middle.state = 'MA';
-      saveParticipant(ctx, middle);
-    } else {
-      leave(ctx, middle);
-    }
-  },
-  present(op, ctx) {
-    const { code, target, select } = op.body;
-    const middle = ctx.addressOfHash160(target);
-    return {
-      amount: 0n,
-      senders: [signerLine(ctx)],
-      receivers: [walletLine(ctx, target)],
-      optxt: withCode(
-        select
-          ? `TOP node ${ctx.signerAddress} approves the H/W of MIDDLE node ${middle}`
-          : `TOP node ${ctx.signerAddress} rejects the H/W of MIDDLE node ${middle}; its stake is released`,
-        code,
-      ),
-    };
-  },
-};
+  waiting: 'MV',
+  approved: 'MA',
+  waitingFor: 'H/W approval',
+  subject: 'the H/W of ',
+});
