@@ -1,6 +1,6 @@
 import process from 'node:process';
-import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
+import yargs, { type Arguments, type Argv } from 'yargs';
+import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
 import { callCommand } from './commands/call';
 import { initCommand } from './commands/init';
@@ -166,10 +166,43 @@ function failStartup(error: unknown, options: NodeOptions, log: Logger) {
   }
 }
 
-await yargs(hideBin(process.argv))
+const ENV_PREFIX = 'CHAIN';
+
+/** The part of yargs' instance that @types/yargs leaves out: what the running command declares. */
+interface DeclaredOptions {
+  getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
+}
+
+/**
+ * `.env('CHAIN')` turns every CHAIN_* variable into an argument, and strict mode refuses those no
+ * option declares, so a variable an operator's environment sets for something else would stop the
+ * node. Runs before validation and drops what only such a variable set; strictness stays for the
+ * command line (an unknown flag there is still refused, even if a variable of its name is set too).
+ */
+function ignoreUnknownEnvVariables(argv: Arguments, cli: DeclaredOptions): void {
+  const { key, alias } = cli.getOptions();
+  const declared = new Set(
+    [...Object.keys(key), ...Object.values(alias).flat()].map((name) => Parser.camelCase(name)),
+  );
+  const onCommandLine = new Set(Object.keys(Parser(hideBin(process.argv))));
+  for (const variable of Object.keys(process.env)) {
+    if (!variable.startsWith(ENV_PREFIX)) continue;
+    // yargs-parser's own mapping: CHAIN_FOO_BAR sets fooBar, CHAIN_FOO__BAR sets foo.bar.
+    const name = Parser.camelCase(variable.slice(ENV_PREFIX.length).split('__')[0]!);
+    if (!name || declared.has(name) || onCommandLine.has(name)) continue;
+    delete argv[name];
+    delete argv[Parser.decamelize(name, '-')];
+  }
+}
+
+// One instance throughout: yargs resets it for the chosen command and runs that command's builder
+// on it, so while the middleware runs its options are the command's.
+const cli = yargs(hideBin(process.argv));
+await cli
   .scriptName('chain-node')
   .usage('$0 <command> [options]')
-  .env('CHAIN')
+  .env(ENV_PREFIX)
+  .middleware((argv) => ignoreUnknownEnvVariables(argv, cli as unknown as DeclaredOptions), true)
   .config('config', 'JSON config file with the same keys as the flags')
   .command(
     'start',

@@ -62,6 +62,11 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** Both revisions only grow, so their sum moves whenever either does. */
+function stateVersionOf(chain: Chain, keystore: KeyStore): () => number {
+  return () => chain.stateRevision() + keystore.revision();
+}
+
 export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): ChainNode {
   const options = resolveNodeOptions(partialOptions);
   let chain: Chain | undefined;
@@ -145,6 +150,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       allowedHosts: options.rpcAllowedHosts,
       ...rpcAuthentication(options),
       handlers: createHandlers(context),
+      stateVersion: stateVersionOf(chain, keystore),
       // The explorer page at GET / (JSON-RPC stays POST).
       onGet: createExplorerHandler(),
       log,

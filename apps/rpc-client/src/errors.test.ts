@@ -3,15 +3,6 @@ import { createClient } from './client.js';
 import { ERROR_CODES, isRpcError, RpcError, TransportError } from './errors.js';
 import { replyJson, startCannedServer } from './testing/canned-server.js';
 
-describe('ERROR_CODES', () => {
-  it('gives every code one name', () => {
-    const codes = Object.values(ERROR_CODES);
-    expect(new Set(codes).size).toBe(codes.length);
-    // JSON-RPC 2.0 reserves -32768..-32000; the node's own codes are positive.
-    for (const code of codes) expect(code < -32000 || code > 1000, String(code)).toBe(true);
-  });
-});
-
 describe('isRpcError', () => {
   it('recognises the error of a JSON-RPC error reply, and its code', async () => {
     const node = await startCannedServer((request, response) =>

@@ -4,53 +4,10 @@
  */
 
 /**
- * Every error code a chain-node answers with, by name: the JSON-RPC 2.0 codes, the node's own
- * protocol codes (-32001..-32010) and its domain codes (PascalCoin's numbering where it fits, from
- * 1030 its own). Compare `RpcError.code` with these instead of bare numbers:
- * `if (isRpcError(error, ERROR_CODES.WRONG_PASSPHRASE)) ...`.
+ * Every error code a chain-node answers with, by name (the JSON-RPC 2.0 codes, the node's protocol
+ * codes and its domain codes), from the catalogue: `isRpcError(error, ERROR_CODES.WRONG_PASSPHRASE)`.
  */
-export const ERROR_CODES = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  /** A method of the specification this node does not implement yet. */
-  NOT_AVAILABLE: -32001,
-  UNAUTHORIZED: -32002,
-  /** A key-material method (dumpPrivateKey, privSendTo, ...) called off loopback. */
-  KEYS_NOT_ALLOWED: -32003,
-  HOST_NOT_ALLOWED: -32004,
-  BUSY: -32005,
-  BODY_TOO_LARGE: -32006,
-  UNSUPPORTED_MEDIA_TYPE: -32007,
-  HTTP_METHOD_NOT_ALLOWED: -32008,
-  ORIGIN_NOT_ALLOWED: -32009,
-  REQUEST_TIMEOUT: -32010,
-  INVALID_ACCOUNT: 1002,
-  INVALID_BLOCK: 1003,
-  INVALID_OPERATION: 1004,
-  INVALID_KEY: 1005,
-  NOT_FOUND: 1010,
-  WALLET_LOCKED: 1015,
-  INVALID_DATA: 1016,
-  SIGNATURE_MISMATCH: 1020,
-  NOT_ALLOWED: 1021,
-  WRONG_PASSPHRASE: 1030,
-  INSUFFICIENT_FUNDS: 1031,
-  INVALID_N_OPERATION: 1032,
-  INACTIVE_ACCOUNT: 1033,
-  INVALID_AMOUNT: 1034,
-  DUPLICATE_OPERATION: 1035,
-  FEE_TOO_LOW: 1036,
-  TOO_MANY_ATTEMPTS: 1037,
-  MEMPOOL_FULL: 1038,
-  TOKEN_RULE: 1040,
-  PARTICIPATION_RULE: 1060,
-  NETWORK: 1080,
-} as const;
-
-export type ErrorCodeName = keyof typeof ERROR_CODES;
+export { ERROR_CODES, type ErrorCodeName } from '@chain/rpc-jayson/catalogue';
 
 /** The node answered with a JSON-RPC error object. */
 export class RpcError extends Error {

@@ -67,6 +67,14 @@ describe('wallet addresses', () => {
     );
   });
 
+  it('decode again after a first check gives the same answer, and callers cannot change it', () => {
+    const address = addressFromPublicKey('CH', hexToBytes(G));
+    const first = decodeAddress(address, 'CH');
+    first.hash160.fill(0);
+    expect(bytesToHex(decodeAddress(address, 'CH').hash160)).toBe(G_HASH160);
+    expect(reasonOf(() => decodeAddress(address, 'XY'))).toBe('WRONG_NETWORK_PREFIX');
+  });
+
   it('checksum catches every single-character change', () => {
     fc.assert(
       fc.property(

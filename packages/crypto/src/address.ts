@@ -82,6 +82,8 @@ export function decodeAddress(
       { param },
     );
   }
+  const known = checkedAddresses.get(address);
+  if (known !== undefined) return { prefix, hash160: known.slice() };
   const body = hexToBytes(address.slice(ADDRESS_PREFIX_LENGTH));
   const hash = body.slice(0, HASH_LENGTH);
   if (!equalBytes(body.subarray(HASH_LENGTH), checksum(prefix, hash))) {
@@ -92,13 +94,33 @@ export function decodeAddress(
       { param },
     );
   }
+  rememberCheckedAddress(address, hash);
   return { prefix, hash160: hash };
+}
+
+/**
+ * Addresses whose checksum was verified, with their hash: the same wallets are read over and over
+ * (exchanges poll them), and a checksum costs a SHA-256. Bounded; emptied when full.
+ */
+const checkedAddresses = new Map<string, Uint8Array>();
+const CHECKED_ADDRESSES_MAX = 8192;
+
+function rememberCheckedAddress(address: string, hash: Uint8Array): void {
+  if (checkedAddresses.size >= CHECKED_ADDRESSES_MAX) checkedAddresses.clear();
+  checkedAddresses.set(address, hash.slice());
 }
 
 /** The validated address in canonical form (lowercase hex). */
 export function normalizeAddress(address: string, expectedPrefix?: string, param?: string): string {
-  const { prefix, hash160: hash } = decodeAddress(address, expectedPrefix, param);
-  return addressFromHash160(prefix, hash);
+  decodeAddress(address, expectedPrefix, param);
+  return canonicalCase(address);
+}
+
+/** The canonical spelling of an address already validated: prefix as it is, hex in lowercase. */
+function canonicalCase(address: string): string {
+  const hex = address.slice(ADDRESS_PREFIX_LENGTH);
+  const lower = hex.toLowerCase();
+  return lower === hex ? address : address.slice(0, ADDRESS_PREFIX_LENGTH) + lower;
 }
 
 export function isValidAddress(address: string, expectedPrefix?: string): boolean {

@@ -2,6 +2,9 @@
  * Every domain error of chain-node carries a stable numeric code (PascalCoin's numbering where it fits)
  * and a stable UPPER_SNAKE reason. The JSON-RPC front end exposes both; nothing else of an error
  * (stack, causes) ever leaves the node.
+ *
+ * The same table is DOMAIN_ERROR_CODES of `@chain/rpc-jayson/catalogue`, which the server and the
+ * SDK read (this package may import nothing); chain-node's error-codes test keeps the two identical.
  */
 export const ErrorCode = {
   INVALID_ACCOUNT: 1002,

@@ -274,6 +274,27 @@ describe('lock and unlock', () => {
     await again.close();
   });
 
+  it('revision moves with every change of the wallets or their locks, and only then', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const moved = async (change: () => Promise<unknown>) => {
+      const before = store.revision();
+      await change();
+      return store.revision() !== before;
+    };
+    let address = '';
+    expect(await moved(async () => (address = await store.create('p')))).toBe(true);
+    expect(await moved(() => store.getPrivateKey(address, 'p'))).toBe(false);
+    expect(await moved(() => store.lock(address))).toBe(true);
+    expect(await moved(() => store.lock(address))).toBe(false);
+    expect(await moved(() => store.unlock(address, 'p'))).toBe(true);
+    expect(await moved(() => store.unlock(address, 'p'))).toBe(false);
+    await rm(join(dir, (await keyFiles(dir))[0]!));
+    expect(await moved(() => store.refresh())).toBe(true);
+    expect(store.has(address)).toBe(false);
+    await store.close();
+  });
+
   it('lock wipes the cached key: the next check pays scrypt again', async () => {
     const store = await openStore(await newDir(), { scrypt: { N: 2 ** 14, r: 8, p: 1 } });
     const address = await store.create('p'); // cached since create

@@ -64,6 +64,8 @@ export interface KeyStore {
   /** A copy of the key (the caller should wipe it after use). */
   getPrivateKey(address: string, passphrase: string): Promise<Uint8Array>;
   isLocked(address: string): boolean;
+  /** A number that changes whenever the listed wallets or their lock states do. */
+  revision(): number;
   /** false if the address is not in the store; the lock survives restarts. */
   lock(address: string): Promise<boolean>;
   /** Checks the passphrase (even for a wallet that is not locked), unlocks, persists; true. */
@@ -115,6 +117,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   let byAddress = new Map<string, KeyEntry>();
   let locked = new Set<string>();
   let invalid: InvalidKeyFile[] = [];
+  /** Bumped by every change of the wallets listed or of their locks (see revision()). */
+  let revision = 0;
   /** Bumped by every open and close, so a call that outlives its session changes nothing. */
   let session = 0;
   let isOpen = false;
@@ -290,6 +294,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     byAddress = new Map();
     for (const entry of next) if (entry.address !== null) byAddress.set(entry.address, entry);
     invalid = skipped;
+    revision++;
     return { added, removed };
   }
 
@@ -334,11 +339,15 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         sortedInsert(entry);
         byId.set(id, entry);
         byAddress.set(address, entry);
+        revision++;
       });
       if (byId.get(id) !== entry) return { address, created: false };
       cache.remember(id, privateKey, passphrase);
       // New keys start unlocked, even if a deleted file of the same key was locked.
-      if (locked.delete(address)) await persistLocks();
+      if (locked.delete(address)) {
+        revision++;
+        await persistLocks();
+      }
       return { address, created: true };
     });
   }
@@ -366,6 +375,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       entry.file = file;
       entry.address = address;
       byAddress.set(address, entry);
+      revision++;
     });
   }
 
@@ -381,6 +391,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           byAddress = new Map();
           await load();
           locked = new Set([...lockState].map(normalizeAddress));
+          revision++;
           session++;
           isOpen = true;
         } finally {
@@ -400,6 +411,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       entries = [];
       byId = new Map();
       byAddress = new Map();
+      revision++;
       await persisting;
     },
 
@@ -450,6 +462,10 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return privateKey;
     },
 
+    revision() {
+      return revision;
+    },
+
     isLocked(address) {
       ensureOpen();
       const entry = byAddress.get(normalizeAddress(address));
@@ -463,6 +479,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       cache.forget(entry.id);
       if (!locked.has(entry.address)) {
         locked.add(entry.address);
+        revision++;
         await persistLocks();
       }
       return true;
@@ -475,7 +492,10 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       try {
         ensureSession(started);
         cache.remember(entry.id, privateKey, passphrase);
-        if (entry.address !== null && locked.delete(entry.address)) await persistLocks();
+        if (entry.address !== null && locked.delete(entry.address)) {
+          revision++;
+          await persistLocks();
+        }
         return true;
       } finally {
         privateKey.fill(0);

@@ -25,7 +25,13 @@ export {
   type ReorganizeResult,
   type SignRequest,
 } from './chain/chain';
-export { blockWeight, IN_TURN_WEIGHT, inTurnProducer, OUT_OF_TURN_WEIGHT } from './chain/consensus';
+export {
+  blockWeight,
+  IN_TURN_WEIGHT,
+  inTurnProducer,
+  OUT_OF_TURN_WEIGHT,
+  type RotationSlot,
+} from './chain/consensus';
 export {
   type ChainTip,
   compareBytes,

@@ -3,39 +3,17 @@
  * error object. Domain errors are duck-typed (`{code: number, reason: string, param?: string}`, as
  * ChainError of @chain/crypto); everything else is an internal error whose details never leave.
  */
+import { DOMAIN_ERROR_CODES, PROTOCOL_ERROR_CODES } from './catalogue/error-codes.js';
 import type { Logger } from './options.js';
 
-/** JSON-RPC 2.0 codes and the server's own codes (documented in docs/rpc.md). */
-export const RpcErrorCode = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  /** A catalogue method that no handler implements yet. */
-  NOT_AVAILABLE: -32001,
-  /** Missing or wrong HTTP credentials (HTTP 401). */
-  UNAUTHORIZED: -32002,
-  /** A key-material method called off loopback without allowKeys. */
-  KEYS_NOT_ALLOWED: -32003,
-  /** Host header not in the allowlist (HTTP 403). */
-  HOST_NOT_ALLOWED: -32004,
-  /** Too many calls in flight (HTTP 503). */
-  BUSY: -32005,
-  /** Request body over the limit (HTTP 413). */
-  BODY_TOO_LARGE: -32006,
-  /** Content-Type is not application/json (HTTP 415). */
-  UNSUPPORTED_MEDIA_TYPE: -32007,
-  /** HTTP method other than POST (HTTP 405). */
-  HTTP_METHOD_NOT_ALLOWED: -32008,
-  /** CORS preflight from an origin not configured (HTTP 403). */
-  ORIGIN_NOT_ALLOWED: -32009,
-  /** Headers or body not received within the timeouts (HTTP 408). */
-  REQUEST_TIMEOUT: -32010,
-} as const;
+/**
+ * JSON-RPC 2.0 codes and the server's own codes (documented in docs/rpc.md), from the catalogue's
+ * table, which the SDK shares.
+ */
+export const RpcErrorCode = PROTOCOL_ERROR_CODES;
 
 /** Code of configuration errors (PascalCoin's "not allowed", as ErrorCode.NOT_ALLOWED). */
-export const CONFIG_ERROR_CODE = 1021;
+export const CONFIG_ERROR_CODE = DOMAIN_ERROR_CODES.NOT_ALLOWED;
 
 export interface RpcErrorData {
   reason: string;

@@ -67,6 +67,16 @@ export interface RpcServerOptions {
   onGet?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Decides whether an address is loopback (injectable for tests). */
   isLoopbackAddress: (address: string) => boolean;
+  /**
+   * Results of `cacheable` methods kept (as JSON) until `stateVersion` moves; 0 turns the cache
+   * off. Without `stateVersion` nothing is cached.
+   */
+  resultCacheEntries: number;
+  /**
+   * A number that changes whenever anything a `cacheable` method reads changes (the node: chain
+   * state revision + key store revision, both only ever growing).
+   */
+  stateVersion?: () => number;
 }
 
 /** True for 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost. */
@@ -89,6 +99,7 @@ export const DEFAULT_RPC_SERVER_OPTIONS: Readonly<RpcServerOptions> = Object.fre
   corsOrigins: [],
   allowKeys: false,
   isLoopbackAddress,
+  resultCacheEntries: 10_000,
 });
 
 export interface CreateRpcServerOptions extends Partial<RpcServerOptions> {

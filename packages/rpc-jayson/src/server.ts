@@ -43,6 +43,7 @@ import {
   type RpcServerAddress,
   type RpcServerOptions,
 } from './options.js';
+import { ResultCache, resultCacheKey } from './result-cache.js';
 
 type AnyHandler = (params: Record<string, unknown>, context: CallContext) => unknown;
 type MaybePromise<T> = T | Promise<T>;
@@ -54,8 +55,13 @@ interface CompiledMethod {
   readonly spec: MethodSpec;
   readonly table: ParamTable;
   readonly keyMaterial: boolean;
+  readonly cacheable: boolean;
   readonly counter: MethodCounter;
 }
+
+/** A response already serialised (from the result cache). */
+type SerializedResponse = string;
+type Reply = JsonRpcResponse | SerializedResponse;
 
 interface JsonRpcResponse {
   jsonrpc: '2.0';
@@ -96,6 +102,11 @@ function withoutUndefined<T extends object>(options: T): Partial<T> {
 
 function errorResponse(id: string | null, error: JsonRpcErrorObject): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error };
+}
+
+/** A success response around a result already in JSON, fields in the order jayson writes them. */
+function serializedResult(id: string | null, resultJson: string): SerializedResponse {
+  return `{"jsonrpc":"2.0","id":${id === null ? 'null' : JSON.stringify(id)},"result":${resultJson}}`;
 }
 
 function invalidRequest(id: string | null, message: string): JsonRpcResponse {
@@ -177,12 +188,18 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,
+      cacheable: spec.cacheable === true && !spec.nestedResult,
       counter: { method: name, calls: 0, milliseconds: 0 },
     });
     jaysonMethods[name] = (params, context, callback) =>
       invokeHandler(handler, name, params, context, callback, log);
   }
   const dispatcher = new jayson.Server(jaysonMethods, { useContext: true });
+  const stateVersion = options.stateVersion;
+  const resultCache =
+    stateVersion === undefined || config.resultCacheEntries === 0
+      ? undefined
+      : new ResultCache(stateVersion, config.resultCacheEntries);
 
   /**
    * The time the last call ended: in a batch, a call answered synchronously starts when the one
@@ -245,7 +262,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     entry: unknown,
     state: RequestState,
     batchIndex: number | undefined,
-  ): MaybePromise<JsonRpcResponse | undefined> {
+  ): MaybePromise<Reply | undefined> {
     if (!isPlainObject(entry)) return invalidRequest(null, 'request must be an object');
     const rawId = entry.id;
     const notification = rawId === undefined;
@@ -299,7 +316,42 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       record(method, startedMs);
       return notification ? undefined : errorResponse(id, toJsonRpcError(err, log, name));
     }
+    if (method.cacheable && !notification && resultCache !== undefined) {
+      return dispatchCached(resultCache, method, coerced, id, state.context, startedMs);
+    }
     return dispatch(method, coerced, id, notification, state.context, startedMs);
+  }
+
+  /** A cacheable call: answered from the cache, or run and its result kept for the next caller. */
+  function dispatchCached(
+    cache: ResultCache,
+    method: CompiledMethod,
+    params: Record<string, unknown>,
+    id: string | null,
+    context: CallContext,
+    startedMs: number,
+  ): MaybePromise<Reply | undefined> {
+    const key = resultCacheKey(method.name, params);
+    if (key === undefined) return dispatch(method, params, id, false, context, startedMs);
+    const cached = cache.get(key);
+    if (cached !== undefined) {
+      record(method, startedMs);
+      return serializedResult(id, cached);
+    }
+    const version = cache.versionNow();
+    const keep = (response: JsonRpcResponse | undefined): Reply | undefined => {
+      if (response === undefined || response.error !== undefined) return response;
+      let json: string;
+      try {
+        json = JSON.stringify(response.result);
+      } catch {
+        return response; // serialize() answers -32603 for it
+      }
+      cache.set(key, json, version);
+      return serializedResult(id, json);
+    };
+    const response = dispatch(method, params, id, false, context, startedMs);
+    return isThenable(response) ? response.then(keep) : keep(response);
   }
 
   function sendJson(
@@ -408,7 +460,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       sendJson(req, res, 200, JSON.stringify(invalidRequest(null, message)));
       return;
     }
-    const results: MaybePromise<JsonRpcResponse | undefined>[] = new Array(parsed.length);
+    const results: MaybePromise<Reply | undefined>[] = new Array(parsed.length);
     let pending = false;
     clock = performance.now();
     for (let i = 0; i < parsed.length; i++) {
@@ -417,16 +469,17 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       results[i] = result;
     }
     if (pending) Promise.all(results).then((settled) => replyBatch(req, res, settled));
-    else replyBatch(req, res, results as (JsonRpcResponse | undefined)[]);
+    else replyBatch(req, res, results as (Reply | undefined)[]);
   }
 
-  function reply(req: IncomingMessage, res: ServerResponse, response: JsonRpcResponse | undefined) {
+  function reply(req: IncomingMessage, res: ServerResponse, response: Reply | undefined) {
     if (response === undefined) sendNoContent(req, res);
     else sendJson(req, res, 200, serialize(response));
   }
 
   /** One response as JSON; a result JSON cannot hold (a bigint, a cycle) becomes -32603. */
-  function serialize(response: JsonRpcResponse): string {
+  function serialize(response: Reply): string {
+    if (typeof response === 'string') return response;
     try {
       return JSON.stringify(response);
     } catch (err) {
@@ -438,20 +491,22 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   function replyBatch(
     req: IncomingMessage,
     res: ServerResponse,
-    settled: (JsonRpcResponse | undefined)[],
+    settled: (Reply | undefined)[],
   ): void {
     const responses = settled.filter((response) => response !== undefined);
     if (responses.length === 0) {
       sendNoContent(req, res);
       return;
     }
-    let body: string;
-    try {
-      body = JSON.stringify(responses);
-    } catch {
-      body = `[${responses.map(serialize).join(',')}]`;
+    let body: string | undefined;
+    if (!responses.some((response) => typeof response === 'string')) {
+      try {
+        body = JSON.stringify(responses);
+      } catch {
+        // one of them cannot be serialised: each on its own below
+      }
     }
-    sendJson(req, res, 200, body);
+    sendJson(req, res, 200, body ?? `[${responses.map(serialize).join(',')}]`);
   }
 
   function readBody(req: IncomingMessage, res: ServerResponse): void {

@@ -7,6 +7,7 @@ export {
 } from './hardware';
 export { mineConsentHash, signMineConsent } from './mine-consent';
 export { nodeCodeOf, parseNodeCode } from './node-code';
+export type { DecisionBody, JoinRequest } from './operation/admission';
 export {
   approveBottomOperation,
   type BottomDecisionBody,
@@ -18,7 +19,6 @@ export { MAX_NODES_TEXT_BYTES } from './operation/codec';
 export {
   approveMiddleHardwareOperation,
   approveMiddleOperation,
-  type DecisionBody,
   type JoinMiddleBody,
   joinMiddleOperation,
   type MiddleHardwareBody,

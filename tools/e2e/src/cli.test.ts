@@ -5,6 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { call, makeDatadir, post, rpc, runChainNode, startNode } from './harness/node-process';
 
+/** A loopback port held by another listener until `release()`. */
+async function occupyPort(): Promise<{ port: number; release: () => void }> {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as { port: number };
+  return { port, release: () => blocker.close() };
+}
+
 describe('chain-node command line', () => {
   it('prints usage with every start flag', async () => {
     const { code, stdout } = await runChainNode(['start', '--help']);
@@ -88,9 +96,7 @@ describe('chain-node command line', () => {
   });
 
   it('fails with a clear message when the RPC port is taken', async () => {
-    const blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    const port = (blocker.address() as { port: number }).port;
+    const { port, release } = await occupyPort();
     const datadir = await makeDatadir();
     try {
       const { code, stderr } = await runChainNode([
@@ -106,7 +112,7 @@ describe('chain-node command line', () => {
       expect(stderr).toMatch(new RegExp(`port ${port}.*in use`));
       expect(stderr).not.toMatch(/\n\s+at /);
     } finally {
-      blocker.close();
+      release();
       await rm(datadir, { recursive: true, force: true });
     }
   });
@@ -125,6 +131,53 @@ describe('chain-node command line', () => {
     } finally {
       await node.stop();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('CHAIN_* environment variables', () => {
+  // Operators' environments carry variables for other tools; only declared options are read.
+  const unrelated = { CHAIN_UNRELATED_THING: '1', CHAIN_OTHER__NESTED: 'x' };
+
+  it('starts despite unknown CHAIN_* variables and honours the known ones', async () => {
+    const node = await startNode({ env: { ...unrelated, CHAIN_BLOCK_TIME: '0' } });
+    try {
+      expect(await call(node.url, 'getBlockCount')).toBeGreaterThanOrEqual(1);
+      expect(node.stdout()).toMatch(/block time 0 ms/);
+
+      const port = new URL(node.url).port;
+      const count = await call<number>(node.url, 'getBlockCount');
+      const viaEnv = await runChainNode(['call', 'getBlockCount'], {
+        env: { ...unrelated, CHAIN_RPC_HOST: '127.0.0.1', CHAIN_RPC_PORT: port },
+      });
+      expect(viaEnv).toMatchObject({ code: 0, stdout: `${count}\n` });
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('CHAIN_RPC_PORT sets the port `start` binds', async () => {
+    const { port, release } = await occupyPort();
+    const datadir = await makeDatadir();
+    try {
+      const { code, stderr } = await runChainNode(
+        ['start', '--datadir', datadir, '--p2p-port', '0'],
+        { env: { ...unrelated, CHAIN_RPC_PORT: String(port) } },
+      );
+      expect(code).toBe(1);
+      expect(stderr).toMatch(new RegExp(`port ${port}.*in use`));
+    } finally {
+      release();
+      await rm(datadir, { recursive: true, force: true });
+    }
+  });
+
+  it('still refuses an unknown flag, also one named like a variable that is set', async () => {
+    for (const flag of ['--rpc-prot', '--unrelated-thing']) {
+      const { code, stderr, stdout } = await runChainNode(['start', flag, '1'], { env: unrelated });
+      expect(code, flag).toBe(2);
+      expect(stderr, flag).toMatch(new RegExp(`Unknown argument.*${flag.slice(2)}`));
+      expect(stdout, flag).toBe('');
     }
   });
 });

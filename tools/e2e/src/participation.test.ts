@@ -122,6 +122,32 @@ async function expectEnded(wallet: string) {
 
 const codeOf = (op: OperationObject) => /node code ([0-9a-f]{16})$/.exec(op.optxt)![1]!;
 
+const signerOf = async (block: number) =>
+  (await call<{ hmr: string }>(node.url, 'getBlockInfo', { block })).hmr;
+
+interface Producer {
+  wallet: string;
+  account: number;
+}
+
+/** The dev wallet (the genesis producer, account 0) and the given mine wallets, by account number. */
+async function producerSet(mineWallets: readonly string[]): Promise<Producer[]> {
+  const producers = [{ wallet: dev, account: 0 }];
+  for (const wallet of mineWallets)
+    producers.push({ wallet, account: (await info(wallet)).account });
+  return producers.sort((a, b) => a.account - b.account);
+}
+
+/**
+ * The wallet in turn after a block signed by `parent` (Clique rotation, DESIGN §4 as refined in
+ * docs/decisions.md): the producer with the next account number, wrapping around.
+ */
+function inTurnAfter(producers: readonly Producer[], parent: string): string {
+  const index = producers.findIndex((p) => p.wallet === parent);
+  expect(index, `${parent} is a producer`).toBeGreaterThanOrEqual(0);
+  return producers[(index + 1) % producers.length]!.wallet;
+}
+
 describe('the three-tier procedure', () => {
   it('TOP node: nodeStep1 (8) stakes into volume_lock, nodeStep2 (9) records the H/W', async () => {
     const join = { wallet: w.top, passphrase: 'pw', miner: w.topMiner, penalty: 10 };
@@ -289,10 +315,6 @@ describe('the three-tier procedure', () => {
   });
 
   it("blockchainStart (19/1) with the spec's repeated `mine` key makes the mine wallet a producer", async () => {
-    // With two producers (dev wallet = account 0, then the mine wallet) the rotation is in phase
-    // only if the mine wallet is in turn right after the block that adds it, i.e. that block's
-    // height is even; otherwise the recent-signer rule keeps every later block out of turn (slow).
-    if (((await head()) + 1) % 2 === 1) await send(w.stranger!);
     const body = `{"jsonrpc":"2.0","method":"blockchainStart","id":1,"params":{"code":"${code}","wallet":"${w.top}","passphrase":"pw","mine":"${w.mine}","minepass":"pw","mine":"${w.share}","nodes":"10.0.0.1;10.0.0.2"}}`;
     const reply = (await post(node.url, body)).json as { result: OperationObject };
     expect(reply.result).toMatchObject({ optype: 19, subtype: 1, signer_account: w.top });
@@ -360,7 +382,7 @@ describe('the three-tier procedure', () => {
     expect(locked.topMiner).toBeLessThan(totals.topMiner);
   });
 
-  it('with two TOP nodes started, blocks rotate h mod n over the sorted producers', async () => {
+  it("with two TOP nodes started, each block is the turn of the producer after its parent's", async () => {
     const joined = await step('nodeStep1', {
       wallet: w.top2,
       amount: '100',
@@ -369,7 +391,7 @@ describe('the three-tier procedure', () => {
     });
     code2 = codeOf(joined);
     await step('nodeStep2', { code: code2, wallet: w.top2, passphrase: 'pw' });
-    await step('blockchainStart', {
+    const started = await step('blockchainStart', {
       code: code2,
       wallet: w.top2,
       passphrase: 'pw',
@@ -379,33 +401,23 @@ describe('the three-tier procedure', () => {
       nodes: '',
     });
     // The genesis producer (the dev wallet, account 0) stays in the set beside the two mine wallets.
-    const producers = [{ wallet: dev, account: 0 }];
-    for (const wallet of [w.mine!, w.mine2!])
-      producers.push({ wallet, account: (await info(wallet)).account });
-    producers.sort((a, b) => a.account - b.account);
-    const inTurn = (height: number) => producers[height % producers.length]!.wallet;
-    // When the set grows, the producer now in turn may have signed the block before, which the
-    // recent-signer rule forbids: a block or two come out of turn (after the out-of-turn delay)
-    // until the rotation is in phase again.
-    let inPhase = 0;
-    for (let i = 0; i < 10 && inPhase < 2; i++) {
-      const { block } = await send(w.stranger!);
-      const { hmr } = await call<{ hmr: string }>(node.url, 'getBlockInfo', { block });
-      inPhase = hmr === inTurn(block) ? inPhase + 1 : 0;
-    }
-    expect(inPhase).toBe(2);
-    const first = (await head()) + 1;
+    const producers = await producerSet([w.mine!, w.mine2!]);
     for (let i = 0; i < 7; i++) await send(w.stranger!);
     const last = await head();
+    // In phase from the very block after the one that grew the set: the successor of any producer
+    // is never the one that just signed, so the recent-signer rule never bars it.
     const signers: string[] = [];
-    for (let h = first; h <= last; h++) {
-      const { hmr } = await call<{ hmr: string }>(node.url, 'getBlockInfo', { block: h });
-      expect(hmr, `block ${h}`).toBe(inTurn(h));
-      signers.push(hmr);
+    let parent = await signerOf(started.block);
+    for (let h = started.block + 1; h <= last; h++) {
+      const signer = await signerOf(h);
+      expect(signer, `block ${h}`).toBe(inTurnAfter(producers, parent));
+      signers.push(signer);
+      parent = signer;
     }
+    expect(signers.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(signers)).toEqual(new Set([dev, w.mine, w.mine2]));
     // The two mine wallets take turns: never one twice without the other in between.
     const mines = signers.filter((s) => s !== dev);
-    expect(new Set(mines)).toEqual(new Set([w.mine, w.mine2]));
     for (let i = 1; i < mines.length; i++) expect(mines[i]).not.toBe(mines[i - 1]);
   });
 
@@ -416,17 +428,10 @@ describe('the three-tier procedure', () => {
     expect(warning).toContain('key is not loaded');
     expect(warning).toContain(w.mine);
     expect(warning).toContain(w.mine2);
-    const producers = [0, (await info(w.mine!)).account, (await info(w.mine2!)).account].sort(
-      (a, b) => a - b,
-    );
-    const walletOf = new Map([
-      [0, dev],
-      [(await info(w.mine!)).account, w.mine!],
-      [(await info(w.mine2!)).account, w.mine2!],
-    ]);
+    const producers = await producerSet([w.mine!, w.mine2!]);
     // Blocks by the dev key go on until a mine wallet is in turn; then the chain waits for it.
-    while (producers[((await head()) + 1) % 3] === 0) await send(w.stranger!);
-    const waiting = walletOf.get(producers[((await head()) + 1) % 3]!)!;
+    while (inTurnAfter(producers, await signerOf(await head())) === dev) await send(w.stranger!);
+    const waiting = inTurnAfter(producers, await signerOf(await head()));
     const op = await call<OperationObject>(node.url, 'sendTo', {
       sender: dev,
       passphrase: 'dev',

@@ -12,6 +12,7 @@ import {
   activate,
   COIN,
   devWallet,
+  mined,
   newFundedWallet,
   type WalletInfo,
   waitFor,
@@ -128,6 +129,29 @@ describe('getWalletInfo', () => {
       code: -32602,
       data: { param: 'wallet' },
     });
+  });
+});
+
+describe('getWalletInfo between changes (answered from a cache of the current state)', () => {
+  it('is never stale: a new wallet, a lock, an unlock and a mined transfer show at once', async () => {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    const info = () =>
+      call<WalletInfo & { key_state: string }>(node.url, 'getWalletInfo', { wallet });
+    expect(await info()).toMatchObject({ balance: '0', key_state: 'unlocked' });
+    expect(await info()).toMatchObject({ balance: '0', key_state: 'unlocked' });
+    await call(node.url, 'lockWallet', { wallet });
+    expect((await info()).key_state).toBe('locked');
+    await call(node.url, 'unlockWallet', { wallet, passphrase: 'pw' });
+    expect((await info()).key_state).toBe('unlocked');
+    const op = await call<{ ophash: string }>(node.url, 'sendTo', {
+      sender: dev,
+      passphrase: 'dev',
+      receiver: wallet,
+      amount: '2',
+    });
+    await mined(node, op.ophash);
+    // The block is committed: the very next read has it.
+    expect((await info()).balance).toBe(String(2n * COIN));
   });
 });
 

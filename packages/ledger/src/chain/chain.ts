@@ -8,6 +8,7 @@ import {
   getPublicKey,
   type Hashes,
   hash160,
+  normalizeAddress,
   type Secp256k1Backend,
 } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
@@ -61,7 +62,7 @@ import {
   nextStateRoot,
 } from '../state/block-changes';
 import { hashKey, StateLayer } from '../state/state-layer';
-import { blockWeight } from './consensus';
+import { blockWeight, inTurnProducer } from './consensus';
 import { decodeWeight, encodeWeight, isPreferredTip, recentSignerWindow } from './fork-choice';
 import { Journal, type JournalRecord } from './journal';
 import { Mempool, type PendingEntry } from './mempool';
@@ -228,6 +229,11 @@ export interface Chain {
   pendingOperations(): OperationObject[];
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
+  /**
+   * A number that changes whenever the committed state (head block, accounts, spaces) does: reads of
+   * committed state may be cached until it moves.
+   */
+  stateRevision(): number;
   accountByAddress(address: string): AccountView | undefined;
   accountByNumber(number: number): AccountView | undefined;
   /**
@@ -263,6 +269,11 @@ export interface Chain {
    * floor(n/2) blocks (n producers), so it must not sign the next one.
    */
   maySign(account: number): boolean;
+  /**
+   * The producer in turn for the next block (consensus.ts): the successor of the head's producer in
+   * the producer set, or `producers[h mod n]` right after genesis; undefined without producers.
+   */
+  inTurnProducer(): number | undefined;
   /**
    * Fork choice against a competing branch that forks after block `forkHeight` (at most maxRollback
    * blocks back): rolls back to the fork, imports `blocks`, and keeps the branch only if its tip is
@@ -407,6 +418,8 @@ class LedgerChain implements Chain {
   private store: ChainStore | undefined;
   private journal: Journal | undefined;
   private root = new StateLayer();
+  /** Bumped whenever the committed state changes (open, block committed, rollback). */
+  private revision = 0;
   private mempool = new Mempool(this.root);
   private headState: HeadState = {
     height: 0,
@@ -501,12 +514,16 @@ class LedgerChain implements Chain {
     const from = Math.max(1, head - RECENT_PRODUCERS_KEPT + 1);
     const stored = await store.read(store.meta, META_WEIGHT);
     let weight = 0;
+    let parentProducer: number | undefined;
     for (let h = stored === undefined ? 1 : from; h <= head; h++) {
       const bytes = await store.read(store.blocks, heightKey(h));
-      if (bytes === undefined) continue;
-      const producer = decodeBlock(bytes, this.hashes).header.producer;
-      if (h >= from) this.recentProducers.set(h, producer);
-      if (stored === undefined) weight += blockWeight(this.root.producers(), h, producer);
+      const producer =
+        bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
+      if (producer !== undefined && h >= from) this.recentProducers.set(h, producer);
+      if (producer !== undefined && stored === undefined) {
+        weight += blockWeight(this.root.producers(), { height: h, parentProducer }, producer);
+      }
+      parentProducer = producer;
     }
     this.headWeight = stored === undefined ? weight : decodeWeight(stored);
   }
@@ -577,6 +594,7 @@ class LedgerChain implements Chain {
     this.mempool = new Mempool(this.root);
     this.checksum = checksum;
     this.headState = head;
+    this.revision++;
   }
 
   private async loadState(store: ChainStore): Promise<void> {
@@ -644,6 +662,7 @@ class LedgerChain implements Chain {
       this.mempool = new Mempool(root);
       this.checksum = checksum;
       this.headState = head;
+      this.revision++;
     } catch (error) {
       if (error instanceof StoreError) throw error;
       throw corrupt((error as Error).message, error);
@@ -713,6 +732,26 @@ class LedgerChain implements Chain {
       if (this.recentProducers.get(h) === account) return false;
     }
     return true;
+  }
+
+  inTurnProducer(): number | undefined {
+    const { height } = this.headState;
+    return inTurnProducer(this.root.producers(), {
+      height: height + 1,
+      parentProducer: height === 0 ? undefined : this.recentProducers.get(height),
+    });
+  }
+
+  /**
+   * Producer account of the block at `height` on this chain (undefined for genesis, which has no
+   * parent producer for the rotation): from memory, else from the store.
+   */
+  private async producerAt(height: number): Promise<number | undefined> {
+    if (height < 1) return undefined;
+    const recent = this.recentProducers.get(height);
+    if (recent !== undefined) return recent;
+    const bytes = await this.getBlockBytes(height);
+    return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
   }
 
   /** The recent-signer rule for a block at `height` (its parent is the head). */
@@ -860,11 +899,15 @@ class LedgerChain implements Chain {
     return this.mempool.size;
   }
 
+  stateRevision(): number {
+    return this.revision;
+  }
+
   walletInfo(address: string): WalletInfo {
     const { hash160: h } = decodeAddress(address, this.prefix, 'wallet');
     const number = this.root.numberOf(h);
     const account = number === undefined ? undefined : this.root.account(number);
-    return presentWallet(addressFromHash160(this.prefix, h), account, this.headState.height);
+    return presentWallet(normalizeAddress(address), account, this.headState.height);
   }
 
   accountByAddress(address: string): AccountView | undefined {
@@ -1638,7 +1681,8 @@ class LedgerChain implements Chain {
     const { header, ops } = executed;
     const height = header.height;
     // Weighed under the producer set in force before the block (the layer is not merged yet).
-    const weight = this.headWeight + blockWeight(this.root.producers(), height, header.producer);
+    const slot = { height, parentProducer: await this.producerAt(height - 1) };
+    const weight = this.headWeight + blockWeight(this.root.producers(), slot, header.producer);
     const batch = store.batch();
     batch.put(META_WEIGHT, encodeWeight(weight), { sublevel: store.meta });
     batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
@@ -1678,6 +1722,7 @@ class LedgerChain implements Chain {
     executed.layer.mergeIntoParent();
     this.checksum = checksum;
     this.headState = head;
+    this.revision++;
     this.headWeight = weight;
     this.recentProducers.set(height, header.producer);
     this.recentProducers.delete(height - RECENT_PRODUCERS_KEPT);
@@ -1778,7 +1823,8 @@ class LedgerChain implements Chain {
       const undo = decodeUndo(undoBytes);
       undos.push(undo);
       const producersBefore = undo.producers ?? producersAfter;
-      removedWeight += blockWeight(producersBefore, h, loaded.block.header.producer);
+      const slot = { height: h, parentProducer: await this.producerAt(h - 1) };
+      removedWeight += blockWeight(producersBefore, slot, loaded.block.header.producer);
       producersAfter = producersBefore;
       returned.unshift(loaded.ops);
       batch.del(heightKey(h), { sublevel: store.blocks });
@@ -1888,6 +1934,7 @@ class LedgerChain implements Chain {
     for (let h = head.height; h > toHeight; h--) this.blockCache.delete(h);
     this.checksum = checksum;
     this.headState = newHead;
+    this.revision++;
     this.headWeight = newWeight;
     for (let h = head.height; h > toHeight; h--) this.recentProducers.delete(h);
     const existing = this.mempool.drain(this.root);

@@ -1,5 +1,6 @@
 import { bytesToHex } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockSigningHash, decodeBlock, encodeBlock, encodeBlockHeader } from '../block/block';
 import { createDevGenesis, type Genesis, genesisHash } from '../genesis';
@@ -12,27 +13,38 @@ import {
   transferTo,
 } from '../testing/temp-chain';
 import type { Chain } from './chain';
+import { inTurnProducer } from './consensus';
 import { compareBytes, isPreferredTip, recentSignerWindow } from './fork-choice';
 import { createBlockProducer } from './producer';
+import { ChainStore } from './store';
 
-// Three producers: dev (account 0), p1 (1), p2 (2). In turn at height h: account h mod 3.
+// Three producers: dev (account 0), p1 (1), p2 (2). The block after genesis is account 1's turn
+// (1 mod 3); every later block is the turn of the account after its parent's producer, wrapping.
 const p1 = testWallet('producer 1');
 const p2 = testWallet('producer 2');
 const alice = testWallet('alice');
 const bob = testWallet('bob');
 
-function threeProducerGenesis(): Genesis {
+/** The dev network with `others` as further producers, accounts 1, 2, ... in this order. */
+function producerGenesis(others: readonly (typeof p1)[]): Genesis {
   const dev = createDevGenesis();
   const accounts = [
     ...dev.accounts,
-    { address: p1.address, publicKey: bytesToHex(p1.publicKey), balance: 1000n * COIN },
-    { address: p2.address, publicKey: bytesToHex(p2.publicKey), balance: 1000n * COIN },
+    ...others.map((w) => ({
+      address: w.address,
+      publicKey: bytesToHex(w.publicKey),
+      balance: 1000n * COIN,
+    })),
   ];
   return createDevGenesis({
     network: 'consensus-test',
     accounts,
-    producers: [devWallet.address, p1.address, p2.address],
+    producers: [devWallet.address, ...others.map((w) => w.address)],
   });
+}
+
+function threeProducerGenesis(): Genesis {
+  return producerGenesis([p1, p2]);
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -91,27 +103,101 @@ describe('fork choice rule', () => {
   });
 });
 
+describe('rotation', () => {
+  it("puts in turn the successor of the parent block's producer, wrapping around", () => {
+    const producers = [0, 3, 5];
+    const after = (parentProducer: number | undefined, height = 7) =>
+      inTurnProducer(producers, { height, parentProducer });
+    expect([after(0), after(3), after(5)]).toEqual([3, 5, 0]);
+    // A parent producer that has left the set: the first producer above it, wrapping.
+    expect([after(4), after(9)]).toEqual([5, 0]);
+    // Right after genesis there is no parent producer: producers[h mod n].
+    expect([after(undefined, 1), after(undefined, 2), after(undefined, 3)]).toEqual([3, 5, 0]);
+    expect(inTurnProducer([], { height: 1, parentProducer: 0 })).toBeUndefined();
+    expect(inTurnProducer([4], { height: 9, parentProducer: 4 })).toBe(4);
+  });
+
+  const producerSets = fc
+    .uniqueArray(fc.nat(1000), { minLength: 2, maxLength: 12 })
+    .map((accounts) => [...accounts].sort((a, b) => a - b));
+
+  it('never puts in turn the producer of the parent block (so, with 2 or 3, it is never barred)', () => {
+    fc.assert(
+      fc.property(producerSets, fc.nat(), fc.nat(), (producers, pick, height) => {
+        const parentProducer = producers[pick % producers.length]!;
+        expect(inTurnProducer(producers, { height, parentProducer })).not.toBe(parentProducer);
+      }),
+    );
+  });
+
+  it('after one out-of-turn block in a chain in phase, the producer in turn may sign', () => {
+    fc.assert(
+      fc.property(producerSets, fc.nat(), fc.nat(), (producers, last, pick) => {
+        const n = producers.length;
+        const window = recentSignerWindow(n);
+        // The last `window` blocks were signed in turn, ending with producers[last mod n].
+        const recent = Array.from({ length: window }, (_, k) => {
+          const index = (((last - (window - 1) + k) % n) + n) % n;
+          return producers[index]!;
+        });
+        const parentProducer = recent[recent.length - 1]!;
+        const inTurn = inTurnProducer(producers, { height: 0, parentProducer });
+        // The in-turn producer stays silent; one the recent-signer rule allows steps in.
+        const allowed = producers.filter((a) => a !== inTurn && !recent.includes(a));
+        fc.pre(allowed.length > 0);
+        const outOfTurn = allowed[pick % allowed.length]!;
+        const recentAfter = [...recent.slice(1), outOfTurn];
+        const next = inTurnProducer(producers, { height: 0, parentProducer: outOfTurn });
+        expect(recentAfter).not.toContain(next);
+      }),
+    );
+  });
+});
+
 describe('chain weight', () => {
-  it('adds 2 per in-turn block, 1 per out-of-turn block, and survives a restart and a rollback', async () => {
+  it('adds 2 per in-turn block, 1 per out-of-turn block, through a restart, a recount and a rollback', async () => {
     const genesis = threeProducerGenesis();
     const t = await openTempChain({ genesis });
     cleanups.push(t.cleanup);
     const chain = t.chain;
     expect(chain.head().weight).toBe(0);
-    await block(chain, 1n, p1.privateKey); // height 1: p1 in turn
+    expect(chain.inTurnProducer()).toBe(1);
+    await block(chain, 1n, p1.privateKey); // height 1: 1 mod 3 = p1 in turn
     expect(chain.head().weight).toBe(2);
-    await block(chain, 2n, devWallet.privateKey); // height 2: p2's turn, dev out of turn
+    expect(chain.inTurnProducer()).toBe(2);
+    await block(chain, 2n, devWallet.privateKey); // after p1, p2's turn: dev out of turn
     expect(chain.head().weight).toBe(3);
-    await block(chain, 3n, p1.privateKey); // height 3: dev's turn, p1 out of turn
-    expect(chain.head().weight).toBe(4);
-    await block(chain, 4n, devWallet.privateKey); // height 4: p1's turn
+    expect(chain.inTurnProducer()).toBe(1);
+    await block(chain, 3n, p1.privateKey); // after dev, p1's turn (h mod n would say dev's)
     expect(chain.head().weight).toBe(5);
-    await chain.rollback(2);
-    expect(chain.head().weight).toBe(3);
+    await block(chain, 4n, p2.privateKey); // after p1, p2's turn (h mod n would say p1's)
+    expect(chain.head().weight).toBe(7);
+    expect(chain.inTurnProducer()).toBe(0);
+    await block(chain, 5n, p1.privateKey); // after p2, dev's turn (wrapping): p1 out of turn
+    expect(chain.head().weight).toBe(8);
     await chain.close();
+
     const { createChain } = await import('./chain');
-    const reopened = createChain({ dataDir: t.dir, genesis });
-    await reopened.open();
+    const reopen = async () => {
+      const reopened = createChain({ dataDir: t.dir, genesis });
+      await reopened.open();
+      return reopened;
+    };
+    // A data directory without a recorded weight gets it counted again from its blocks.
+    const store = await ChainStore.open(t.dir);
+    await store.meta.del('weight');
+    await store.close();
+    let reopened = await reopen();
+    try {
+      expect(reopened.head().weight).toBe(8);
+      expect(reopened.inTurnProducer()).toBe(2); // block 5 is p1's
+      await reopened.rollback(2); // takes off 2 + 2 + 1
+      expect(reopened.head().weight).toBe(3);
+      expect(reopened.inTurnProducer()).toBe(1);
+    } finally {
+      await reopened.close();
+    }
+    reopened = await reopen();
     try {
       expect(reopened.head().weight).toBe(3);
     } finally {
@@ -306,12 +392,44 @@ describe('block producer across producers', () => {
     const first = await produced;
     expect(first.at - started).toBeGreaterThanOrEqual(290);
     expect(chain.head()).toMatchObject({ height: 1, weight: 1 });
-    // Height 2 is p2's turn, and dev signed block 1: the recent-signer rule keeps it waiting.
+    // Block 2 is p1's turn (it follows dev), and dev signed block 1: the recent-signer rule keeps
+    // dev waiting.
     await send(chain, 2n);
     await new Promise((r) => setTimeout(r, 600));
     expect(chain.blockCount()).toBe(2);
     expect(chain.pendingCount()).toBe(1);
   });
+
+  it('with two producers, is back in phase right after an out-of-turn block', async () => {
+    const chain = await tempChain(producerGenesis([p1]));
+    // Block 1 is p1's turn (1 mod 2); dev signs it out of turn. Under h mod n, block 2 would be
+    // dev's turn, which the recent-signer rule bars: every later block would come out of turn.
+    await block(chain, 1n, devWallet.privateKey);
+    expect(chain.head().weight).toBe(1);
+    const outOfTurnDelayMs = 3000;
+    const producer = createBlockProducer({
+      chain,
+      blockTimeMs: 0,
+      producerKeys: () => [devWallet.privateKey, p1.privateKey],
+      outOfTurnDelayMs,
+      outOfTurnWiggleMs: 0,
+    });
+    producer.start();
+    cleanups.unshift(() => producer.close());
+    const started = Date.now();
+    for (let i = 0n; i < 4n; i++) {
+      const produced = nextBlock(chain);
+      await send(chain, 10n + i);
+      await produced;
+    }
+    // Four blocks, all in turn: none waited out the out-of-turn delay.
+    expect(Date.now() - started).toBeLessThan(outOfTurnDelayMs);
+    expect(chain.head()).toMatchObject({ height: 5, weight: 1 + 4 * 2 });
+    const signers: number[] = [];
+    for (let h = 1; h <= 5; h++)
+      signers.push(chain.inspectBlock((await chain.getBlockBytes(h))!).producer);
+    expect(signers).toEqual([0, 1, 0, 1, 0]);
+  }, 15_000);
 
   it('produces in turn without waiting, and not at all while mayProduce says no', async () => {
     const chain = await tempChain(threeProducerGenesis());

@@ -1,5 +1,4 @@
 import type { Chain } from './chain';
-import { inTurnProducer } from './consensus';
 import type { BlockInfo } from './presentation';
 
 export interface BlockProducerOptions {
@@ -161,7 +160,7 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
     headChangedAt = now;
     pendingSince = chain.pendingCount() > 0 ? now : undefined;
     wiggle = Math.floor(random() * outOfTurnWiggleMs);
-    // The producer in turn has changed: plan again.
+    // The producer in turn has changed (it follows the new head's producer): plan again.
     if (inFlight === undefined) {
       clearTimer();
       schedule();
@@ -201,9 +200,12 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   };
 }
 
-/** The key, among this node's, of the producer in turn for the next block. */
+/**
+ * The key, among this node's, of the producer in turn for the next block (the successor of the head's
+ * producer, consensus.ts).
+ */
 export function inTurnKey(chain: Chain, keys: Iterable<Uint8Array>): Uint8Array | undefined {
-  const inTurn = inTurnProducer(chain.producers(), chain.blockCount());
+  const inTurn = chain.inTurnProducer();
   if (inTurn === undefined) return undefined;
   for (const key of keys) {
     if (chain.producerAccount(key) === inTurn) return key;

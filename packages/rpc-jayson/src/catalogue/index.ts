@@ -68,6 +68,12 @@ export type ResultOf<M extends MethodName> = Catalogue[M] extends { readonly nes
   : HandlerResultOf<M>;
 
 export { blockMethods } from './block.js';
+export {
+  DOMAIN_ERROR_CODES,
+  ERROR_CODES,
+  type ErrorCodeName,
+  PROTOCOL_ERROR_CODES,
+} from './error-codes.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { networkMethods } from './network.js';
 export { operationMethods } from './operations.js';

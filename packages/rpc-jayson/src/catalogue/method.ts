@@ -31,6 +31,11 @@ export interface MethodSpec {
   readonly duplicateKeys?: Readonly<Record<string, readonly string[]>>;
   /** The reply's `result` is `{ result: <handler value>, id, jsonrpc: '2.0' }` (getNodePart). */
   readonly nestedResult?: true;
+  /**
+   * The result is a function of the params and the node's state version only (no clock, no
+   * caller): the server may answer repeats from its result cache until the version moves.
+   */
+  readonly cacheable?: true;
 }
 
 /** Keeps the literal types of a method entry while checking it against MethodSpec. */

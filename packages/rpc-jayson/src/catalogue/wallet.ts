@@ -30,6 +30,7 @@ export const walletMethods = defineMethods({
     summary: 'Account, balances and state of a wallet.',
     params: { wallet: p.wallet() },
     result: result<WalletInfo>('WalletInfo'),
+    cacheable: true,
   },
   getKeyStoreInfo: {
     name: 'getKeyStoreInfo',
@@ -37,6 +38,7 @@ export const walletMethods = defineMethods({
     summary: 'Wallet info of the key store wallets.',
     params: { max: p.integer({ min: 1 }).optional(100) },
     result: result<WalletInfo[]>('WalletInfo[]'),
+    cacheable: true,
   },
   getKeyStoreCount: {
     name: 'getKeyStoreCount',

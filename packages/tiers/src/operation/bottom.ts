@@ -1,23 +1,26 @@
-import type { ApplyContext, ByteReader, OperationType } from '@chain/ledger';
+import type { ApplyContext, OperationType } from '@chain/ledger';
 import { participationRule } from '../errors';
-import { tiersParams } from '../params';
-import { type NodeTree, type Participant, treeSpace } from '../state';
-import { BodyWriter, readBody } from './codec';
-import { requireWaitingTarget } from './middle';
+import type { NodeTree, Participant } from '../state';
+import {
+  admitSigner,
+  type DecisionBody,
+  decisionCodec,
+  type JoinRequest,
+  joinRequestCodec,
+  presentDecision,
+  requireWaitingTarget,
+  settleDecision,
+} from './admission';
 import { PARTICIPATION_OPTYPES } from './optypes';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
-import { isWalletOf, join, leave, participantOf, requireTree, saveParticipant } from './tree-rules';
+import { isWalletOf, participantOf, requireTree } from './tree-rules';
 
 /** nodeStep5_1 (18): a wallet asks an active MIDDLE node (under a TOP main) to take it as BOTTOM. */
-export interface JoinBottomBody {
-  code: string;
-  stake: bigint;
-  miner: Uint8Array;
+export interface JoinBottomBody extends JoinRequest {
   /** The TOP node's wallet. */
   main: Uint8Array;
   /** The MIDDLE node's wallet. */
   confirmer: Uint8Array;
-  extension: boolean;
 }
 
 function requireMain(ctx: ApplyContext, tree: NodeTree, main: Uint8Array): void {
@@ -46,47 +49,21 @@ function requireMiddle(ctx: ApplyContext, code: string, account: number | undefi
 export const joinBottomOperation: OperationType<JoinBottomBody> = {
   ...PARTICIPATION_OPTYPES.nodeStep5_1,
   name: 'nodeStep5_1',
-  encodeBody: (b) =>
-    new BodyWriter()
-      .code(b.code)
-      .amount(b.stake, 'amount')
-      .wallet(b.miner, 'miner')
-      .wallet(b.main, 'main')
-      .wallet(b.confirmer, 'confirmer')
-      .flag(b.extension)
-      .finish(),
-  decodeBody: (r: ByteReader) => ({
-    code: readBody.code(r),
-    stake: r.amount('stake'),
-    miner: readBody.wallet(r, 'miner'),
-    main: readBody.wallet(r, 'main'),
-    confirmer: readBody.wallet(r, 'confirmer'),
-    extension: readBody.flag(r, 'extension'),
-  }),
+  ...joinRequestCodec(['main', 'confirmer']),
   apply(ctx, op) {
     const { code, stake, miner, main, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
     requireMain(ctx, tree, main);
     const middle = requireMiddle(ctx, code, ctx.accountByHash160(confirmer)?.number);
-    const { minStakeBottom } = tiersParams(ctx.genesis);
-    if (stake < minStakeBottom) {
-      throw participationRule(
-        'STAKE_TOO_SMALL',
-        `a BOTTOM node stakes at least ${coins(minStakeBottom)} coins`,
-        'amount',
-      );
-    }
-    join(ctx, {
+    admitSigner(ctx, {
+      role: 'BOTTOM',
       code,
       tree,
-      state: 'BW',
-      account: ctx.signer,
-      miner: ctx.ensureAccount(miner).number,
-      parent: middle.account,
       stake,
+      miner,
+      parent: middle.account,
       extension,
     });
-    ctx.put(treeSpace, code, tree);
   },
   present(op, ctx) {
     const { code, stake, miner, main, confirmer, extension } = op.body;
@@ -105,56 +82,26 @@ export const joinBottomOperation: OperationType<JoinBottomBody> = {
 };
 
 /** nodeStep5_2 (19/0): the MIDDLE node approves or rejects a BOTTOM participant. */
-export interface BottomDecisionBody {
-  code: string;
+export interface BottomDecisionBody extends DecisionBody {
+  /** The TOP node's wallet. */
   main: Uint8Array;
-  target: Uint8Array;
-  select: boolean;
 }
 
 export const approveBottomOperation: OperationType<BottomDecisionBody> = {
   ...PARTICIPATION_OPTYPES.nodeStep5_2,
   name: 'nodeStep5_2',
-  encodeBody: (b) =>
-    new BodyWriter()
-      .code(b.code)
-      .wallet(b.main, 'main')
-      .wallet(b.target, 'target')
-      .flag(b.select)
-      .finish(),
-  decodeBody: (r: ByteReader) => ({
-    code: readBody.code(r),
-    main: readBody.wallet(r, 'main'),
-    target: readBody.wallet(r, 'target'),
-    select: readBody.flag(r, 'select'),
-  }),
+  ...decisionCodec(['main', 'target']),
   apply(ctx, op) {
     const { code, main, target, select } = op.body;
     const tree = requireTree(ctx, code);
     requireMain(ctx, tree, main);
     const middle = requireMiddle(ctx, code, ctx.signer);
     const bottom = requireWaitingTarget(ctx, code, target, middle.account, 'BW', 'approval');
-    if (select) {
-      bottom.state = 'BA';
-      saveParticipant(ctx, bottom);
-    } else {
-      leave(ctx, bottom);
-    }
+    settleDecision(ctx, bottom, select, 'BA');
   },
   present(op, ctx) {
-    const { code, main, target, select } = op.body;
-    const bottom = ctx.addressOfHash160(target);
-    const top = ctx.addressOfHash160(main);
-    return {
-      amount: 0n,
-      senders: [signerLine(ctx)],
-      receivers: [walletLine(ctx, target)],
-      optxt: withCode(
-        select
-          ? `MIDDLE node ${ctx.signerAddress} under TOP node ${top} approves BOTTOM node ${bottom}`
-          : `MIDDLE node ${ctx.signerAddress} under TOP node ${top} rejects BOTTOM node ${bottom}; its stake is released`,
-        code,
-      ),
-    };
+    const decider = `MIDDLE node ${ctx.signerAddress} under TOP node ${ctx.addressOfHash160(op.body.main)}`;
+    const subject = `BOTTOM node ${ctx.addressOfHash160(op.body.target)}`;
+    return presentDecision(ctx, op.body, decider, subject);
   },
 };

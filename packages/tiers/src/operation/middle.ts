@@ -1,16 +1,23 @@
 import type { ApplyContext, ByteReader, OperationType } from '@chain/ledger';
-import { participationNotFound, participationRule } from '../errors';
+import { participationRule } from '../errors';
 import type { HardwareDescription } from '../hardware';
-import { tiersParams } from '../params';
-import { type NodeTree, type Participant, roleOf, treeSpace } from '../state';
+import type { NodeTree, Participant } from '../state';
+import {
+  admitSigner,
+  type DecisionBody,
+  decisionCodec,
+  type JoinRequest,
+  joinRequestCodec,
+  presentDecision,
+  requireWaitingTarget,
+  settleDecision,
+} from './admission';
 import { BodyWriter, readBody } from './codec';
 import { PARTICIPATION_OPTYPES } from './optypes';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
 import { hardwarePresentation } from './top';
 import {
   isWalletOf,
-  join,
-  leave,
   participantOf,
   requireSignerIsTop,
   requireSignerParticipant,
@@ -20,13 +27,9 @@ import {
 } from './tree-rules';
 
 /** nodeStep3_1 (14): a wallet asks a TOP node to take it as a MIDDLE node. */
-export interface JoinMiddleBody {
-  code: string;
-  stake: bigint;
-  miner: Uint8Array;
+export interface JoinMiddleBody extends JoinRequest {
   /** The TOP node's wallet. */
   confirmer: Uint8Array;
-  extension: boolean;
 }
 
 /** The TOP of `tree`, which `confirmer` must name and which must have passed its H/W check. */
@@ -43,21 +46,7 @@ function requireTopConfirmer(ctx: ApplyContext, tree: NodeTree, confirmer: Uint8
 export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
   ...PARTICIPATION_OPTYPES.nodeStep3_1,
   name: 'nodeStep3_1',
-  encodeBody: (b) =>
-    new BodyWriter()
-      .code(b.code)
-      .amount(b.stake, 'amount')
-      .wallet(b.miner, 'miner')
-      .wallet(b.confirmer, 'confirmer')
-      .flag(b.extension)
-      .finish(),
-  decodeBody: (r: ByteReader) => ({
-    code: readBody.code(r),
-    stake: r.amount('stake'),
-    miner: readBody.wallet(r, 'miner'),
-    confirmer: readBody.wallet(r, 'confirmer'),
-    extension: readBody.flag(r, 'extension'),
-  }),
+  ...joinRequestCodec(['confirmer']),
   apply(ctx, op) {
     const { code, stake, miner, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
@@ -65,25 +54,7 @@ export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
     if (participantOf(ctx, tree.top)!.state === 'TH') {
       throw stepOutOfOrder("the TOP node's H/W check (nodeStep2) comes first", 'confirmer');
     }
-    const { minStakeMiddle } = tiersParams(ctx.genesis);
-    if (stake < minStakeMiddle) {
-      throw participationRule(
-        'STAKE_TOO_SMALL',
-        `a MIDDLE node stakes at least ${coins(minStakeMiddle)} coins`,
-        'amount',
-      );
-    }
-    join(ctx, {
-      code,
-      tree,
-      state: 'MW',
-      account: ctx.signer,
-      miner: ctx.ensureAccount(miner).number,
-      parent: tree.top,
-      stake,
-      extension,
-    });
-    ctx.put(treeSpace, code, tree);
+    admitSigner(ctx, { role: 'MIDDLE', code, tree, stake, miner, parent: tree.top, extension });
   },
   present(op, ctx) {
     const { code, stake, miner, confirmer, extension } = op.body;
@@ -98,47 +69,6 @@ export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
       ),
     };
   },
-};
-
-/** A confirmer's answer about a waiting participant (nodeStep3_2, nodeStep4_2). */
-export interface DecisionBody {
-  code: string;
-  target: Uint8Array;
-  select: boolean;
-}
-
-/** `target` must be a participant of the tree under `parent` in `state`. */
-export function requireWaitingTarget(
-  ctx: ApplyContext,
-  code: string,
-  target: Uint8Array,
-  parent: number,
-  state: Participant['state'],
-  what: string,
-): Participant {
-  const account = ctx.accountByHash160(target);
-  const participant = account === undefined ? undefined : participantOf(ctx, account.number);
-  if (participant === undefined || participant.code !== code || participant.parent !== parent) {
-    throw participationNotFound(
-      'NOT_PARTICIPATING',
-      `the target is not a ${roleOf(state)} participant under this confirmer`,
-      'target',
-    );
-  }
-  if (participant.state !== state) {
-    throw stepOutOfOrder(`the target is not waiting for ${what}`, 'target');
-  }
-  return participant;
-}
-
-const decisionCodec = {
-  encodeBody: (b: DecisionBody) =>
-    new BodyWriter().code(b.code).wallet(b.target, 'target').flag(b.select).finish(),
-  decodeBody: (r: ByteReader): DecisionBody => ({
-    code: readBody.code(r),
-    target: readBody.wallet(r, 'target'),
-    select: readBody.flag(r, 'select'),
-  }),
 };
 
 /**
@@ -157,7 +87,7 @@ function topDecisionOperation(step: {
   return {
     ...PARTICIPATION_OPTYPES[step.name],
     name: step.name,
-    ...decisionCodec,
+    ...decisionCodec(['target']),
     apply(ctx, op) {
       const { code, target, select } = op.body;
       const tree = requireTree(ctx, code);
@@ -170,27 +100,11 @@ function topDecisionOperation(step: {
         step.waiting,
         step.waitingFor,
       );
-      if (select) {
-        middle.state = step.approved;
-        saveParticipant(ctx, middle);
-      } else {
-        leave(ctx, middle);
-      }
+      settleDecision(ctx, middle, select, step.approved);
     },
     present(op, ctx) {
-      const { code, target, select } = op.body;
-      const middle = `${step.subject}MIDDLE node ${ctx.addressOfHash160(target)}`;
-      return {
-        amount: 0n,
-        senders: [signerLine(ctx)],
-        receivers: [walletLine(ctx, target)],
-        optxt: withCode(
-          select
-            ? `TOP node ${ctx.signerAddress} approves ${middle}`
-            : `TOP node ${ctx.signerAddress} rejects ${middle}; its stake is released`,
-          code,
-        ),
-      };
+      const subject = `${step.subject}MIDDLE node ${ctx.addressOfHash160(op.body.target)}`;
+      return presentDecision(ctx, op.body, `TOP node ${ctx.signerAddress}`, subject);
     },
   };
 }

@@ -4,14 +4,13 @@ import { invalidParticipationData, participationRule } from '../errors';
 import type { HardwareDescription } from '../hardware';
 import { verifyMineConsent } from '../mine-consent';
 import { nodeCodeOf } from '../node-code';
-import { tiersParams } from '../params';
 import { NO_ACCOUNT, type NodeTree, treeSpace } from '../state';
+import { admitSigner } from './admission';
 import { BodyWriter, MAX_NODES_TEXT_BYTES, readBody } from './codec';
 import { PARTICIPATION_OPTYPES } from './optypes';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
 import {
   claimWallet,
-  join,
   requireSignerIsTop,
   requireTree,
   saveParticipant,
@@ -52,14 +51,6 @@ export const joinTopOperation: OperationType<JoinTopBody> = {
     if (penalty > 100) {
       throw invalidParticipationData('BAD_PENALTY', 'penalty is a percent, 0 to 100', 'penalty');
     }
-    const { minStakeTop } = tiersParams(ctx.genesis);
-    if (stake < minStakeTop) {
-      throw participationRule(
-        'STAKE_TOO_SMALL',
-        `a TOP node stakes at least ${coins(minStakeTop)} coins`,
-        'amount',
-      );
-    }
     const code = nodeCodeOf(ctx.signer, op.nOperation, ctx.hashes);
     const tree: NodeTree = {
       top: ctx.signer,
@@ -69,17 +60,7 @@ export const joinTopOperation: OperationType<JoinTopBody> = {
       share: NO_ACCOUNT,
       nodes: [],
     };
-    join(ctx, {
-      code,
-      tree,
-      state: 'TH',
-      account: ctx.signer,
-      miner: ctx.ensureAccount(miner).number,
-      parent: NO_ACCOUNT,
-      stake,
-      extension,
-    });
-    ctx.put(treeSpace, code, tree);
+    admitSigner(ctx, { role: 'TOP', code, tree, stake, miner, parent: NO_ACCOUNT, extension });
   },
   present(op, ctx) {
     const { stake, miner, penalty, extension } = op.body;

@@ -1,0 +1,58 @@
+/**
+ * Results of `cacheable` methods (a pure function of their params and the node's state), kept as
+ * JSON text until the state version moves: wallets polled between two blocks are answered without
+ * running the handler or serialising its result again.
+ */
+export class ResultCache {
+  private readonly entries = new Map<string, string>();
+  private version: number;
+
+  constructor(
+    private readonly currentVersion: () => number,
+    private readonly maxEntries: number,
+  ) {
+    this.version = currentVersion();
+  }
+
+  /** The version to hand back to `set` once the result is known. */
+  versionNow(): number {
+    const now = this.currentVersion();
+    if (now !== this.version) {
+      this.entries.clear();
+      this.version = now;
+    }
+    return now;
+  }
+
+  get(key: string): string | undefined {
+    this.versionNow();
+    return this.entries.get(key);
+  }
+
+  /** Keeps `json` unless the state moved since `version` (the result may be of the old state). */
+  set(key: string, json: string, version: number): void {
+    if (this.versionNow() !== version) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, json);
+  }
+}
+
+/**
+ * The cache key of a call: its method and its coerced params, each with its name and (strings) its
+ * length, so that no two different calls share a key; undefined when a param is not a scalar, and
+ * the call then goes uncached.
+ */
+export function resultCacheKey(
+  method: string,
+  params: Record<string, unknown>,
+): string | undefined {
+  let key = method;
+  for (const name in params) {
+    const value = params[name];
+    if (typeof value === 'string') key += `\u0000${name}:${value.length}:${value}`;
+    else if (typeof value === 'number' || typeof value === 'boolean' || value === undefined) {
+      key += `\u0000${name}=${value}`;
+    } else return undefined;
+  }
+  return key;
+}
