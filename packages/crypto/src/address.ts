@@ -8,7 +8,7 @@ import {
   utf8ToBytes,
 } from './bytes';
 import { CryptoError, ErrorCode } from './errors';
-import { hash160, sha256 } from './hashes';
+import { type Hashes, hash160, pureHashes } from './hashes';
 
 /** Network prefix length, hex characters after it, and bytes of hash and checksum (DESIGN §2). */
 export const ADDRESS_PREFIX_LENGTH = 2;
@@ -30,7 +30,12 @@ export function isValidNetworkPrefix(prefix: unknown): prefix is string {
   return typeof prefix === 'string' && PREFIX_PATTERN.test(prefix);
 }
 
-export function addressFromHash160(prefix: string, hash20: Uint8Array): string {
+/** `hashes` computes the checksum: node:crypto's (`nativeHashes`) on servers, pure by default. */
+export function addressFromHash160(
+  prefix: string,
+  hash20: Uint8Array,
+  hashes: Hashes = pureHashes,
+): string {
   assertPrefix(prefix);
   if (!(hash20 instanceof Uint8Array) || hash20.length !== HASH_LENGTH) {
     throw new CryptoError(
@@ -39,10 +44,14 @@ export function addressFromHash160(prefix: string, hash20: Uint8Array): string {
       'address hash must be 20 bytes',
     );
   }
-  return prefix + bytesToHex(hash20) + bytesToHex(checksum(prefix, hash20));
+  return prefix + bytesToHex(hash20) + bytesToHex(checksum(prefix, hash20, hashes));
 }
 
-export function addressFromPublicKey(prefix: string, publicKey33: Uint8Array): string {
+export function addressFromPublicKey(
+  prefix: string,
+  publicKey33: Uint8Array,
+  hashes: Hashes = pureHashes,
+): string {
   if (!(publicKey33 instanceof Uint8Array) || publicKey33.length !== 33) {
     throw new CryptoError(
       ErrorCode.INVALID_KEY,
@@ -50,7 +59,7 @@ export function addressFromPublicKey(prefix: string, publicKey33: Uint8Array): s
       'public key must be 33 bytes (compressed)',
     );
   }
-  return addressFromHash160(prefix, hash160(publicKey33));
+  return addressFromHash160(prefix, hash160(publicKey33, hashes), hashes);
 }
 
 /**
@@ -151,8 +160,8 @@ export function tokenAddress(
   );
 }
 
-function checksum(prefix: string, hash20: Uint8Array): Uint8Array {
-  return sha256(concatBytes(utf8ToBytes(prefix), hash20)).slice(0, CHECKSUM_LENGTH);
+function checksum(prefix: string, hash20: Uint8Array, hashes: Hashes = pureHashes): Uint8Array {
+  return hashes.sha256(concatBytes(utf8ToBytes(prefix), hash20)).slice(0, CHECKSUM_LENGTH);
 }
 
 function assertPrefix(prefix: string): void {

@@ -962,7 +962,7 @@ class LedgerChain implements Chain {
     if (cached !== undefined) return cached;
     const account = state.account(number);
     if (account === undefined) return `#${number}`;
-    const address = addressFromHash160(this.prefix, account.hash160);
+    const address = addressFromHash160(this.prefix, account.hash160, this.hashes);
     if (this.root.account(number) !== undefined) this.addressCache.set(number, address);
     return address;
   }
@@ -973,7 +973,7 @@ class LedgerChain implements Chain {
       op.signer !== NEW_ACCOUNT && state.account(op.signer) !== undefined
         ? this.addressOf(op.signer, state)
         : carried !== undefined
-          ? addressFromPublicKey(this.prefix, carried)
+          ? addressFromPublicKey(this.prefix, carried, this.hashes)
           : `#${op.signer}`;
     const root = this.root;
     return {
@@ -981,7 +981,7 @@ class LedgerChain implements Chain {
       hashes: this.hashes,
       signerAddress,
       addressOf: (n) => this.addressOf(n, state),
-      addressOfHash160: (h) => addressFromHash160(this.prefix, h),
+      addressOfHash160: (h) => addressFromHash160(this.prefix, h, this.hashes),
       get<T>(space: StateSpace<T>, key: string): T | undefined {
         const value = root.spaceGet(space.name, key) as T | undefined;
         return value === undefined ? undefined : space.clone(value);

@@ -106,7 +106,11 @@ export const createTokenOperation: OperationType<CreateTokenBody> = {
 
   present(op, ctx) {
     const { body } = op;
-    const token = addressFromHash160(ctx.prefix, tokenHash(op.signer, op.nOperation, ctx.hashes));
+    const token = addressFromHash160(
+      ctx.prefix,
+      tokenHash(op.signer, op.nOperation, ctx.hashes),
+      ctx.hashes,
+    );
     // A malformed operation (InfoRaw) may carry any decimal: show it in base units then.
     const supply =
       body.decimal <= MAX_TOKEN_DECIMAL
