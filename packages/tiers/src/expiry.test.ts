@@ -1,14 +1,9 @@
+import { COIN, type TestWallet } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HardwareDescription } from './hardware';
 import { signMineConsent } from './mine-consent';
 import { nodeCodeOf } from './node-code';
-import {
-  COIN,
-  openTiersChain,
-  type TestWallet,
-  type TiersChain,
-  testWallet,
-} from './testing/tiers-chain';
+import { openTiersChain, type TiersChain, testWallet } from './testing/tiers-chain';
 import { nodePart } from './views';
 
 // Participations last `lockTime` blocks (6 here): then they end, unless `extension` is set or the

@@ -1,15 +1,9 @@
+import { COIN, devWallet, type TestWallet } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HardwareDescription } from './hardware';
 import { signMineConsent } from './mine-consent';
 import { nodeCodeOf } from './node-code';
-import {
-  COIN,
-  dev,
-  openTiersChain,
-  type TestWallet,
-  type TiersChain,
-  testWallet,
-} from './testing/tiers-chain';
+import { openTiersChain, type TiersChain, testWallet } from './testing/tiers-chain';
 import { bottomList, middleList, nodePart } from './views';
 
 // The whole procedure on a real chain (LevelDB in a temp dir): order and authority rules, stakes,
@@ -292,8 +286,8 @@ describe('the three-tier procedure', () => {
     // A genesis producer's block (the dev wallet's turn comes next) pays its fees only, at once.
     const devBefore = t.chain.accountByNumber(0)!.balance;
     await t.pay(w.stranger!, COIN);
-    expect(t.chain.producerAccount(dev.privateKey)).toBe(0);
-    await t.block(dev.privateKey);
+    expect(t.chain.producerAccount(devWallet.privateKey)).toBe(0);
+    await t.block(devWallet.privateKey);
     expect(t.chain.accountByNumber(0)!.balance).toBe(devBefore - COIN);
     // Two blocks after the reward it has matured; the mine wallet's next block earns the same again.
     await t.pay(w.stranger!, COIN);

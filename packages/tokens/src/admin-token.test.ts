@@ -1,12 +1,11 @@
 import type { Chain } from '@chain/ledger';
+import { COIN, fundAndActivate, mine } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKEN_SUPPLY } from './limits';
 import { type TokenHolderEntry, tokenHolders, tokenInfo } from './read';
 import {
   adminToken,
   createToken,
-  fundAndActivate,
-  mine,
   openTokenChain,
   rule,
   sendToken,
@@ -21,7 +20,7 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   ({ chain, cleanup } = await openTokenChain());
-  await fundAndActivate(chain, [owner, alice, bob]);
+  await fundAndActivate(chain, [owner, alice, bob], 10n * COIN);
 });
 
 afterAll(() => cleanup());

@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import { addressFromHash160 } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
+import { COIN, devWallet, fundAndActivate, mine } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTokenAmount, parseTotalAmount } from './amounts';
 import { MAX_TOKEN_NAME_LENGTH, MAX_TOKEN_SUMMARY_LENGTH, MAX_TOKEN_SYMBOL_LENGTH } from './limits';
 import { tokenHolders, tokenInfo } from './read';
-import {
-  COIN,
-  createToken,
-  devWallet,
-  fundAndActivate,
-  mine,
-  openTokenChain,
-  rule,
-  testWallet,
-} from './testing/token-chain';
+import { createToken, openTokenChain, rule, testWallet } from './testing/token-chain';
 
 const issuer = testWallet('issuer');
 let chain: Chain;
@@ -22,7 +14,7 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   ({ chain, cleanup } = await openTokenChain());
-  await fundAndActivate(chain, [issuer]);
+  await fundAndActivate(chain, [issuer], 10n * COIN);
 });
 
 afterAll(() => cleanup());

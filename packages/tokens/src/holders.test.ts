@@ -1,5 +1,6 @@
 import { decodeAddress } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
+import { COIN, fundAndActivate, mine, type TestWallet } from '@chain/ledger/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TokenHolderEntry, tokenHolders, tokenInfo } from './read';
@@ -8,12 +9,9 @@ import {
   adminToken,
   createToken,
   expectRefusal,
-  fundAndActivate,
-  mine,
   openTokenChain,
   sendToken,
   testWallet,
-  type Wallet,
 } from './testing/token-chain';
 
 const signers = [0, 1, 2, 3].map((i) => testWallet(`holders signer ${i}`));
@@ -25,7 +23,7 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   ({ chain, cleanup } = await openTokenChain());
-  await fundAndActivate(chain, signers, 100n);
+  await fundAndActivate(chain, signers, 100n * COIN);
 });
 
 afterAll(() => cleanup());
@@ -132,7 +130,7 @@ async function run(token: string, model: HolderModel, c: Command): Promise<void>
   const to = everyone[c.to]!;
   const target = model.entry(to);
   if (c.kind === 'send') {
-    const from: Wallet = signers[c.from]!;
+    const from: TestWallet = signers[c.from]!;
     const sender = model.entry(from.address);
     const unlocked = sender.balance > sender.lock ? sender.balance - sender.lock : 0n;
     const amount = c.amount === 'all' ? unlocked : c.amount;

@@ -2,17 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Chain } from '@chain/ledger';
+import { COIN, fundAndActivate, mine } from '@chain/ledger/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenHolders, tokenInfo } from './read';
-import {
-  adminToken,
-  createToken,
-  fundAndActivate,
-  mine,
-  openChainAt,
-  sendToken,
-  testWallet,
-} from './testing/token-chain';
+import { adminToken, createToken, openChainAt, sendToken, testWallet } from './testing/token-chain';
 
 const owner = testWallet('persist owner');
 const alice = testWallet('persist alice');
@@ -41,7 +34,7 @@ function snapshot(chain: Chain, token: string) {
 
 /** A token through every kind of operation, over several blocks; returns its address. */
 async function history(chain: Chain): Promise<string> {
-  await fundAndActivate(chain, [owner, alice]);
+  await fundAndActivate(chain, [owner, alice], 10n * COIN);
   const token = (await createToken(chain, owner, { decimal: 3, supply: 500_000n })).token as string;
   await mine(chain);
   await sendToken(chain, owner, token, alice.address, 120_500n);

@@ -1,12 +1,11 @@
 import type { Chain } from '@chain/ledger';
+import { COIN, fundAndActivate, mine } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenHolders, tokenInfo } from './read';
 import {
   adminToken,
   createToken,
   expectRefusal,
-  fundAndActivate,
-  mine,
   openTokenChain,
   rule,
   sendToken,
@@ -21,7 +20,7 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   ({ chain, cleanup } = await openTokenChain());
-  await fundAndActivate(chain, [issuer, alice, bob]);
+  await fundAndActivate(chain, [issuer, alice, bob], 10n * COIN);
 });
 
 afterAll(() => cleanup());

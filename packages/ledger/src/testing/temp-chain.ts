@@ -9,47 +9,87 @@ import {
   utf8ToBytes,
 } from '@chain/crypto';
 import { type Chain, type ChainOptions, createChain } from '../chain/chain';
-import { createDevGenesis, DEV_PRIVATE_KEY, type Genesis } from '../genesis';
+import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
 
-/** A deterministic test key (sha256 of a label), its public key and address on the dev prefix. */
-export function testWallet(label: string, prefix = 'CH') {
-  const privateKey = sha256(utf8ToBytes(`ledger test wallet ${label}`));
-  const publicKey = getPublicKey(privateKey);
-  return { privateKey, publicKey, address: addressFromPublicKey(prefix, publicKey) };
+/**
+ * Test-only: a real chain on a temp dir and deterministic wallets to drive it. Shared by the tests of
+ * the ledger and of the packages that plug into it (`@chain/ledger/testing`); nothing here is used at
+ * run time.
+ */
+
+export const COIN = 10n ** 18n;
+
+export interface TestWallet {
+  privateKey: Uint8Array;
+  publicKey: Uint8Array;
+  address: string;
+  hash160: Uint8Array;
 }
 
-export const devWallet = (() => {
-  const publicKey = getPublicKey(DEV_PRIVATE_KEY);
-  return {
-    privateKey: DEV_PRIVATE_KEY,
-    publicKey,
-    address: addressFromPublicKey('CH', publicKey),
-  };
-})();
+/** What signing an operation needs of a wallet. */
+export type SigningWallet = Pick<TestWallet, 'privateKey' | 'address'>;
 
-export async function makeTempDir(): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ledger-test-'));
+/** The wallet of a private key, its address on `prefix`. */
+export function walletFromKey(privateKey: Uint8Array, prefix = 'CH'): TestWallet {
+  const publicKey = getPublicKey(privateKey);
+  const address = addressFromPublicKey(prefix, publicKey);
+  return { privateKey, publicKey, address, hash160: decodeAddress(address).hash160 };
+}
+
+/**
+ * A deterministic wallet: its key is sha256 of `"<namespace> test wallet <label>"`. Each package keeps
+ * its own namespace, so a label names the same key in that package's tests whoever else uses it.
+ */
+export function namespacedWallet(namespace: string, label: string, prefix = 'CH'): TestWallet {
+  return walletFromKey(sha256(utf8ToBytes(`${namespace} test wallet ${label}`)), prefix);
+}
+
+/** A deterministic wallet in the ledger's own namespace. */
+export function testWallet(label: string, prefix = 'CH'): TestWallet {
+  return namespacedWallet('ledger', label, prefix);
+}
+
+/** The dev genesis's producer and holder of the whole supply. */
+export const devWallet: TestWallet = walletFromKey(DEV_PRIVATE_KEY);
+
+export async function makeTempDir(
+  prefix = 'ledger-test-',
+): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Opens a chain on a fresh temp dir; `cleanup()` closes it and removes the dir. */
-export async function openTempChain(
-  overrides: Partial<ChainOptions> & { genesis?: Genesis } = {},
-): Promise<{ chain: Chain; dir: string; cleanup: () => Promise<void> }> {
-  const { dir, remove } = await makeTempDir();
-  const chain = createChain({ dataDir: dir, genesis: createDevGenesis(), ...overrides });
+export interface TempChainOptions extends Partial<ChainOptions> {
+  /** Name prefix of the temp dir, to tell whose leftovers are whose (default `ledger-test-`). */
+  dirPrefix?: string;
+}
+
+export interface TempChain {
+  chain: Chain;
+  dir: string;
+  /** Closes the chain, then removes its dir unless the caller gave `dataDir`. */
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * Opens a chain on the dev genesis, on a fresh temp dir unless `dataDir` is given; the other options
+ * go to `createChain` as they are.
+ */
+export async function openTempChain(options: TempChainOptions = {}): Promise<TempChain> {
+  const { dirPrefix, dataDir, ...chainOptions } = options;
+  const temp = dataDir === undefined ? await makeTempDir(dirPrefix) : undefined;
+  const dir = dataDir ?? temp!.dir;
+  const chain = createChain({ dataDir: dir, genesis: createDevGenesis(), ...chainOptions });
   await chain.open();
   return {
     chain,
     dir,
     cleanup: async () => {
       await chain.close();
-      await remove();
+      await temp?.remove();
     },
   };
 }
-
-export const COIN = 10n ** 18n;
 
 /** A transfer body to an address (the sendTo form). */
 export function transferTo(address: string, amount: bigint, payload = new Uint8Array(0)) {
@@ -61,23 +101,47 @@ export function transferTo(address: string, amount: bigint, payload = new Uint8A
   };
 }
 
-/** Funds and activates a wallet from the dev account, in one block. */
-export async function fundAndActivate(
-  chain: Chain,
-  wallet: { address: string; privateKey: Uint8Array },
-  amount: bigint,
-): Promise<void> {
-  await chain.signAndSubmit({
+/** Submits a transfer from the dev wallet (it stays pending). */
+export function payFromDev(chain: Chain, address: string, amount: bigint) {
+  return chain.signAndSubmit({
     optype: 2,
     signer: devWallet.address,
     privateKey: devWallet.privateKey,
-    body: transferTo(wallet.address, amount),
+    body: transferTo(address, amount),
   });
-  await chain.signAndSubmit({
-    optype: 5,
-    signer: wallet.address,
-    privateKey: wallet.privateKey,
-    body: {},
-  });
-  await chain.produceBlock(devWallet.privateKey);
+}
+
+/** Produces a block with the dev key. */
+export function mine(chain: Chain) {
+  return chain.produceBlock(devWallet.privateKey);
+}
+
+/**
+ * Submits, without producing a block, a transfer of `amount` from the dev wallet to each wallet and
+ * then each wallet's activation.
+ */
+export async function submitFundAndActivate(
+  chain: Chain,
+  wallets: readonly SigningWallet[],
+  amount: bigint,
+): Promise<void> {
+  for (const wallet of wallets) await payFromDev(chain, wallet.address, amount);
+  for (const wallet of wallets) {
+    await chain.signAndSubmit({
+      optype: 5,
+      signer: wallet.address,
+      privateKey: wallet.privateKey,
+      body: {},
+    });
+  }
+}
+
+/** Funds and activates wallets from the dev wallet, in one block produced with the dev key. */
+export async function fundAndActivate(
+  chain: Chain,
+  wallets: SigningWallet | readonly SigningWallet[],
+  amount: bigint,
+): Promise<void> {
+  await submitFundAndActivate(chain, 'address' in wallets ? [wallets] : wallets, amount);
+  await mine(chain);
 }

@@ -1,53 +1,37 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  addressFromPublicKey,
-  decodeAddress,
-  getPublicKey,
-  sha256,
-  utf8ToBytes,
-} from '@chain/crypto';
 import {
   type Chain,
-  createChain,
   createDevGenesis,
   createRegistry,
-  DEV_PRIVATE_KEY,
   type Genesis,
   inTurnKey,
   type OperationObject,
 } from '@chain/ledger';
+import {
+  devWallet,
+  namespacedWallet,
+  openTempChain,
+  payFromDev,
+  submitFundAndActivate,
+  type TestWallet,
+} from '@chain/ledger/testing';
 import { PARTICIPATION_OPTYPES, type ParticipationStep } from '../operation/optypes';
 import { registerTiers } from '../register';
 
-export const COIN = 10n ** 18n;
+/**
+ * Test-only: a real chain with participation registered, driven by producer rotation. The temp
+ * chain, wallets and funding come from `@chain/ledger/testing`.
+ */
 
-export interface TestWallet {
-  privateKey: Uint8Array;
-  publicKey: Uint8Array;
-  address: string;
-  hash160: Uint8Array;
-}
-
-/** A deterministic wallet (key = sha256 of a label) on the dev prefix. */
+/** A deterministic wallet in the tiers namespace (its key: sha256 of "tiers test wallet <label>"). */
 export function testWallet(label: string): TestWallet {
-  return walletOf(sha256(utf8ToBytes(`tiers test wallet ${label}`)));
+  return namespacedWallet('tiers', label);
 }
-
-function walletOf(privateKey: Uint8Array): TestWallet {
-  const publicKey = getPublicKey(privateKey);
-  const address = addressFromPublicKey('CH', publicKey);
-  return { privateKey, publicKey, address, hash160: decodeAddress(address).hash160 };
-}
-
-export const dev = walletOf(DEV_PRIVATE_KEY);
 
 export interface TiersChain {
   chain: Chain;
   genesis: Genesis;
   dir: string;
-  /** Closes the chain and removes its directory. */
+  /** Closes the chain and removes its directory (unless `openTiersChain` was given one). */
   cleanup(): Promise<void>;
   /** Signs and submits one participation step. */
   step(step: ParticipationStep, signer: TestWallet, body: unknown): Promise<OperationObject>;
@@ -66,31 +50,28 @@ export interface TiersChain {
   untilTurnOf(producerKey: Uint8Array, to: TestWallet): Promise<void>;
 }
 
-/** A chain with participation registered, on a fresh temp dir, with dev params overridden. */
+/** A chain with participation registered, on `dir` or a fresh temp dir, with dev params overridden. */
 export async function openTiersChain(
   params: Genesis['params'] = {},
   dir?: string,
 ): Promise<TiersChain> {
-  const dataDir = dir ?? (await mkdtemp(join(tmpdir(), 'tiers-test-')));
   const base = createDevGenesis();
   const genesis = createDevGenesis({ params: { ...base.params, ...params } });
   const registry = createRegistry();
   registerTiers(registry);
-  const chain = createChain({ dataDir, genesis, registry, verifyThreads: 0 });
-  await chain.open();
-  const pay = (to: TestWallet, amount: bigint) =>
-    chain.signAndSubmit({
-      optype: 2,
-      signer: dev.address,
-      privateKey: dev.privateKey,
-      body: {
-        receiver: { hash160: to.hash160 },
-        amount,
-        payloadType: 0,
-        payload: new Uint8Array(),
-      },
-    });
-  const producerKeys = [dev.privateKey];
+  const {
+    chain,
+    dir: dataDir,
+    cleanup,
+  } = await openTempChain({
+    genesis,
+    registry,
+    verifyThreads: 0,
+    dirPrefix: 'tiers-test-',
+    ...(dir === undefined ? {} : { dataDir: dir }),
+  });
+  const pay = (to: TestWallet, amount: bigint) => payFromDev(chain, to.address, amount);
+  const producerKeys = [devWallet.privateKey];
   const block = async (producerKey?: Uint8Array) => {
     const key = producerKey ?? inTurnKey(chain, producerKeys);
     if (key === undefined) throw new Error('no producer key is in turn');
@@ -102,10 +83,7 @@ export async function openTiersChain(
     chain,
     genesis,
     dir: dataDir,
-    async cleanup() {
-      await chain.close();
-      if (dir === undefined) await rm(dataDir, { recursive: true, force: true });
-    },
+    cleanup,
     step(step, signer, body) {
       return chain.signAndSubmit({
         ...PARTICIPATION_OPTYPES[step],
@@ -116,15 +94,7 @@ export async function openTiersChain(
     },
     pay,
     async fund(wallets, amount) {
-      for (const w of wallets) await pay(w, amount);
-      for (const w of wallets) {
-        await chain.signAndSubmit({
-          optype: 5,
-          signer: w.address,
-          privateKey: w.privateKey,
-          body: {},
-        });
-      }
+      await submitFundAndActivate(chain, wallets, amount);
       await block();
     },
     producerKeys,

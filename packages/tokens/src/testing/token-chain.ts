@@ -1,46 +1,33 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  addressFromPublicKey,
-  decodeAddress,
-  getPublicKey,
-  sha256,
-  utf8ToBytes,
-} from '@chain/crypto';
+import { decodeAddress } from '@chain/crypto';
 import {
   type Chain,
   createChain,
   createDevGenesis,
   createRegistry,
-  DEV_PRIVATE_KEY,
   type OperationObject,
 } from '@chain/ledger';
+import {
+  namespacedWallet,
+  openTempChain,
+  type SigningWallet,
+  type TempChain,
+  type TestWallet,
+} from '@chain/ledger/testing';
 import type { AdminTokenBody, AdminTokenMethod } from '../operation/admin-token';
 import { ADMIN_TOKEN_SUBTYPES } from '../operation/admin-token';
 import { CREATE_TOKEN_OPTYPE, SEND_TOKEN_SUBTYPE, TOKEN_OPTYPE } from '../operation/common';
 import type { CreateTokenBody } from '../operation/create-token';
 import { registerTokens } from '../register';
 
-/** Test-only helpers: a real chain with the token types on a temp dir, wallets, and token calls. */
+/**
+ * Test-only helpers for the token types: a real chain with them registered and the token calls. The
+ * chain, wallets and funding come from `@chain/ledger/testing`.
+ */
 
-export interface Wallet {
-  privateKey: Uint8Array;
-  address: string;
+/** A deterministic wallet in the tokens namespace (its key: sha256 of "tokens test wallet <label>"). */
+export function testWallet(label: string): TestWallet {
+  return namespacedWallet('tokens', label);
 }
-
-export const COIN = 10n ** 18n;
-
-/** A deterministic key (sha256 of a label) and its dev-network address. */
-export function testWallet(label: string): Wallet {
-  const privateKey = sha256(utf8ToBytes(`tokens test wallet ${label}`));
-  return { privateKey, address: addressFromPublicKey('CH', getPublicKey(privateKey)) };
-}
-
-export const devWallet: Wallet = {
-  privateKey: DEV_PRIVATE_KEY,
-  address: addressFromPublicKey('CH', getPublicKey(DEV_PRIVATE_KEY)),
-};
 
 export function tokenRegistry() {
   const registry = createRegistry();
@@ -53,54 +40,12 @@ export function openChainAt(dataDir: string): Chain {
 }
 
 /** A chain with the token types on a fresh temp dir; `cleanup()` closes it and removes the dir. */
-export async function openTokenChain(): Promise<{
-  chain: Chain;
-  dir: string;
-  cleanup: () => Promise<void>;
-}> {
-  const dir = await mkdtemp(join(tmpdir(), 'tokens-test-'));
-  const chain = openChainAt(dir);
-  await chain.open();
-  return {
-    chain,
-    dir,
-    cleanup: async () => {
-      await chain.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+export function openTokenChain(): Promise<TempChain> {
+  return openTempChain({ registry: tokenRegistry(), dirPrefix: 'tokens-test-' });
 }
 
 export function hashOf(address: string): Uint8Array {
   return decodeAddress(address).hash160;
-}
-
-export function mine(chain: Chain) {
-  return chain.produceBlock(devWallet.privateKey);
-}
-
-/** Funds the wallets from the dev account and activates them, in one block. */
-export async function fundAndActivate(chain: Chain, wallets: Wallet[], coins = 10n): Promise<void> {
-  for (const wallet of wallets) {
-    await chain.signAndSubmit({
-      optype: 2,
-      signer: devWallet.address,
-      privateKey: devWallet.privateKey,
-      body: {
-        receiver: { hash160: hashOf(wallet.address) },
-        amount: coins * COIN,
-        payloadType: 0,
-        payload: new Uint8Array(0),
-      },
-    });
-    await chain.signAndSubmit({
-      optype: 5,
-      signer: wallet.address,
-      privateKey: wallet.privateKey,
-      body: {},
-    });
-  }
-  await mine(chain);
 }
 
 export const DEFAULT_TOKEN: CreateTokenBody = {
@@ -114,7 +59,7 @@ export const DEFAULT_TOKEN: CreateTokenBody = {
 
 export function createToken(
   chain: Chain,
-  issuer: Wallet,
+  issuer: SigningWallet,
   body: Partial<CreateTokenBody> = {},
 ): Promise<OperationObject> {
   return chain.signAndSubmit({
@@ -127,7 +72,7 @@ export function createToken(
 
 export function sendToken(
   chain: Chain,
-  sender: Wallet,
+  sender: SigningWallet,
   token: string,
   receiver: string,
   amount: bigint,
@@ -150,7 +95,7 @@ export function sendToken(
 
 export function adminToken(
   chain: Chain,
-  sender: Wallet,
+  sender: SigningWallet,
   token: string,
   method: AdminTokenMethod,
   fields: { receiver?: string; amount?: bigint; select?: boolean; lockBlocks?: number } = {},
