@@ -5,15 +5,17 @@ import { MAX_AMOUNT_BYTES } from './byte-reader';
 const MAX_AMOUNT = (1n << BigInt(MAX_AMOUNT_BYTES * 8)) - 1n;
 const encoder = new TextEncoder();
 
-/** Growable little-endian writer; `finish()` returns the written bytes. */
+/**
+ * Growable little-endian writer; `finish()` returns the written bytes as a plain Uint8Array of their
+ * own. The working buffer comes from Node's small-buffer pool (a slice, no allocation of its own):
+ * state encoding writes several of these per operation.
+ */
 export class ByteWriter {
   private buf: Uint8Array;
-  private view: DataView;
   private pos = 0;
 
   constructor(initialCapacity = 256) {
-    this.buf = new Uint8Array(initialCapacity);
-    this.view = new DataView(this.buf.buffer);
+    this.buf = Buffer.allocUnsafe(initialCapacity);
   }
 
   get length(): number {
@@ -24,10 +26,9 @@ export class ByteWriter {
     if (this.pos + n <= this.buf.length) return;
     let capacity = this.buf.length * 2;
     while (capacity < this.pos + n) capacity *= 2;
-    const next = new Uint8Array(capacity);
+    const next = Buffer.allocUnsafe(capacity);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
-    this.view = new DataView(next.buffer);
   }
 
   u8(v: number): this {
@@ -40,16 +41,19 @@ export class ByteWriter {
   u16(v: number): this {
     checkUint(v, 0xffff, 'u16');
     this.reserve(2);
-    this.view.setUint16(this.pos, v, true);
-    this.pos += 2;
+    this.buf[this.pos++] = v & 0xff;
+    this.buf[this.pos++] = v >>> 8;
     return this;
   }
 
   u32(v: number): this {
     checkUint(v, 0xffffffff, 'u32');
     this.reserve(4);
-    this.view.setUint32(this.pos, v, true);
-    this.pos += 4;
+    const buf = this.buf;
+    buf[this.pos++] = v & 0xff;
+    buf[this.pos++] = (v >>> 8) & 0xff;
+    buf[this.pos++] = (v >>> 16) & 0xff;
+    buf[this.pos++] = v >>> 24;
     return this;
   }
 
@@ -82,17 +86,28 @@ export class ByteWriter {
     const length = (hex.length + 1) >> 1;
     this.u8(length);
     this.reserve(length);
-    const padded = hex.length % 2 === 0 ? hex : `0${hex}`;
-    for (let i = 0; i < length; i++) {
-      this.buf[this.pos + i] = Number.parseInt(padded.slice(i * 2, i * 2 + 2), 16);
+    // Big-endian: with an odd number of hex digits the first byte holds one.
+    let digit = hex.length - 2 * length;
+    for (let i = 0; i < length; i++, digit += 2) {
+      const high = digit < 0 ? 0 : hexValue(hex.charCodeAt(digit));
+      this.buf[this.pos + i] = (high << 4) | hexValue(hex.charCodeAt(digit + 1));
     }
     this.pos += length;
     return this;
   }
 
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const out = new Uint8Array(this.pos);
+    // A loop beats set() with its subarray view for the short records that dominate.
+    if (this.pos > 128) out.set(this.buf.subarray(0, this.pos));
+    else for (let i = 0; i < out.length; i++) out[i] = this.buf[i]!;
+    return out;
   }
+}
+
+/** Value of a lowercase hex digit's char code (bigint toString(16) writes lowercase). */
+function hexValue(code: number): number {
+  return code <= 57 ? code - 48 : code - 87;
 }
 
 function checkUint(v: number, max: number, what: string): void {

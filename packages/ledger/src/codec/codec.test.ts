@@ -32,6 +32,24 @@ describe('amount encoding', () => {
     );
   });
 
+  it('writes the minimal big-endian bytes node:buffer makes of the same hex', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: (1n << 256n) - 1n }), (v) => {
+        const hex = v.toString(16);
+        const reference = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
+        expect(amountBytes(v)).toEqual(Uint8Array.from([reference.length, ...reference]));
+      }),
+    );
+  });
+
+  it('hands out plain Uint8Arrays of their own', () => {
+    const a = new ByteWriter(2).u32(0x01020304).finish();
+    const b = new ByteWriter().bytes(new Uint8Array(300).fill(9)).finish();
+    expect(Object.getPrototypeOf(a)).toBe(Uint8Array.prototype);
+    expect([...a]).toEqual([4, 3, 2, 1]);
+    expect(b.buffer.byteLength).toBe(300);
+  });
+
   it('refuses negative and oversized amounts when encoding', () => {
     expect(() => amountBytes(-1n)).toThrow(ChainError);
     expect(() => amountBytes(1n << 256n)).toThrow(/amount/);
