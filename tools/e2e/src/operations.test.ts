@@ -1,5 +1,6 @@
 import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callBatch } from './harness/batch-call';
 import {
   activate,
   COIN,
@@ -54,8 +55,11 @@ describe('sendTo', () => {
     expect(op.optxt).toMatch(/^Transfer/);
     expect(op.oprice).toBe(String(await call<number>(node.url, 'getActPrice')));
 
-    const pending = await call<OperationObject[]>(node.url, 'getPendingOperation');
-    const count = await call<number>(node.url, 'getPendingCount');
+    // One batch: both answered in the same tick, so no block can be mined between them.
+    const [pending, count] = (await callBatch(node.url, [
+      { method: 'getPendingOperation' },
+      { method: 'getPendingCount' },
+    ])) as [OperationObject[], number];
     expect(count).toBe(pending.length);
 
     const onChain = await mined(node, op.ophash);
