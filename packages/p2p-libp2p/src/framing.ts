@@ -19,11 +19,75 @@ function toBytes(chunk: Chunk): Uint8Array {
 }
 
 /**
+ * A stream's incoming data, listened to from the moment it is made. libp2p's own async iterator
+ * starts listening only at the first read and ends only on 'remoteCloseWrite' or 'close': a peer
+ * whose data and end arrive before that first read (a request written and closed at once) would
+ * leave it waiting for ever. This one also honours 'end' and `readableEnded`.
+ */
+class StreamSource {
+  private readonly chunks: Uint8Array[] = [];
+  private done = false;
+  private error: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(stream: Stream) {
+    let closeError: Error | undefined;
+    // Settled a microtask after the event: a reset emits 'end' just before its 'close' (which
+    // carries the error), and a clean close may come with data still being handed over.
+    const settle = () =>
+      queueMicrotask(() => {
+        const broken = stream.status === 'reset' || stream.status === 'aborted';
+        this.finish(broken ? (closeError ?? new Error(`stream ${stream.status}`)) : undefined);
+      });
+    stream.addEventListener('message', (event) => {
+      this.chunks.push(toBytes(event.data));
+      this.notify();
+      if (stream.readableEnded && stream.readBufferLength === 0) settle();
+    });
+    stream.addEventListener('end', settle);
+    stream.addEventListener('close', (event) => {
+      closeError = event.error;
+      settle();
+    });
+    const over =
+      stream.status === 'closed' || stream.status === 'aborted' || stream.status === 'reset';
+    if ((stream.readableEnded || over) && stream.readBufferLength === 0) settle();
+  }
+
+  /** The next chunk; undefined at the end; throws when the stream was reset or aborted. */
+  async next(): Promise<Uint8Array | undefined> {
+    while (this.chunks.length === 0) {
+      if (this.done) {
+        if (this.error !== undefined) throw this.error;
+        return undefined;
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+    return this.chunks.shift()!;
+  }
+
+  private finish(error?: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.error = error;
+    this.notify();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/**
  * Reads `u32le length || payload` frames off a libp2p stream. Each frame is bounded by the size the
  * caller allows, and each wait for data by `idleMs`; breaking either aborts the stream.
  */
 export class FrameReader {
-  private readonly source: AsyncIterator<Chunk>;
+  private readonly source: StreamSource;
   /** Received bytes not yet returned, in order (kept as chunks: no copying while a frame fills). */
   private parts: Uint8Array[] = [];
   private available = 0;
@@ -33,7 +97,7 @@ export class FrameReader {
     private readonly stream: Stream,
     private readonly idleMs: number = LIMITS.streamIdleMs,
   ) {
-    this.source = stream[Symbol.asyncIterator]();
+    this.source = new StreamSource(stream);
   }
 
   /** The next frame, or undefined when the remote closed cleanly between frames. */
@@ -72,12 +136,11 @@ export class FrameReader {
   private async fill(n: number): Promise<boolean> {
     while (this.available < n) {
       if (this.ended) return false;
-      const result = await this.read();
-      if (result.done === true) {
+      const bytes = await this.read();
+      if (bytes === undefined) {
         this.ended = true;
         return false;
       }
-      const bytes = toBytes(result.value);
       if (bytes.length === 0) continue;
       this.parts.push(bytes);
       this.available += bytes.length;
@@ -101,7 +164,7 @@ export class FrameReader {
     return out;
   }
 
-  private read(): Promise<IteratorResult<Chunk>> {
+  private read(): Promise<Uint8Array | undefined> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(

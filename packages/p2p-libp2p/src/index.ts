@@ -9,8 +9,15 @@ export {
 export type { BlacklistEntry } from './blacklist';
 export { BLOCKS_PROTOCOL, locatorHeights, type SyncProgress } from './block-sync';
 export { blacklistReason, NetworkError } from './errors';
-export { LIMITS } from './limits';
-export { BAN_SCORE, PENALTY } from './misbehaviour';
+export {
+  LIMITS,
+  RATE_LIMITS,
+  type RateLimitedKind,
+  type RateLimits,
+  type RequestProtocol,
+  STREAM_LIMITS,
+} from './limits';
+export { BAN_SCORE, DECAY_PER_MINUTE, type Offence, PENALTY } from './misbehaviour';
 export {
   type ConnectionInfo,
   createP2PNode,
@@ -25,4 +32,5 @@ export {
   PEERS_PROTOCOL,
 } from './p2p-node';
 export type { KnownServer } from './peer-book';
+export type { MessageRate } from './rate-limiter';
 export type { Direction, IpTraffic, KindTraffic, MessageKind } from './traffic';

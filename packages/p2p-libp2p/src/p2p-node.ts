@@ -3,7 +3,14 @@ import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { type GossipSub, gossipsub, TopicValidatorResult } from '@libp2p/gossipsub';
 import { type Identify, identify } from '@libp2p/identify';
-import type { Connection, Libp2p, PeerId, PrivateKey, Stream } from '@libp2p/interface';
+import type {
+  Connection,
+  Libp2p,
+  MultiaddrConnection,
+  PeerId,
+  PrivateKey,
+  Stream,
+} from '@libp2p/interface';
 import { type Ping, ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
@@ -27,7 +34,15 @@ import {
 } from './block-sync';
 import { badRequest, blacklistReason, networkError } from './errors';
 import { FrameReader, writeFrame } from './framing';
-import { LIMITS } from './limits';
+import { InboundConnections } from './inbound-connections';
+import {
+  LIMITS,
+  RATE_LIMITS,
+  type RateLimitedKind,
+  type RateLimits,
+  type RequestProtocol,
+  STREAM_LIMITS,
+} from './limits';
 import {
   decodeHello,
   decodePeerList,
@@ -40,6 +55,7 @@ import { BAN_SCORE, MisbehaviourScores, type Offence } from './misbehaviour';
 import { type KnownServer, PeerBook } from './peer-book';
 import { loadOrCreatePeerKey } from './peer-key';
 import { installPromiseWithResolvers } from './polyfill';
+import { PeerRateLimiter } from './rate-limiter';
 import {
   type Direction,
   type IpTraffic,
@@ -75,7 +91,19 @@ export interface P2PNodeOptions {
   /** Peers to dial at start: `ip:port` strings. */
   peers?: readonly string[];
   log?: P2PLogger;
+  /** Open connections, both ways; an inbound one beyond is refused before its handshake. */
   maxConnections?: number;
+  /** Inbound connections in their handshake at once, all IPs together (libp2p's pending cap). */
+  maxPendingInbound?: number;
+  /**
+   * Inbound connections from one IP at once, in their handshake or open (beyond: refused), so one
+   * host cannot take the pending or the open slots of everyone else.
+   */
+  maxInboundPerIp?: number;
+  /** New inbound connections accepted from one IP per second (libp2p inboundConnectionThreshold). */
+  inboundConnectionsPerSecond?: number;
+  /** Per-IP message rates, by kind; the ones not given are RATE_LIMITS'. */
+  rateLimits?: Partial<RateLimits>;
   /** How often the dialling side exchanges hellos again (tip updates, liveness). */
   statusIntervalMs?: number;
   /** How often known, unconnected servers are considered for dialling. */
@@ -109,6 +137,10 @@ export const DEFAULT_P2P_OPTIONS = {
   port: DEFAULT_P2P_PORT,
   defaultPeerPort: DEFAULT_P2P_PORT,
   maxConnections: 64,
+  maxPendingInbound: 10,
+  maxInboundPerIp: 4,
+  inboundConnectionsPerSecond: 5,
+  rateLimits: RATE_LIMITS,
   statusIntervalMs: 5000,
   dialIntervalMs: 1000,
   helloTimeoutMs: 10_000,
@@ -210,6 +242,8 @@ interface PeerState extends SyncPeer {
   helloTimer: ReturnType<typeof setTimeout> | undefined;
   /** A hello exchange this node started and that is not over. */
   helloInFlight: Promise<void> | undefined;
+  /** Inbound streams of each request protocol open on this connection now. */
+  readonly inboundStreams: Map<RequestProtocol, number>;
 }
 
 /** Publishing again to peers whose topic subscription was not known yet. */
@@ -218,6 +252,25 @@ const PUBLISH_RETRY_MS = 300;
 
 /** How long a banned peer's open connections stay up before they are closed. */
 const BAN_LINGER_MS = 300;
+
+const PROTOCOL_IDS: Readonly<Record<RequestProtocol, string>> = {
+  hello: HELLO_PROTOCOL,
+  blocks: BLOCKS_PROTOCOL,
+  mempool: MEMPOOL_PROTOCOL,
+  peers: PEERS_PROTOCOL,
+};
+
+/** Peer-store tag of peers that completed the hello: libp2p prunes untagged connections first. */
+const HELLO_TAG = 'chain-hello';
+const HELLO_TAG_VALUE = 100;
+
+/** The offence of a stream closed inside, or over, a frame; undefined when not the peer's fault. */
+function framingOffence(error: unknown): 'oversized' | 'truncated' | 'garbage' | undefined {
+  const kind = (error as { kind?: unknown })?.kind;
+  if (kind === 'oversized' || kind === 'truncated') return kind;
+  if (error instanceof RangeError || (error as { code?: unknown })?.code === 1016) return 'garbage';
+  return undefined;
+}
 
 const noopLog: P2PLogger = { debug() {}, info() {}, warn() {} };
 
@@ -252,11 +305,14 @@ export function createP2PNode(options: P2PNodeOptions): P2PNode {
 
 class ChainP2PNode implements P2PNode {
   private readonly chain: Chain;
-  private readonly opts: Required<Omit<P2PNodeOptions, 'chain' | 'log' | 'peers'>>;
+  private readonly opts: Required<Omit<P2PNodeOptions, 'chain' | 'log' | 'peers' | 'rateLimits'>>;
+  private readonly rateLimits: RateLimits;
   private readonly log: P2PLogger;
   private readonly blacklistStore: Blacklist;
   private readonly book: PeerBook;
   private readonly scores = new MisbehaviourScores();
+  private readonly rates: PeerRateLimiter<RateLimitedKind>;
+  private readonly inbound: InboundConnections;
   private readonly traffic = new TrafficStats();
   private readonly sockets = new SocketCounters();
   private readonly sync: BlockSync;
@@ -295,6 +351,10 @@ class ChainP2PNode implements P2PNode {
       appVersion: options.appVersion,
       netProtocol: options.netProtocol,
       maxConnections: options.maxConnections ?? d.maxConnections,
+      maxPendingInbound: options.maxPendingInbound ?? d.maxPendingInbound,
+      maxInboundPerIp: options.maxInboundPerIp ?? d.maxInboundPerIp,
+      inboundConnectionsPerSecond:
+        options.inboundConnectionsPerSecond ?? d.inboundConnectionsPerSecond,
       statusIntervalMs: options.statusIntervalMs ?? d.statusIntervalMs,
       dialIntervalMs: options.dialIntervalMs ?? d.dialIntervalMs,
       helloTimeoutMs: options.helloTimeoutMs ?? d.helloTimeoutMs,
@@ -307,6 +367,21 @@ class ChainP2PNode implements P2PNode {
       maxRollback: options.maxRollback ?? d.maxRollback,
     };
     this.actualPort = this.opts.port;
+    this.rateLimits = Object.freeze({ ...d.rateLimits, ...options.rateLimits });
+    this.rates = new PeerRateLimiter(this.rateLimits);
+    this.inbound = new InboundConnections({
+      maxPerIp: this.opts.maxInboundPerIp,
+      onFailedHandshake: (ip, port) => {
+        if (this.host === undefined || this.blacklistStore.has(ip)) return;
+        this.misbehavedIp(
+          ip,
+          port,
+          'failedHandshake',
+          ErrorCode.INVALID_DATA,
+          'connection closed before its handshake completed',
+        );
+      },
+    });
     this.blacklistStore = new Blacklist({ dir: this.opts.dir });
     this.book = new PeerBook(this.opts.dir);
     const genesisTag = bytesToHex(this.chain.genesisHash).slice(0, 16);
@@ -417,13 +492,20 @@ class ChainP2PNode implements P2PNode {
         }),
       ],
       connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
+      streamMuxers: [yamux({ maxInboundStreams: LIMITS.inboundStreamsPerConnection })],
       connectionGater: {
         denyDialMultiaddr: (ma) => this.isBlacklisted(addressOfMultiaddr(ma)?.ip),
-        denyInboundConnection: (maConn) =>
-          this.isBlacklisted(addressOfMultiaddr(maConn.remoteAddr)?.ip),
+        denyInboundConnection: (maConn) => this.denyInbound(maConn),
+        denyInboundUpgradedConnection: (_peer, maConn) => {
+          this.inbound.upgraded(maConn);
+          return false;
+        },
       },
-      connectionManager: { maxConnections: this.opts.maxConnections },
+      connectionManager: {
+        maxConnections: this.opts.maxConnections,
+        maxIncomingPendingConnections: this.opts.maxPendingInbound,
+        inboundConnectionThreshold: this.opts.inboundConnectionsPerSecond,
+      },
       metrics: () => this.sockets.metrics,
       services: {
         identify: identify(),
@@ -436,28 +518,21 @@ class ChainP2PNode implements P2PNode {
         }),
       },
     });
-    await libp2p.handle(
-      HELLO_PROTOCOL,
-      (stream, connection) => this.onHelloStream(stream, connection),
-      {
-        maxInboundStreams: 4,
-      },
-    );
-    await libp2p.handle(
-      BLOCKS_PROTOCOL,
-      (stream, connection) => this.serve(stream, connection, 'Blocks'),
-      { maxInboundStreams: 4 },
-    );
-    await libp2p.handle(
-      MEMPOOL_PROTOCOL,
-      (stream, connection) => this.serve(stream, connection, 'Mempool'),
-      { maxInboundStreams: 2 },
-    );
-    await libp2p.handle(
-      PEERS_PROTOCOL,
-      (stream, connection) => this.serve(stream, connection, 'Peers'),
-      { maxInboundStreams: 2 },
-    );
+    const serve = (
+      protocol: RequestProtocol,
+      handler: (stream: Stream, peer: PeerState) => Promise<void>,
+    ) =>
+      libp2p.handle(
+        PROTOCOL_IDS[protocol],
+        (stream, connection) => this.guardStream(protocol, stream, connection, handler),
+        // libp2p's own limit, which resets without telling: above ours, so that ours (which
+        // scores) is the one a peer meets.
+        { maxInboundStreams: STREAM_LIMITS[protocol] * 2 },
+      );
+    await serve('hello', (stream, peer) => this.onHelloStream(stream, peer));
+    await serve('blocks', (stream, peer) => this.serve(stream, peer, 'Blocks'));
+    await serve('mempool', (stream, peer) => this.serve(stream, peer, 'Mempool'));
+    await serve('peers', (stream, peer) => this.serve(stream, peer, 'Peers'));
     libp2p.addEventListener('connection:open', (event) => this.onConnectionOpen(event.detail));
     libp2p.addEventListener('connection:close', (event) => this.onConnectionClose(event.detail));
     try {
@@ -513,6 +588,19 @@ class ChainP2PNode implements P2PNode {
     return ip !== undefined && this.blacklistStore.blocks(ip);
   }
 
+  /** The gater's check of a new inbound socket: blacklist, then the per-IP cap. */
+  private denyInbound(maConn: MultiaddrConnection): boolean {
+    const address = addressOfMultiaddr(maConn.remoteAddr);
+    if (address === undefined) return false;
+    if (this.isBlacklisted(address.ip)) return true;
+    if (this.inbound.admit(maConn, address.ip, address.port)) return false;
+    this.log.debug(
+      { peer: address.ip, max: this.opts.maxInboundPerIp },
+      'inbound connection refused: too many from this IP',
+    );
+    return true;
+  }
+
   private onConnectionOpen(connection: Connection): void {
     const address = addressOfMultiaddr(connection.remoteAddr);
     if (address === undefined) return;
@@ -537,6 +625,7 @@ class ChainP2PNode implements P2PNode {
       syncRetryAt: 0,
       helloTimer: undefined,
       helloInFlight: undefined,
+      inboundStreams: new Map(),
       openStream: (protocol) =>
         connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
     };
@@ -604,12 +693,8 @@ class ChainP2PNode implements P2PNode {
   }
 
   /** The listening side: read theirs, answer with ours (also when refusing, so they see why). */
-  private async onHelloStream(stream: Stream, connection: Connection): Promise<void> {
-    const peer = this.peers.get(connection.id);
-    if (peer === undefined) {
-      stream.abort(new Error('unknown connection'));
-      return;
-    }
+  private async onHelloStream(stream: Stream, peer: PeerState): Promise<void> {
+    if (!this.withinRate(peer, 'hello', stream)) return;
     try {
       const theirs = await new FrameReader(stream, this.opts.helloTimeoutMs).expect(
         LIMITS.helloBytes,
@@ -667,6 +752,9 @@ class ChainP2PNode implements P2PNode {
     peer.helloTimer = undefined;
     if (first) {
       this.helloSeen = true;
+      void this.host?.peerStore
+        .merge(peer.connection.remotePeer, { tags: { [HELLO_TAG]: { value: HELLO_TAG_VALUE } } })
+        .catch(() => undefined);
       const listening = this.listeningAddress(peer);
       if (listening !== undefined) {
         this.book.add(listening);
@@ -720,10 +808,12 @@ class ChainP2PNode implements P2PNode {
   // ---------------------------------------------------------------- misbehaviour
 
   private onProtocolError(peer: PeerState, error: unknown, what: string): void {
-    const kind = (error as { kind?: unknown }).kind;
-    if (kind === 'oversized') {
+    const offence = framingOffence(error);
+    if (offence === 'oversized') {
       this.misbehaved(peer, 'oversized', ErrorCode.INVALID_DATA, `oversized ${what} message`);
-    } else if (error instanceof RangeError || (error as { code?: unknown }).code === 1016) {
+    } else if (offence === 'truncated') {
+      this.misbehaved(peer, 'truncated', ErrorCode.INVALID_DATA, `${what} message cut short`);
+    } else if (offence === 'garbage') {
       this.misbehaved(peer, 'garbage', ErrorCode.INVALID_DATA, `malformed ${what} message`);
     } else {
       this.log.debug(
@@ -741,12 +831,18 @@ class ChainP2PNode implements P2PNode {
     text: string,
     listenPort?: number,
   ): void {
-    const score = this.scores.add(peer.ip, offence);
-    this.log.warn({ peer: peer.ip, offence, score, error: text }, 'peer misbehaved');
-    if (score < BAN_SCORE) return;
-    this.scores.forget(peer.ip);
     const port = listenPort || this.listeningAddress(peer)?.port || peer.address.port;
-    this.ban(peer.ip, port, blacklistReason(code, text), false);
+    this.misbehavedIp(peer.ip, port, offence, code, text);
+  }
+
+  private misbehavedIp(ip: string, port: number, offence: Offence, code: number, text: string) {
+    // Already banned: what is still in flight from it changes nothing.
+    if (this.blacklistStore.has(ip)) return;
+    const score = this.scores.add(ip, offence);
+    this.log.warn({ peer: ip, offence, score, error: text }, 'peer misbehaved');
+    if (score < BAN_SCORE) return;
+    this.scores.forget(ip);
+    this.ban(ip, port, blacklistReason(code, text), false);
   }
 
   private ban(ip: string, port: number, reason: string, manual: boolean): BlacklistEntry {
@@ -779,6 +875,11 @@ class ChainP2PNode implements P2PNode {
    * so that a block is checked after its parent was imported.
    */
   private validateBlockMessage(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
+    // Counted before it is queued: a flood must not grow the queue.
+    const peer = this.peerByPeerId(from);
+    if (peer === undefined) return Promise.resolve(TopicValidatorResult.Ignore);
+    this.traffic.record(peer.ip, 'NewBlock', 'Autoreceive', data.length);
+    if (!this.withinRate(peer, 'blockGossip')) return Promise.resolve(TopicValidatorResult.Ignore);
     const result = this.blockValidation.then(() => this.validateBlock(from, data));
     this.blockValidation = result.catch(() => undefined);
     return result;
@@ -787,7 +888,6 @@ class ChainP2PNode implements P2PNode {
   private async validateBlock(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
     const peer = this.peerByPeerId(from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
-    this.traffic.record(peer.ip, 'NewBlock', 'Autoreceive', data.length);
     let placement: ReturnType<Chain['inspectBlock']>;
     try {
       placement = this.chain.inspectBlock(data);
@@ -836,6 +936,7 @@ class ChainP2PNode implements P2PNode {
     const peer = this.peerByPeerId(from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
     this.traffic.record(peer.ip, 'NewOperations', 'Autoreceive', data.length);
+    if (!this.withinRate(peer, 'operationsGossip')) return TopicValidatorResult.Ignore;
     if (data.length > LIMITS.operationsGossipBytes) {
       this.misbehaved(peer, 'oversized', ErrorCode.INVALID_DATA, 'oversized operations message');
       return TopicValidatorResult.Reject;
@@ -949,16 +1050,70 @@ class ChainP2PNode implements P2PNode {
 
   // ---------------------------------------------------------------- request protocols
 
-  private async serve(
+  /**
+   * Runs a request protocol's handler for an inbound stream, unless the connection already has
+   * its protocol's limit of them open (STREAM_LIMITS): then the stream is reset and the peer scored.
+   */
+  private async guardStream(
+    protocol: RequestProtocol,
     stream: Stream,
     connection: Connection,
-    kind: 'Blocks' | 'Mempool' | 'Peers',
-  ) {
+    handler: (stream: Stream, peer: PeerState) => Promise<void>,
+  ): Promise<void> {
     const peer = this.peers.get(connection.id);
-    if (peer === undefined || peer.hello === undefined) {
+    if (peer === undefined) {
+      stream.abort(new Error('unknown connection'));
+      return;
+    }
+    const open = peer.inboundStreams.get(protocol) ?? 0;
+    if (open >= STREAM_LIMITS[protocol]) {
+      stream.abort(new Error(`too many ${protocol} streams`));
+      this.misbehaved(
+        peer,
+        'tooManyStreams',
+        ErrorCode.NETWORK,
+        `TOO_MANY_STREAMS more than ${STREAM_LIMITS[protocol]} ${protocol} streams at once`,
+      );
+      return;
+    }
+    // Counted until the stream is closed both ways (or reset), not until the handler returns: a
+    // peer that leaves its side open keeps holding the place, as it does in libp2p's own count.
+    peer.inboundStreams.set(protocol, open + 1);
+    const release = () =>
+      peer.inboundStreams.set(protocol, (peer.inboundStreams.get(protocol) ?? 1) - 1);
+    if (stream.status === 'open' || stream.status === 'closing') {
+      stream.addEventListener('close', release, { once: true });
+    } else {
+      release();
+    }
+    await handler(stream, peer);
+  }
+
+  /**
+   * Takes a token of the peer's rate for `kind`; without one the message is dropped (its stream
+   * reset, when it has one) and the peer scored.
+   */
+  private withinRate(peer: PeerState, kind: RateLimitedKind, stream?: Stream): boolean {
+    if (this.rates.take(peer.ip, kind)) return true;
+    stream?.abort(new Error(`${kind} rate exceeded`));
+    this.misbehaved(
+      peer,
+      'flood',
+      ErrorCode.NETWORK,
+      `FLOOD ${kind} messages beyond ${this.rateLimits[kind].perSecond}/s`,
+    );
+    return false;
+  }
+
+  private async serve(stream: Stream, peer: PeerState, kind: 'Blocks' | 'Mempool' | 'Peers') {
+    if (peer.hello === undefined) {
       stream.abort(new Error('no hello yet'));
       return;
     }
+    const rateKind = (
+      { Blocks: 'blocksRequest', Mempool: 'mempoolRequest', Peers: 'peersRequest' } as const
+    )[kind];
+    if (!this.withinRate(peer, rateKind, stream)) return;
     try {
       if (kind === 'Blocks') {
         await serveBlocks(this.chain, stream, peer.ip, {

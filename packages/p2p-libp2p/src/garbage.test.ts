@@ -1,0 +1,209 @@
+import type { Connection, Stream } from '@libp2p/interface';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BLOCKS_PROTOCOL } from './block-sync';
+import { LIMITS } from './limits';
+import { BAN_SCORE, PENALTY } from './misbehaviour';
+import { HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './p2p-node';
+import { installPromiseWithResolvers } from './polyfill';
+import {
+  dialPeer,
+  type HostileHost,
+  openHostileHost,
+  opsTopic,
+  sayHello,
+  streamFate,
+} from './testing/hostile-peer';
+import { heldCount, startSocketFlood } from './testing/socket-flood';
+import { growChain, openTestPeer, type TestPeer, waitUntil } from './testing/temp-network';
+
+installPromiseWithResolvers();
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
+  const p = await openTestPeer(host, options);
+  cleanups.push(() => p.cleanup());
+  return p;
+}
+
+const sameHead = (a: TestPeer, b: TestPeer) =>
+  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
+
+async function victimWithHonestPeer(victimIp: string, honestIp: string) {
+  const victim = await peer(victimIp, { inboundConnectionsPerSecond: 1000 });
+  await growChain(victim.chain, 2);
+  await victim.p2p.start();
+  const honest = await peer(honestIp, { peers: [victim.address()] });
+  await honest.p2p.start();
+  await waitUntil('the honest peer to sync', () => sameHead(victim, honest));
+  return { victim, honest };
+}
+
+async function connectedHostile(ip: string, victim: TestPeer) {
+  const host: HostileHost = await openHostileHost(ip);
+  cleanups.push(async () => {
+    await host.stop();
+  });
+  const connection = await dialPeer(host, victim);
+  await sayHello(connection, victim.chain);
+  await waitUntil('the hello to be accepted', () =>
+    victim.p2p.connections().some((c) => c.ip === ip && c.appver === 'hostile'),
+  );
+  return { host, connection };
+}
+
+function frameHeader(length: number): Uint8Array {
+  const header = new Uint8Array(4);
+  new DataView(header.buffer).setUint32(0, length, true);
+  return header;
+}
+
+/** Opens a stream, writes the chunks, closes its writing side; how the victim ended it. */
+async function garbageStream(
+  connection: Connection,
+  protocol: string,
+  chunks: Uint8Array[],
+  waitMs = 3000,
+) {
+  let stream: Stream;
+  try {
+    stream = await connection.newStream(protocol, { signal: AbortSignal.timeout(3000) });
+  } catch {
+    return 'refused';
+  }
+  try {
+    for (const chunk of chunks) if (!stream.send(chunk)) await stream.onDrain();
+    await stream.close({ signal: AbortSignal.timeout(3000) });
+  } catch {
+    // reset by the victim while writing: that is its answer
+  }
+  return streamFate(stream, waitMs);
+}
+
+/** `honest` still connected to `victim` and following its blocks. */
+async function honestStillServed(victim: TestPeer, honest: TestPeer) {
+  await growChain(victim.chain, 1);
+  await waitUntil('the honest peer to follow', () => sameHead(victim, honest));
+  expect(victim.p2p.connections().map((c) => c.ip)).toEqual([honest.host]);
+}
+
+describe('garbage', () => {
+  it('bad framing and undecodable requests on a protocol stream are scored, and repeated, banned', async () => {
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.51', '127.0.0.52');
+    const { connection } = await connectedHostile('127.0.0.53', victim);
+    const ip = '127.0.0.53';
+
+    // A frame announcing more than a sync request may hold (oversized: 50 points).
+    const oversized = [frameHeader(LIMITS.syncRequestBytes + 1)];
+    expect(await garbageStream(connection, BLOCKS_PROTOCOL, oversized)).toBe('reset');
+    // A frame cut short: 100 bytes announced, 10 sent, then the end (truncated: 20 points).
+    const cutShort = [frameHeader(100), new Uint8Array(10)];
+    expect(await garbageStream(connection, BLOCKS_PROTOCOL, cutShort)).toBe('reset');
+    expect(victim.p2p.blacklist()).toEqual([]);
+    expect(PENALTY.oversized + PENALTY.truncated).toBeLessThan(BAN_SCORE);
+    // A whole frame of bytes that are no sync request (garbage: 40 points): 110, banned.
+    const junk = new Uint8Array(64).fill(0xee);
+    expect(await garbageStream(connection, BLOCKS_PROTOCOL, [frameHeader(junk.length), junk])).toBe(
+      'reset',
+    );
+    await waitUntil('the hostile peer to be banned', () => victim.p2p.blacklist().length === 1);
+    expect(victim.p2p.blacklist()[0]).toMatchObject({ ip, manual: false });
+    expect(victim.p2p.blacklist()[0]!.reason).toMatch(/^ERRCODE:1016 ERROR:malformed blocks /);
+    await waitUntil('the hostile peer to be cut off', () =>
+      victim.p2p.connections().every((c) => c.ip !== ip),
+    );
+    await honestStillServed(victim, honest);
+  });
+
+  it('arbitrary bytes on any protocol stream never stop the node serving an honest peer', async () => {
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.54', '127.0.0.55');
+    const protocols = [HELLO_PROTOCOL, BLOCKS_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL];
+    // Bytes that often look like a frame: a plausible length prefix, then arbitrary content.
+    const payload = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc
+        .tuple(fc.nat({ max: 400 }), fc.uint8Array({ maxLength: 300 }))
+        .map(([length, body]) => [frameHeader(length), body]),
+    );
+    const runs = Number(process.env.P2P_FUZZ_RUNS ?? 16);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...protocols), payload, async (protocol, bytes) => {
+        // A fresh IP per run: a banned one would only meet the gater.
+        const ip = `127.77.${Math.floor(run / 250)}.${1 + (run % 250)}`;
+        run++;
+        const host = await openHostileHost(ip);
+        try {
+          const connection = await dialPeer(host, victim);
+          await sayHello(connection, victim.chain);
+          const chunks = bytes instanceof Uint8Array ? [bytes] : bytes;
+          // The node ends every such stream at once (answered, reset, or refused), none is left
+          // waiting for its idle timeout.
+          expect(await garbageStream(connection, protocol, chunks)).not.toBe('open');
+        } finally {
+          await host.stop();
+        }
+        expect(victim.p2p.connections().some((c) => c.ip === honest.host)).toBe(true);
+      }),
+      { numRuns: runs },
+    );
+    // Nothing of the hostile peers is left on the node once they are gone.
+    await waitUntil('the hostile connections to be gone', () =>
+      victim.p2p.connections().every((c) => c.ip === honest.host),
+    );
+    await honestStillServed(victim, honest);
+  });
+
+  it('a process writing garbage on raw sockets is banned after ten failed handshakes', async () => {
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.56', '127.0.0.57');
+    const fates = await startSocketFlood({
+      from: ['127.0.0.1'],
+      host: victim.host,
+      port: victim.p2p.listenPort,
+      count: 16,
+      intervalMs: 40,
+      garbageBytes: 2048,
+      holdMs: 3000,
+    }).done;
+    // The node hung up on every socket: on the garbage, or (once banned) at once.
+    expect(heldCount(fates)).toBe(0);
+    const [entry] = victim.p2p.blacklist();
+    expect(entry).toMatchObject({ ip: '127.0.0.1', manual: false });
+    expect(entry!.reason).toBe(
+      'ERRCODE:1016 ERROR:connection closed before its handshake completed',
+    );
+    expect(Math.ceil(BAN_SCORE / PENALTY.failedHandshake)).toBe(10);
+    await honestStillServed(victim, honest);
+  });
+
+  it('gossip over the size limit is dropped and scored; a second one is a ban', async () => {
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.58', '127.0.0.59');
+    const { host } = await connectedHostile('127.0.0.60', victim);
+    const topic = opsTopic(victim.chain);
+    host.services.pubsub.subscribe(topic);
+    await waitUntil(
+      'the victim to be seen on the topic',
+      () => host.services.pubsub.getSubscribers(topic).length === 1,
+    );
+    // One byte over the limit of an operations message (1 MiB): 50 points each.
+    const big = new Uint8Array(LIMITS.operationsGossipBytes + 1);
+    await host.services.pubsub.publish(topic, big);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(victim.p2p.blacklist()).toEqual([]);
+    expect(PENALTY.oversized * 2).toBe(BAN_SCORE);
+    await host.services.pubsub.publish(topic, big);
+    await waitUntil('the hostile peer to be banned', () => victim.p2p.blacklist().length === 1);
+    expect(victim.p2p.blacklist()[0]).toMatchObject({ ip: '127.0.0.60', manual: false });
+    expect(victim.p2p.blacklist()[0]!.reason).toBe(
+      'ERRCODE:1016 ERROR:oversized operations message',
+    );
+    await waitUntil('the hostile peer to be cut off', () =>
+      victim.p2p.connections().every((c) => c.ip !== '127.0.0.60'),
+    );
+    await honestStillServed(victim, honest);
+  });
+});

@@ -1,0 +1,52 @@
+import type { MultiaddrConnection } from '@libp2p/interface';
+
+export interface InboundConnectionsOptions {
+  /** Inbound connections from one IP at once, being set up or open. */
+  maxPerIp: number;
+  /** A connection admitted here closed before its handshake (encryption, muxer) completed. */
+  onFailedHandshake(ip: string, port: number): void;
+}
+
+interface Admitted {
+  ip: string;
+  port: number;
+  upgraded: boolean;
+}
+
+/**
+ * Inbound connections per IP, counted from the moment the socket is accepted (so connections
+ * still in their handshake count too) until it closes; the connection gater asks it. It also tells
+ * which admitted connections never completed their handshake.
+ */
+export class InboundConnections {
+  private readonly perIp = new Map<string, number>();
+  private readonly admitted = new WeakMap<MultiaddrConnection, Admitted>();
+
+  constructor(private readonly options: InboundConnectionsOptions) {}
+
+  /** Counts the connection in unless its IP already has `maxPerIp`; false = refuse it. */
+  admit(maConn: MultiaddrConnection, ip: string, port: number): boolean {
+    // Closed already (its 'close' event gone by): nothing to count, and nothing to set up.
+    if (maConn.status !== 'open') return false;
+    const count = this.perIp.get(ip) ?? 0;
+    if (count >= this.options.maxPerIp) return false;
+    this.perIp.set(ip, count + 1);
+    const entry: Admitted = { ip, port, upgraded: false };
+    this.admitted.set(maConn, entry);
+    maConn.addEventListener('close', () => this.release(entry), { once: true });
+    return true;
+  }
+
+  /** The connection completed its handshake. */
+  upgraded(maConn: MultiaddrConnection): void {
+    const entry = this.admitted.get(maConn);
+    if (entry !== undefined) entry.upgraded = true;
+  }
+
+  private release(entry: Admitted): void {
+    const count = (this.perIp.get(entry.ip) ?? 1) - 1;
+    if (count > 0) this.perIp.set(entry.ip, count);
+    else this.perIp.delete(entry.ip);
+    if (!entry.upgraded) this.options.onFailedHandshake(entry.ip, entry.port);
+  }
+}
