@@ -10,14 +10,24 @@ afterEach(async () => {
 });
 
 const A = walletOf('a');
-/** Params of one method: a few names, optional, with strings that may hold the separators. */
-const paramsArbitrary = fc.record(
-  {
-    a: fc.oneof(fc.string({ unit: fc.constantFrom('a', ':', '\u0000', '=', '1') }), fc.integer()),
-    b: fc.oneof(fc.string({ unit: fc.constantFrom('a', ':', '\u0000', '=') }), fc.boolean()),
-  },
-  { requiredKeys: [] },
+/** Params of one method as sent: absent, named or positional, strings that may hold separators. */
+const scalarArbitrary = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', ':', '\u0000', '=', '1', '[', '{') }),
+  fc.constantFrom(0, -0, 1, 1.5, 1e21),
+  fc.boolean(),
 );
+const paramsArbitrary = fc.oneof(
+  fc.constant(undefined),
+  fc.record({ a: scalarArbitrary, b: scalarArbitrary, 0: scalarArbitrary }, { requiredKeys: [] }),
+  fc.array(scalarArbitrary, { maxLength: 3 }),
+);
+/** Equal params as JSON has them, telling -0 from 0 (coercion may refuse -0). */
+function sameParams(a: unknown, b: unknown): boolean {
+  const canonical = (v: unknown) =>
+    JSON.stringify(v, (_, x) => (Object.is(x, -0) ? '-0 number' : x)) +
+    (Array.isArray(v) ? 'array' : typeof v);
+  return canonical(a) === canonical(b);
+}
 const B = walletOf('b');
 
 /** A server whose getWalletInfo counts its runs and answers the balance of the current state. */
@@ -113,6 +123,18 @@ describe('result cache of cacheable methods', () => {
     expect(state.runs).toBe(4);
   });
 
+  it('never answers a request that would be refused from the cache', async () => {
+    const { t, state } = await serveWallets();
+    await t.call('getWalletInfo', { wallet: A });
+    expect((await t.call('getWalletInfo', [A])).result).toMatchObject({ wallet: A });
+    expect((await t.call('getWalletInfo', { wallet: A, extra: 1 })).error).toMatchObject({
+      code: -32602,
+    });
+    expect((await t.call('getWalletInfo', { 0: A })).error).toMatchObject({ code: -32602 });
+    expect((await t.call('getWalletInfo')).error).toMatchObject({ code: -32602 });
+    expect(state.runs).toBe(2);
+  });
+
   it('stays bounded and can be turned off', async () => {
     const bounded = await serveWallets({ entries: 1 });
     await bounded.t.call('getWalletInfo', { wallet: A });
@@ -131,7 +153,7 @@ describe('resultCacheKey', () => {
     fc.assert(
       fc.property(paramsArbitrary, paramsArbitrary, (a, b) => {
         const same = resultCacheKey('m', a) === resultCacheKey('m', b);
-        expect(same).toBe(JSON.stringify(a) === JSON.stringify(b));
+        expect(same).toBe(sameParams(a, b));
       }),
       { numRuns: 2000 },
     );
@@ -141,5 +163,6 @@ describe('resultCacheKey', () => {
     expect(resultCacheKey('m', { a: 1n })).toBeUndefined();
     expect(resultCacheKey('m', { a: ['x'] })).toBeUndefined();
     expect(resultCacheKey('m', { a: null })).toBeUndefined();
+    expect(resultCacheKey('m', null)).toBeUndefined();
   });
 });

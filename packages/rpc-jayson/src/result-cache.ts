@@ -38,20 +38,20 @@ export class ResultCache {
 }
 
 /**
- * The cache key of a call: its method and its coerced params, each with its name and (strings) its
- * length, so that no two different calls share a key; undefined when a param is not a scalar, and
- * the call then goes uncached.
+ * The cache key of a call: its method and its params as sent (absent, positional or named), each
+ * with its name or position and (strings) its length, so that no two different calls share a key;
+ * undefined when a param is not a scalar, and the call then goes uncached.
  */
-export function resultCacheKey(
-  method: string,
-  params: Record<string, unknown>,
-): string | undefined {
-  let key = method;
-  for (const name in params) {
-    const value = params[name];
+export function resultCacheKey(method: string, params: unknown): string | undefined {
+  if (params === undefined) return method;
+  if (typeof params !== 'object' || params === null) return undefined;
+  let key = Array.isArray(params) ? `${method}[` : `${method}{`;
+  const entries = params as Record<string, unknown>;
+  for (const name in entries) {
+    const value = entries[name];
     if (typeof value === 'string') key += `\u0000${name}:${value.length}:${value}`;
-    else if (typeof value === 'number' || typeof value === 'boolean' || value === undefined) {
-      key += `\u0000${name}=${value}`;
+    else if (typeof value === 'number' || typeof value === 'boolean') {
+      key += `\u0000${name}=${Object.is(value, -0) ? '-0' : value}`;
     } else return undefined;
   }
   return key;

@@ -188,7 +188,12 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,
-      cacheable: spec.cacheable === true && !spec.nestedResult,
+      // Cached by their params as sent, so only methods whose params are all in `params`.
+      cacheable:
+        spec.cacheable === true &&
+        !spec.nestedResult &&
+        spec.paramsBesideMethod === undefined &&
+        spec.duplicateKeys === undefined,
       counter: { method: name, calls: 0, milliseconds: 0 },
     });
     jaysonMethods[name] = (params, context, callback) =>
@@ -294,6 +299,19 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     }
 
     const startedMs = batchIndex === undefined ? performance.now() : clock;
+    // A repeat is found by its params as sent: coercion is a pure function of them, and only
+    // params that coerced without error ever had a result kept.
+    const cacheKey =
+      method.cacheable && !notification && resultCache !== undefined
+        ? resultCacheKey(name, params)
+        : undefined;
+    if (cacheKey !== undefined) {
+      const cached = resultCache!.get(cacheKey);
+      if (cached !== undefined) {
+        record(method, startedMs);
+        return serializedResult(id, cached);
+      }
+    }
     const { spec } = method;
     let coerced: Record<string, unknown>;
     try {
@@ -316,28 +334,22 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       record(method, startedMs);
       return notification ? undefined : errorResponse(id, toJsonRpcError(err, log, name));
     }
-    if (method.cacheable && !notification && resultCache !== undefined) {
-      return dispatchCached(resultCache, method, coerced, id, state.context, startedMs);
+    if (cacheKey !== undefined) {
+      return dispatchAndKeep(resultCache!, cacheKey, method, coerced, id, state.context, startedMs);
     }
     return dispatch(method, coerced, id, notification, state.context, startedMs);
   }
 
-  /** A cacheable call: answered from the cache, or run and its result kept for the next caller. */
-  function dispatchCached(
+  /** A cacheable call not in the cache: run, and its result kept for the next caller. */
+  function dispatchAndKeep(
     cache: ResultCache,
+    key: string,
     method: CompiledMethod,
     params: Record<string, unknown>,
     id: string | null,
     context: CallContext,
     startedMs: number,
   ): MaybePromise<Reply | undefined> {
-    const key = resultCacheKey(method.name, params);
-    if (key === undefined) return dispatch(method, params, id, false, context, startedMs);
-    const cached = cache.get(key);
-    if (cached !== undefined) {
-      record(method, startedMs);
-      return serializedResult(id, cached);
-    }
     const version = cache.versionNow();
     const keep = (response: JsonRpcResponse | undefined): Reply | undefined => {
       if (response === undefined || response.error !== undefined) return response;
