@@ -1,33 +1,12 @@
 import type { Libp2p } from '@libp2p/interface';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_P2P_OPTIONS } from './p2p-node';
-import { installPromiseWithResolvers } from './polyfill';
-import { dialPeer, openBareHost } from './testing/hostile-peer';
+import { dialPeer } from './testing/hostile-peer';
+import { keepsSyncing, useP2PFixture } from './testing/p2p-fixture';
 import { heldCount, startSocketFlood } from './testing/socket-flood';
-import { growChain, openTestPeer, type TestPeer, waitUntil } from './testing/temp-network';
+import { growChain, sameHead, waitUntil } from './testing/temp-network';
 
-installPromiseWithResolvers();
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
-  const p = await openTestPeer(host, options);
-  cleanups.push(() => p.cleanup());
-  return p;
-}
-
-const sameHead = (a: TestPeer, b: TestPeer) =>
-  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
-
-/** `honest` is connected to `victim` and follows a block produced on it now. */
-async function keepsSyncing(victim: TestPeer, honest: TestPeer): Promise<void> {
-  await growChain(victim.chain, 1);
-  await waitUntil('the honest peer to follow', () => sameHead(victim, honest));
-  expect(victim.p2p.connections().some((c) => c.ip === honest.host)).toBe(true);
-}
+const { peer, bareHost, victimWithHonestPeer } = useP2PFixture();
 
 /**
  * Connection caps against a hostile process: raw sockets from a child process (they never complete
@@ -77,13 +56,7 @@ describe('connection caps', () => {
     const victim = await peer('127.0.0.27', { inboundConnectionsPerSecond: 1000 });
     await victim.p2p.start();
     const hosts: Libp2p[] = [];
-    for (let i = 0; i < 5; i++) {
-      const host = await openBareHost('127.0.0.1');
-      cleanups.push(async () => {
-        await host.stop();
-      });
-      hosts.push(host);
-    }
+    for (let i = 0; i < 5; i++) hosts.push(await bareHost('127.0.0.1'));
     const dial = (host: Libp2p) =>
       dialPeer(host, victim).then(
         () => true,
@@ -100,25 +73,14 @@ describe('connection caps', () => {
   });
 
   it('holds at most maxConnections open: hosts beyond are refused, the honest peer keeps syncing', async () => {
-    const victim = await peer('127.0.0.23', {
-      maxConnections: 4,
-      maxInboundPerIp: 100,
-      inboundConnectionsPerSecond: 1000,
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.23', '127.0.0.24', {
+      victimOptions: { maxConnections: 4, maxInboundPerIp: 100, inboundConnectionsPerSecond: 1000 },
     });
-    await growChain(victim.chain, 2);
-    await victim.p2p.start();
-    const honest = await peer('127.0.0.24', { peers: [victim.address()] });
-    await honest.p2p.start();
-    await waitUntil('the honest peer to sync', () => sameHead(victim, honest));
 
     // Six identities from one IP dial in turn; three places are left.
     const results: boolean[] = [];
     for (let i = 0; i < 6; i++) {
-      const host: Libp2p = await openBareHost('127.0.0.1');
-      cleanups.push(async () => {
-        await host.stop();
-      });
-      const accepted = await dialPeer(host, victim).then(
+      const accepted = await dialPeer(await bareHost('127.0.0.1'), victim).then(
         () => true,
         () => false,
       );

@@ -1,60 +1,30 @@
 import type { Connection, Stream } from '@libp2p/interface';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BLOCKS_PROTOCOL } from './block-sync';
 import { LIMITS } from './limits';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
 import { HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './p2p-node';
-import { installPromiseWithResolvers } from './polyfill';
 import {
   dialPeer,
-  type HostileHost,
+  joinTopic,
   openHostileHost,
   opsTopic,
   sayHello,
   streamFate,
 } from './testing/hostile-peer';
+import { keepsSyncing, useP2PFixture } from './testing/p2p-fixture';
 import { heldCount, startSocketFlood } from './testing/socket-flood';
-import { growChain, openTestPeer, type TestPeer, waitUntil } from './testing/temp-network';
+import { type TestPeer, waitUntil } from './testing/temp-network';
 
-installPromiseWithResolvers();
+const fixture = useP2PFixture();
+const { connectedHostile } = fixture;
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
-  const p = await openTestPeer(host, options);
-  cleanups.push(() => p.cleanup());
-  return p;
-}
-
-const sameHead = (a: TestPeer, b: TestPeer) =>
-  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
-
-async function victimWithHonestPeer(victimIp: string, honestIp: string) {
-  const victim = await peer(victimIp, { inboundConnectionsPerSecond: 1000 });
-  await growChain(victim.chain, 2);
-  await victim.p2p.start();
-  const honest = await peer(honestIp, { peers: [victim.address()] });
-  await honest.p2p.start();
-  await waitUntil('the honest peer to sync', () => sameHead(victim, honest));
-  return { victim, honest };
-}
-
-async function connectedHostile(ip: string, victim: TestPeer) {
-  const host: HostileHost = await openHostileHost(ip);
-  cleanups.push(async () => {
-    await host.stop();
+/** The per-second connection threshold is lifted: the raw-socket flood connects faster. */
+const victimWithHonestPeer = (victimIp: string, honestIp: string) =>
+  fixture.victimWithHonestPeer(victimIp, honestIp, {
+    victimOptions: { inboundConnectionsPerSecond: 1000 },
   });
-  const connection = await dialPeer(host, victim);
-  await sayHello(connection, victim.chain);
-  await waitUntil('the hello to be accepted', () =>
-    victim.p2p.connections().some((c) => c.ip === ip && c.appver === 'hostile'),
-  );
-  return { host, connection };
-}
 
 function frameHeader(length: number): Uint8Array {
   const header = new Uint8Array(4);
@@ -84,18 +54,17 @@ async function garbageStream(
   return streamFate(stream, waitMs);
 }
 
-/** `honest` still connected to `victim` and following its blocks. */
+/** `honest` is the only peer left on `victim`, and follows its blocks. */
 async function honestStillServed(victim: TestPeer, honest: TestPeer) {
-  await growChain(victim.chain, 1);
-  await waitUntil('the honest peer to follow', () => sameHead(victim, honest));
+  await keepsSyncing(victim, honest);
   expect(victim.p2p.connections().map((c) => c.ip)).toEqual([honest.host]);
 }
 
 describe('garbage', () => {
   it('bad framing and undecodable requests on a protocol stream are scored, and repeated, banned', async () => {
     const { victim, honest } = await victimWithHonestPeer('127.0.0.51', '127.0.0.52');
-    const { connection } = await connectedHostile('127.0.0.53', victim);
     const ip = '127.0.0.53';
+    const { connection } = await connectedHostile(ip, victim);
 
     // A frame announcing more than a sync request may hold (oversized: 50 points).
     const oversized = [frameHeader(LIMITS.syncRequestBytes + 1)];
@@ -184,11 +153,7 @@ describe('garbage', () => {
     const { victim, honest } = await victimWithHonestPeer('127.0.0.58', '127.0.0.59');
     const { host } = await connectedHostile('127.0.0.60', victim);
     const topic = opsTopic(victim.chain);
-    host.services.pubsub.subscribe(topic);
-    await waitUntil(
-      'the victim to be seen on the topic',
-      () => host.services.pubsub.getSubscribers(topic).length === 1,
-    );
+    await joinTopic(host, topic);
     // One byte over the limit of an operations message (1 MiB): 50 points each.
     const big = new Uint8Array(LIMITS.operationsGossipBytes + 1);
     await host.services.pubsub.publish(topic, big);

@@ -1,26 +1,9 @@
 import { createDevGenesis, DEV_PRIVATE_KEY } from '@chain/ledger';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  growChain,
-  openTestPeer,
-  sendFromDev,
-  type TestPeer,
-  waitUntil,
-} from './testing/temp-network';
+import { describe, expect, it } from 'vitest';
+import { useP2PFixture } from './testing/p2p-fixture';
+import { growChain, sameHead, sendFromDev, waitUntil } from './testing/temp-network';
 
-const peers: TestPeer[] = [];
-afterEach(async () => {
-  await Promise.all(peers.splice(0).map((p) => p.cleanup()));
-});
-
-async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
-  const p = await openTestPeer(host, options);
-  peers.push(p);
-  return p;
-}
-
-const sameHead = (a: TestPeer, b: TestPeer) =>
-  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
+const { peer } = useP2PFixture();
 
 describe('two nodes', () => {
   it('a new node syncs the chain of its peer, then follows its gossiped blocks and operations', async () => {

@@ -1,57 +1,20 @@
 import type { Stream } from '@libp2p/interface';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BLOCKS_PROTOCOL } from './block-sync';
 import { FrameReader } from './framing';
 import { LIMITS, STREAM_LIMITS } from './limits';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
 import { MEMPOOL_PROTOCOL } from './p2p-node';
-import { installPromiseWithResolvers } from './polyfill';
-import {
-  dialPeer,
-  type HostileHost,
-  openHostileHost,
-  sayHello,
-  streamFate,
-} from './testing/hostile-peer';
-import { growChain, openTestPeer, type TestPeer, waitUntil } from './testing/temp-network';
+import { streamFate } from './testing/hostile-peer';
+import { keepsSyncing, useP2PFixture } from './testing/p2p-fixture';
+import { waitUntil } from './testing/temp-network';
 
-installPromiseWithResolvers();
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function peer(host: string, options: Parameters<typeof openTestPeer>[1] = {}) {
-  const p = await openTestPeer(host, options);
-  cleanups.push(() => p.cleanup());
-  return p;
-}
-
-async function hostile(ip: string): Promise<HostileHost> {
-  const host = await openHostileHost(ip);
-  cleanups.push(async () => {
-    await host.stop();
-  });
-  return host;
-}
-
-const sameHead = (a: TestPeer, b: TestPeer) =>
-  Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
+const { peer, connectedHostile, victimWithHonestPeer } = useP2PFixture();
 
 describe('per-protocol stream limits', () => {
   it('resets inbound streams beyond the protocol limit, scores each, and bans a peer that keeps going', async () => {
-    const victim = await peer('127.0.0.31');
-    await growChain(victim.chain, 2);
-    await victim.p2p.start();
-    const honest = await peer('127.0.0.32', { peers: [victim.address()] });
-    await honest.p2p.start();
-    await waitUntil('the honest peer to sync', () => sameHead(victim, honest));
-
-    const host = await hostile('127.0.0.33');
-    const connection = await dialPeer(host, victim);
-    await sayHello(connection, victim.chain);
-    await waitUntil('the hello to be accepted', () => victim.p2p.connections().length === 2);
+    const { victim, honest } = await victimWithHonestPeer('127.0.0.31', '127.0.0.32');
+    const { connection } = await connectedHostile('127.0.0.33', victim);
 
     // Block requests that never come: each stream holds a serving slot until the idle timeout.
     const limit = STREAM_LIMITS.blocks;
@@ -75,20 +38,14 @@ describe('per-protocol stream limits', () => {
     );
 
     // The honest peer is still there and following.
-    await growChain(victim.chain, 1);
-    await waitUntil('the honest peer to follow', () => sameHead(victim, honest));
-    expect(victim.p2p.connections().map((c) => c.ip)).toEqual(['127.0.0.32']);
+    await keepsSyncing(victim, honest);
+    expect(victim.p2p.connections().map((c) => c.ip)).toEqual([honest.host]);
   });
 
   it('counts a stream until the peer closes its side too: answered requests left open hold their places', async () => {
     const victim = await peer('127.0.0.34');
     await victim.p2p.start();
-    const host = await hostile('127.0.0.35');
-    const connection = await dialPeer(host, victim);
-    await sayHello(connection, victim.chain);
-    await waitUntil('the hello to be accepted', () =>
-      victim.p2p.connections().some((c) => c.appver === 'hostile'),
-    );
+    const { connection } = await connectedHostile('127.0.0.35', victim);
 
     /** Asks for the mempool and reads the whole answer, leaving its own side open. */
     const ask = async () => {

@@ -11,7 +11,8 @@ import { FrameReader, writeFrame } from '../framing';
 import { LIMITS } from '../limits';
 import { encodeHello } from '../messages';
 import { HELLO_PROTOCOL } from '../p2p-node';
-import type { TestPeer } from './temp-network';
+import { installPromiseWithResolvers } from '../polyfill';
+import { type TestPeer, waitUntil } from './temp-network';
 
 /**
  * A peer driven by hand: plain libp2p (TCP from `ip`, noise, yamux, identify, gossipsub), none of
@@ -20,6 +21,7 @@ import type { TestPeer } from './temp-network';
 export type HostileHost = Libp2p<{ identify: Identify; pubsub: GossipSub }>;
 
 export async function openHostileHost(ip: string): Promise<HostileHost> {
+  installPromiseWithResolvers();
   return createLibp2p({
     addresses: { listen: [`/ip4/${ip}/tcp/0`] },
     transports: [tcp({ dialOpts: { localAddress: ip } as object })],
@@ -34,6 +36,7 @@ export async function openHostileHost(ip: string): Promise<HostileHost> {
 
 /** A bare host (no services): only dials, for tests that need many identities. */
 export async function openBareHost(ip: string): Promise<Libp2p> {
+  installPromiseWithResolvers();
   return createLibp2p({
     transports: [tcp({ dialOpts: { localAddress: ip } as object })],
     connectionEncrypters: [noise()],
@@ -67,6 +70,32 @@ export async function sayHello(connection: Connection, chain: Chain): Promise<vo
   await writeFrame(stream, helloFor(chain));
   await new FrameReader(stream, 5000).expect(LIMITS.helloBytes);
   await stream.close();
+}
+
+/**
+ * Dials `victim` from `host` (dialling from `ip`) and says hello; resolves once the victim lists the
+ * connection.
+ */
+export async function connectHostile(
+  host: Libp2p,
+  ip: string,
+  victim: TestPeer,
+): Promise<Connection> {
+  const connection = await dialPeer(host, victim);
+  await sayHello(connection, victim.chain);
+  await waitUntil('the hello to be accepted', () =>
+    victim.p2p.connections().some((c) => c.ip === ip && c.appver === 'hostile'),
+  );
+  return connection;
+}
+
+/** Subscribes `host` to `topic` and waits until it sees the victim there (its only peer). */
+export async function joinTopic(host: HostileHost, topic: string): Promise<void> {
+  host.services.pubsub.subscribe(topic);
+  await waitUntil(
+    'the victim to be seen on the topic',
+    () => host.services.pubsub.getSubscribers(topic).length === 1,
+  );
 }
 
 /** Resolves with how the stream ended: 'reset' (the other side refused it) or 'open' after `ms`. */

@@ -22,10 +22,12 @@ export interface TestPeer {
   cleanup(): Promise<void>;
 }
 
-export async function openTestPeer(
-  host: string,
-  options: Partial<Omit<P2PNodeOptions, 'chain' | 'dir'>> & { genesis?: Genesis } = {},
-): Promise<TestPeer> {
+/** Node options over the test defaults, and the genesis of the chain (the dev one by default). */
+export type TestPeerOptions = Partial<Omit<P2PNodeOptions, 'chain' | 'dir'>> & {
+  genesis?: Genesis;
+};
+
+export async function openTestPeer(host: string, options: TestPeerOptions = {}): Promise<TestPeer> {
   const dir = await mkdtemp(join(tmpdir(), 'p2p-test-'));
   const chain = createChain({
     dataDir: join(dir, 'chain'),
@@ -79,6 +81,11 @@ export async function growChain(chain: Chain, count: number): Promise<void> {
     await sendFromDev(chain, BigInt(i + 1));
     await chain.produceBlock(DEV_PRIVATE_KEY);
   }
+}
+
+/** Both chains end in the same block. */
+export function sameHead(a: TestPeer, b: TestPeer): boolean {
+  return Buffer.compare(a.chain.head().hash, b.chain.head().hash) === 0;
 }
 
 export async function waitUntil(
