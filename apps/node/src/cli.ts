@@ -4,6 +4,7 @@ import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
 import { callCommand } from './commands/call';
 import { initCommand } from './commands/init';
+import { runOnBudgetThread } from './heap-budget';
 import { createLogger, type Logger } from './logger';
 import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
@@ -85,6 +86,12 @@ function startOptions(args: Argv) {
       describe: 'key-store passphrase of the dev wallet',
     })
     .option('log-level', { choices: LOG_LEVELS, default: defaults.logLevel, describe: 'log level' })
+    .option('max-heap-mb', {
+      type: 'number',
+      default: defaults.maxHeapMb,
+      describe:
+        "heap budget in MB (V8's old generation; 0 = none, V8 sizes it from the machine's memory)",
+    })
     .check((argv) => {
       for (const key of ['rpc-port', 'p2p-port'] as const) {
         const port = argv[key];
@@ -95,6 +102,9 @@ function startOptions(args: Argv) {
         throw new Error(
           `--block-time must be a whole number of milliseconds >= 0, got ${argv['block-time']}`,
         );
+      }
+      if (!Number.isInteger(argv['max-heap-mb']) || argv['max-heap-mb'] < 0) {
+        throw new Error(`--max-heap-mb must be a whole number >= 0, got ${argv['max-heap-mb']}`);
       }
       return true;
     });
@@ -126,11 +136,14 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     mine: argv.mine,
     devPassphrase: argv['dev-passphrase'],
     logLevel: argv['log-level'] as LogLevel,
+    maxHeapMb: argv['max-heap-mb'],
   };
 }
 
 async function start(argv: StartArgs) {
   const options = toNodeOptions(argv);
+  // Under the heap budget the node runs on a worker thread that runs this same command.
+  if (await runOnBudgetThread(options.maxHeapMb ?? defaults.maxHeapMb, import.meta.url)) return;
   const log = createLogger(options.logLevel ?? 'info');
   // Loaded here, not at the top: `chain-node call` and `init` start in a fraction of the time
   // without the node's whole dependency tree (libp2p, LevelDB, the key store).

@@ -55,12 +55,16 @@ export async function waitUntilNothingPending(
   }
 }
 
-/** Operations in blocks fromHeight+1 .. the head, read in batches of getBlockInfo. */
+/**
+ * Operations in blocks fromHeight+1 .. toHeight (default: the head), read in batches of
+ * getBlockInfo.
+ */
 export async function operationsMinedAfter(
   client: ChainClient,
   fromHeight: number,
+  toHeight?: number,
 ): Promise<{ operations: number; blocks: number; head: number }> {
-  const head = (await client.block.getBlockCount()) - 1;
+  const head = toHeight ?? (await client.block.getBlockCount()) - 1;
   let operations = 0;
   for (let start = fromHeight + 1; start <= head; start += 100) {
     const heights = Array.from(

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { readRss, sampleRss } from './rss-sampler.js';
+import { readResidentParts, readRss, sampleRss } from './rss-sampler.js';
 
 const MB = 1024 * 1024;
 
@@ -16,6 +16,34 @@ describe('RSS sampling', () => {
     await once(child, 'exit');
     expect(await readRss(child.pid!)).toBeUndefined();
   });
+
+  it.runIf(process.platform === 'linux')(
+    'splits the RSS into anonymous and file-backed memory',
+    async () => {
+      // A child that holds 64 MiB of touched Buffer memory: anonymous, not file-backed.
+      const child = spawn(
+        process.execPath,
+        [
+          '-e',
+          `globalThis.b = Buffer.alloc(64 * 1024 * 1024, 1); console.log('ready'); setTimeout(() => {}, 5000);`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      try {
+        await once(child.stdout, 'data');
+        const parts = await readResidentParts(child.pid!);
+        expect(parts).toBeDefined();
+        expect(parts!.anonBytes).toBeGreaterThan(64 * MB);
+        // The node binary's code is file-backed.
+        expect(parts!.fileBytes).toBeGreaterThan(MB);
+        // VmRSS = RssAnon + RssFile + RssShmem (no shared memory here).
+        expect(Math.abs(parts!.rssBytes - parts!.anonBytes - parts!.fileBytes)).toBeLessThan(MB);
+      } finally {
+        child.kill();
+      }
+      expect(await readResidentParts(2 ** 22 + 12_345)).toBeUndefined();
+    },
+  );
 
   it('keeps the largest sample of a process that grows and shrinks', async () => {
     // The child touches 150 MB, says so, frees it and waits.

@@ -24,6 +24,32 @@ export async function readRss(pid: number): Promise<number | undefined> {
   });
 }
 
+/** Where a process's resident memory is: anonymous (heaps) and file-backed (code, mapped files). */
+export interface ResidentParts {
+  rssBytes: number;
+  anonBytes: number;
+  fileBytes: number;
+}
+
+/** The parts of `pid`'s RSS (Linux only: /proc/<pid>/status); undefined elsewhere or when gone. */
+export async function readResidentParts(pid: number): Promise<ResidentParts | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  let status: string;
+  try {
+    status = await readFile(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kib = (field: string) => {
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    return match === null ? undefined : Number(match[1]) * 1024;
+  };
+  const [rssBytes, anonBytes, fileBytes] = [kib('VmRSS'), kib('RssAnon'), kib('RssFile')];
+  if (rssBytes === undefined || anonBytes === undefined || fileBytes === undefined)
+    return undefined;
+  return { rssBytes, anonBytes, fileBytes };
+}
+
 export interface RssSummary {
   maxBytes: number;
   lastBytes: number;

@@ -116,6 +116,11 @@ export interface ChainOptions {
   maxPending?: number;
   /** Verified signatures remembered (so block import does not verify them again). */
   signatureCacheSize?: number;
+  /**
+   * Most operations the recent blocks kept decoded may hold together (a decoded operation costs
+   * about 1 KB; the newest block is kept whatever its size), beside their count of at most 32.
+   */
+  blockCacheOperations?: number;
   /** Blocks that can be rolled back (undo data kept). */
   maxRollback?: number;
   /** Seconds a block timestamp may lie in the future. */
@@ -130,6 +135,7 @@ export interface ChainOptions {
 export const DEFAULT_CHAIN_OPTIONS = {
   maxPending: 200_000,
   signatureCacheSize: 262_144,
+  blockCacheOperations: 8_192,
   maxRollback: 64,
   maxFutureSeconds: 15,
 } as const;
@@ -413,6 +419,7 @@ class LedgerChain implements Chain {
   private readonly maxRollback: number;
   private readonly maxFutureSeconds: number;
   private readonly sigCache: SignatureCache;
+  private readonly blockCacheOperations: number;
   private readonly verifier: VerifierPool;
 
   private store: ChainStore | undefined;
@@ -455,6 +462,8 @@ class LedgerChain implements Chain {
     this.sigCache = new SignatureCache(
       options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
     );
+    this.blockCacheOperations =
+      options.blockCacheOperations ?? DEFAULT_CHAIN_OPTIONS.blockCacheOperations;
     this.checksum = new StateChecksum(this.hashes);
     this.verifier = new VerifierPool(
       this.secp,
@@ -819,10 +828,18 @@ class LedgerChain implements Chain {
     return { block, ops, ...feeSummary(ops) };
   }
 
+  /**
+   * Bounded by blocks and by operations: 32 full blocks of a busy chain would hold hundreds of
+   * thousands of decoded operations. The oldest go first.
+   */
   private cacheBlock(height: number, loaded: LoadedBlock): void {
-    if (this.blockCache.size >= BLOCK_CACHE_SIZE) {
-      const oldest = this.blockCache.keys().next().value;
-      if (oldest !== undefined) this.blockCache.delete(oldest);
+    this.blockCache.delete(height);
+    let operations = loaded.ops.length;
+    for (const cached of this.blockCache.values()) operations += cached.ops.length;
+    for (const [oldest, cached] of this.blockCache) {
+      if (this.blockCache.size < BLOCK_CACHE_SIZE && operations <= this.blockCacheOperations) break;
+      this.blockCache.delete(oldest);
+      operations -= cached.ops.length;
     }
     this.blockCache.set(height, loaded);
   }

@@ -48,12 +48,8 @@ export function sendToCall(
   return { method: 'sendTo', params: { amount: '0.001', passphrase: senders[0]!.passphrase } };
 }
 
-/**
- * Runs sendTo load (or another transfer from `senders` to `receivers`, given by `call`) against a
- * node, waits until nothing is pending and checks that exactly the acknowledged operations were
- * mined (by block sums and by the senders' n_operation). Throws when they differ.
- */
-export async function sendToUntilMined(input: {
+/** A transfer load against a node (sendToUntilDrained, sendToUntilMined). */
+export interface SendToLoadInput {
   client: Parameters<typeof operationsMinedAfter>[0];
   url: string;
   senders: readonly SenderWallet[];
@@ -63,44 +59,68 @@ export async function sendToUntilMined(input: {
   load: Pick<CallLoadOptions, 'connections' | 'durationSec'> &
     Partial<Pick<CallLoadOptions, 'maxSucceeded' | 'progressEverySec'>>;
   onProgress?: Parameters<typeof runCallLoad>[1];
-  /** Called once nothing is pending, before the checks read every block. */
-  onDrained?: () => Promise<void> | void;
   drainTimeoutMs: number;
-}): Promise<SendToRun> {
+}
+
+/** A load whose operations all left the pool; `verify` checks they are the ones mined. */
+export interface DrainedLoad {
+  load: CallLoadResult;
+  /** Date.now() when nothing was pending any more. */
+  minedAtMs: number;
+  /**
+   * Reads every block the load made (up to the head when it drained, so later loads do not count)
+   * and throws unless exactly the acknowledged operations were mined.
+   */
+  verify(): Promise<SendToRun>;
+}
+
+/**
+ * Runs sendTo load (or another transfer from `senders` to `receivers`, given by `call`) against a
+ * node and waits until nothing is pending; the check that the acknowledged operations were mined is
+ * left to `verify()`, so that a caller can measure the load apart from that check.
+ */
+export async function sendToUntilDrained(input: SendToLoadInput): Promise<DrainedLoad> {
   const { client, senders } = input;
+  const wallets = senders.map((sender) => sender.address);
   const startHeight = (await client.block.getBlockCount()) - 1;
-  const before = await nOperations(
-    client,
-    senders.map((sender) => sender.address),
-  );
+  const before = await nOperations(client, wallets);
   const call = input.call ?? sendToCall(senders);
   const load = await runCallLoad(
     {
       url: input.url,
       ...call,
-      cycle: {
-        sender: senders.map((sender) => sender.address),
-        receiver: input.receivers,
-      },
+      cycle: { sender: wallets, receiver: input.receivers },
       ...input.load,
     },
     input.onProgress,
   );
   const minedAtMs = await waitUntilNothingPending(client, input.drainTimeoutMs);
-  await input.onDrained?.();
-  const { operations, blocks } = await operationsMinedAfter(client, startHeight);
-  const after = await nOperations(
-    client,
-    senders.map((sender) => sender.address),
-  );
+  const drainedHead = (await client.block.getBlockCount()) - 1;
+  const after = await nOperations(client, wallets);
   const nOperationIncrease = after.reduce((sum, n, index) => sum + n - before[index]!, 0);
-  if (operations !== load.succeeded || nOperationIncrease !== load.succeeded) {
-    throw new Error(
-      `${load.succeeded} ${call.method} calls were acknowledged but ${operations} operations were mined ` +
-        `(the senders' n_operation rose by ${nOperationIncrease})`,
-    );
-  }
-  return { load, minedAtMs, mined: operations, blocks, nOperationIncrease };
+  return {
+    load,
+    minedAtMs,
+    async verify() {
+      const { operations, blocks } = await operationsMinedAfter(client, startHeight, drainedHead);
+      if (operations !== load.succeeded || nOperationIncrease !== load.succeeded) {
+        throw new Error(
+          `${load.succeeded} ${call.method} calls were acknowledged but ${operations} operations were mined ` +
+            `(the senders' n_operation rose by ${nOperationIncrease})`,
+        );
+      }
+      return { load, minedAtMs, mined: operations, blocks, nOperationIncrease };
+    },
+  };
+}
+
+/**
+ * Runs sendTo load (or another transfer from `senders` to `receivers`, given by `call`) against a
+ * node, waits until nothing is pending and checks that exactly the acknowledged operations were
+ * mined (by block sums and by the senders' n_operation). Throws when they differ.
+ */
+export async function sendToUntilMined(input: SendToLoadInput): Promise<SendToRun> {
+  return (await sendToUntilDrained(input)).verify();
 }
 
 /** Operations per second from the first call until every acknowledged one is mined. */

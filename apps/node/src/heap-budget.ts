@@ -1,0 +1,144 @@
+/**
+ * The node's heap budget (issue 8: RSS under 400 MB on a small server).
+ *
+ * V8 sizes a process's heap from the machine's memory (4 GiB on a 24 GiB machine) and, given that
+ * room, lets garbage pile up to several times the live data before it collects: the node's RSS
+ * then follows the machine, not the chain. The limit must be set when an isolate is created
+ * (`v8.setFlagsFromString('--max-old-space-size=…')` at run time leaves it unchanged), so
+ * `chain-node start` runs the node on a worker thread whose isolate gets the budget as its
+ * `resourceLimits`; the main thread only relays SIGINT/SIGTERM and the exit code.
+ *
+ * A worker rather than re-executing node with `--max-old-space-size`: it stays one process, so the
+ * pid a supervisor or test holds is the node's (SIGKILL kills the node, nothing is orphaned still
+ * holding the data directory, RSS read by pid is the node's). The second isolate costs ~15 MB of
+ * RSS at rest; a second process would cost a whole Node runtime (~40 MB).
+ */
+import {
+  isMainThread,
+  parentPort,
+  type ResourceLimits,
+  Worker,
+  workerData,
+} from 'node:worker_threads';
+
+/** Signals the node stops on gracefully; the main thread hands them on to the worker. */
+export const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** What the budget thread's workerData carries (and how the worker knows it is one). */
+interface BudgetWorkerData {
+  chainNodeHeapBudget: true;
+  stdoutIsTTY: boolean;
+}
+
+interface SignalMessage {
+  signal: (typeof RELAYED_SIGNALS)[number];
+}
+
+/** A heap size flag of the user's, in node's own arguments or NODE_OPTIONS (V8 takes - or _). */
+const HEAP_SIZE_FLAG = /(?:^|\s)--max[-_]old[-_]space[-_]size(?:[=\s]|$)/;
+
+/** True when the user sized V8's heap themselves (`node --max-old-space-size=…`, NODE_OPTIONS). */
+export function userSizedHeap(
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): boolean {
+  return execArgv.some((arg) => HEAP_SIZE_FLAG.test(arg)) || HEAP_SIZE_FLAG.test(nodeOptions ?? '');
+}
+
+/**
+ * Where `chain-node start` runs the node: 'budget-thread' starts a worker under the budget (main
+ * thread, a budget, no heap flag of the user's); 'here' runs it on this thread (no budget, the
+ * user's flag rules, or this is the budget thread already).
+ */
+export function nodePlacement(input: {
+  maxHeapMb: number;
+  isMainThread: boolean;
+  execArgv: readonly string[];
+  nodeOptions: string | undefined;
+}): 'budget-thread' | 'here' {
+  if (!input.isMainThread || input.maxHeapMb <= 0) return 'here';
+  return userSizedHeap(input.execArgv, input.nodeOptions) ? 'here' : 'budget-thread';
+}
+
+/** The worker's isolate limits: the old generation is the budget; V8 sizes the young one. */
+export function heapLimits(maxHeapMb: number): ResourceLimits {
+  return { maxOldGenerationSizeMb: maxHeapMb };
+}
+
+function isBudgetWorker(data: unknown): data is BudgetWorkerData {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    (data as BudgetWorkerData).chainNodeHeapBudget === true
+  );
+}
+
+/**
+ * Call first in `start`. On the main thread with a budget, runs `script` (this CLI) with the same
+ * arguments on a worker thread under the budget and exits with the worker's exit code: it resolves
+ * true only in the sense that the node ran elsewhere (the process exits first). On that worker it
+ * makes relayed signals reach `process.on(signal)` listeners and resolves false, as it does when
+ * the node runs on the main thread.
+ */
+export async function runOnBudgetThread(maxHeapMb: number, script: string | URL): Promise<boolean> {
+  if (!isMainThread) {
+    if (isBudgetWorker(workerData)) receiveRelayedSignals(workerData);
+    return false;
+  }
+  const placement = nodePlacement({
+    maxHeapMb,
+    isMainThread,
+    execArgv: process.execArgv,
+    nodeOptions: process.env.NODE_OPTIONS,
+  });
+  if (placement === 'here') return false;
+  const code = await runWorker(maxHeapMb, script);
+  process.exit(code);
+}
+
+function receiveRelayedSignals(data: BudgetWorkerData): void {
+  // Pretty logs when the user's terminal is the output, as on the main thread.
+  if (data.stdoutIsTTY) Object.defineProperty(process.stdout, 'isTTY', { value: true });
+  const port = parentPort;
+  if (port === null) return;
+  port.on('message', (message: SignalMessage) => {
+    if (RELAYED_SIGNALS.includes(message?.signal)) process.emit(message.signal, message.signal);
+  });
+  // The port alone does not keep the node alive (its server and timers do).
+  port.unref();
+}
+
+function runWorker(maxHeapMb: number, script: string | URL): Promise<number> {
+  const data: BudgetWorkerData = {
+    chainNodeHeapBudget: true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+  };
+  // Worker takes a path or a URL object, not a file:// string (import.meta.url is one).
+  const entry = typeof script === 'string' && script.startsWith('file:') ? new URL(script) : script;
+  const worker = new Worker(entry, {
+    argv: process.argv.slice(2),
+    workerData: data,
+    resourceLimits: heapLimits(maxHeapMb),
+  });
+  let running = true;
+  for (const signal of RELAYED_SIGNALS) {
+    process.on(signal, () => {
+      if (running) worker.postMessage({ signal } satisfies SignalMessage);
+    });
+  }
+  return new Promise((resolve) => {
+    let failed = false;
+    worker.on('error', (error: Error & { code?: string }) => {
+      failed = true;
+      process.stderr.write(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `chain-node: the node needs more than its heap budget of ${maxHeapMb} MB; start it with a larger --max-heap-mb (0: no budget, V8's own limit)\n`
+          : `${error.stack ?? String(error)}\n`,
+      );
+    });
+    worker.on('exit', (code) => {
+      running = false;
+      resolve(failed && code === 0 ? 1 : code);
+    });
+  });
+}
