@@ -60,6 +60,16 @@ function startOptions(args: Argv) {
       default: defaults.p2pHost,
       describe: 'P2P bind address (a specific address is also the source of outgoing connections)',
     })
+    .option('p2p-max-connections', {
+      type: 'number',
+      default: defaults.p2pMaxConnections,
+      describe: 'open P2P connections at most, inbound and outbound',
+    })
+    .option('p2p-max-inbound-per-ip', {
+      type: 'number',
+      default: defaults.p2pMaxInboundPerIp,
+      describe: 'inbound P2P connections from one IP at most (handshakes included)',
+    })
     .option('mine-wallet', {
       type: 'array',
       string: true,
@@ -106,6 +116,11 @@ function startOptions(args: Argv) {
       if (!Number.isInteger(argv['max-heap-mb']) || argv['max-heap-mb'] < 0) {
         throw new Error(`--max-heap-mb must be a whole number >= 0, got ${argv['max-heap-mb']}`);
       }
+      for (const key of ['p2p-max-connections', 'p2p-max-inbound-per-ip'] as const) {
+        if (!Number.isInteger(argv[key]) || argv[key] < 1) {
+          throw new Error(`--${key} must be a whole number >= 1, got ${argv[key]}`);
+        }
+      }
       return true;
     });
 }
@@ -126,6 +141,8 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     rpcAllowedHosts: argv['rpc-allowed-hosts'],
     p2pPort: argv['p2p-port'],
     p2pHost: argv['p2p-host'],
+    p2pMaxConnections: argv['p2p-max-connections'],
+    p2pMaxInboundPerIp: argv['p2p-max-inbound-per-ip'],
     mineWallets: argv['mine-wallet'],
     minePassphraseFile: argv['mine-passphrase-file'],
     peers: argv.peers

@@ -12,7 +12,10 @@ import { APP_VERSION, NET_PROTOCOL } from './version';
  * `<datadir>/p2p/`.
  */
 export async function startNetworking(
-  options: Pick<NodeOptions, 'datadir' | 'p2pHost' | 'p2pPort' | 'peers'>,
+  options: Pick<
+    NodeOptions,
+    'datadir' | 'p2pHost' | 'p2pPort' | 'peers' | 'p2pMaxConnections' | 'p2pMaxInboundPerIp'
+  >,
   chain: Chain,
   log: Logger,
 ): Promise<P2PNode> {
@@ -25,6 +28,8 @@ export async function startNetworking(
     appVersion: APP_VERSION,
     netProtocol: NET_PROTOCOL,
     peers: options.peers,
+    maxConnections: options.p2pMaxConnections,
+    maxInboundPerIp: options.p2pMaxInboundPerIp,
     log: log.child({ module: 'p2p' }),
   });
   await p2p.start();

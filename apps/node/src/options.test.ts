@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NODE_OPTIONS, resolveNodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
@@ -22,6 +23,15 @@ describe('node options', () => {
     expect(options.datadir).toBe(join(homedir(), '.chain-node', 'testnet'));
     expect(options.rpcPort).toBe(1);
     expect(options.p2pPort).toBe(DEFAULT_NODE_OPTIONS.p2pPort);
+  });
+});
+
+// options.ts repeats @chain/p2p-libp2p's defaults rather than importing it (that would load libp2p
+// for `chain-node call` and `init` too): this keeps them the same numbers.
+describe('P2P limit defaults', () => {
+  it('are the P2P package defaults', () => {
+    expect(DEFAULT_NODE_OPTIONS.p2pMaxConnections).toBe(DEFAULT_P2P_OPTIONS.maxConnections);
+    expect(DEFAULT_NODE_OPTIONS.p2pMaxInboundPerIp).toBe(DEFAULT_P2P_OPTIONS.maxInboundPerIp);
   });
 });
 

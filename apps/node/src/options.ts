@@ -24,6 +24,10 @@ export interface NodeOptions {
   p2pPort: number;
   /** Peers to dial at start, `ip:port`. */
   peers: string[];
+  /** Open P2P connections at most, both ways (@chain/p2p-libp2p's `maxConnections`). */
+  p2pMaxConnections: number;
+  /** Inbound P2P connections from one IP at most, handshakes included. */
+  p2pMaxInboundPerIp: number;
   /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
   mineWallets: string[];
   /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
@@ -65,6 +69,10 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   rpcAllowedHosts: [],
   p2pHost: '0.0.0.0',
   p2pPort: DEFAULT_P2P_PORT,
+  // @chain/p2p-libp2p's defaults (a test keeps them equal; importing it here would load libp2p
+  // for every command).
+  p2pMaxConnections: 64,
+  p2pMaxInboundPerIp: 4,
   peers: [],
   mineWallets: [],
   minePassphraseFile: '',

@@ -52,6 +52,18 @@ describe('chain-node command line', () => {
     expect(stderr).toContain('--rpc-port');
   });
 
+  it('refuses P2P limits and a heap budget that are not whole numbers in range', async () => {
+    for (const [flag, value] of [
+      ['--p2p-max-connections', '0'],
+      ['--p2p-max-inbound-per-ip', '1.5'],
+      ['--max-heap-mb', '-1'],
+    ]) {
+      const { code, stderr } = await runChainNode(['start', flag!, value!]);
+      expect(code, flag).toBe(2);
+      expect(stderr, flag).toContain(flag);
+    }
+  });
+
   it('starts, serves getBlockCount within 5 seconds, prints what it serves', async () => {
     const started = Date.now();
     const node = await startNode();
