@@ -16,6 +16,7 @@ import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
+import { watchHeap } from './heap-watch';
 import type { Logger } from './logger';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
@@ -75,6 +76,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let rpc: RpcServer | undefined;
   let p2p: P2PNode | undefined;
   let closing: Promise<void> | undefined;
+  let stopHeapWatch: (() => void) | undefined;
   const producerKeys = createProducerKeys();
 
   async function start() {
@@ -156,10 +158,12 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       log,
     });
     const { url } = await rpc.start();
+    stopHeapWatch = watchHeap(log);
     return { rpcUrl: url, ...(devWallet ? { devWallet } : {}) };
   }
 
   async function shutdown() {
+    stopHeapWatch?.();
     await rpc?.close();
     await producer?.close();
     await p2p?.close();
