@@ -145,34 +145,36 @@ export async function nOperations(
   });
 }
 
-/** A token issued by the dev wallet: it holds the whole supply. */
-export async function createDevToken(
+/**
+ * A token the dev wallet creates (plain, the whole supply its own), then hands `amountEach` to each of
+ * `wallets`; resolves with the token's address once all of it is mined.
+ */
+export async function createDevTokenFor(
   client: ChainClient,
   token: { name: string; symbol: string; totalAmount: string; decimal: number },
+  wallets: readonly string[],
+  amountEach: string,
 ): Promise<string> {
+  const dev = devWalletAddress();
   const created = await client.token.createToken({
-    wallet: devWalletAddress(),
+    wallet: dev,
     passphrase: DEV_PASSPHRASE,
     function: false,
     summary: `${token.name} (benchmark)`,
     ...token,
   });
   await waitUntilNothingPending(client, 30_000);
-  return created.token;
-}
-
-/** `amount` of `token` from the dev wallet to each wallet, every transfer mined before this resolves. */
-export async function sendDevTokenToEach(
-  client: ChainClient,
-  token: string,
-  wallets: readonly string[],
-  amount: string,
-): Promise<void> {
-  const dev = devWalletAddress();
   await Promise.all(
     wallets.map((receiver) =>
-      client.token.sendToken({ sender: dev, passphrase: DEV_PASSPHRASE, receiver, amount, token }),
+      client.token.sendToken({
+        sender: dev,
+        passphrase: DEV_PASSPHRASE,
+        receiver,
+        amount: amountEach,
+        token: created.token,
+      }),
     ),
   );
   await waitUntilNothingPending(client, 30_000);
+  return created.token;
 }

@@ -18,11 +18,10 @@ import {
   type Figure,
 } from '../benchmark.js';
 import {
-  createDevToken,
+  createDevTokenFor,
   createSenders,
   randomAddresses,
   type SenderWallet,
-  sendDevTokenToEach,
 } from '../dev-chain.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { type RssSampler, readResidentParts, sampleRss } from '../rss-sampler.js';
@@ -150,10 +149,9 @@ function tokenHoldersPhase(
 ) {
   ctx.log(`  phase 2: ${TOKEN.symbol} from the dev wallet to the senders, then to each receiver`);
   return sampled(node.pid!, async (sampler) => {
-    const token = await createDevToken(node.client, TOKEN);
-    await sendDevTokenToEach(
+    const token = await createDevTokenFor(
       node.client,
-      token,
+      TOKEN,
       senders.map((sender) => sender.address),
       TOKENS_PER_SENDER,
     );

@@ -7,12 +7,7 @@
  * does the native one's work (signature, fee, n_operation) plus the token book.
  */
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
-import {
-  createDevToken,
-  createSenders,
-  randomAddresses,
-  sendDevTokenToEach,
-} from '../dev-chain.js';
+import { createDevTokenFor, createSenders, randomAddresses } from '../dev-chain.js';
 import { createNodeProcess } from '../node-process.js';
 import {
   BLOCK_TIME_MS,
@@ -47,10 +42,9 @@ export default defineBenchmark({
       ctx.log(`  funding and activating ${SENDERS} sender wallets`);
       const senders = await createSenders(node.client, SENDERS, '1000000');
       ctx.log(`  creating ${TOKEN.symbol} and handing each sender ${TOKENS_PER_SENDER}`);
-      const token = await createDevToken(node.client, TOKEN);
-      await sendDevTokenToEach(
+      const token = await createDevTokenFor(
         node.client,
-        token,
+        TOKEN,
         senders.map((sender) => sender.address),
         TOKENS_PER_SENDER,
       );
