@@ -189,9 +189,11 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,
-      // Cached by their params as sent, so only methods whose params are all in `params`.
+      // Cached by their params as sent (so only methods whose params are all in `params`), and a
+      // hit skips every check but the params': never a method that needs the caller checked.
       cacheable:
         spec.cacheable === true &&
+        spec.keyMaterial !== true &&
         !spec.nestedResult &&
         spec.paramsBesideMethod === undefined &&
         spec.duplicateKeys === undefined,
