@@ -32,10 +32,6 @@ export class ChainBatch {
     return this;
   }
 
-  get length(): number {
-    return this.root.length;
-  }
-
   write(options: { sync?: boolean } = {}): Promise<void> {
     return this.root.write(options);
   }

@@ -3,11 +3,12 @@
  * real chain-node binary against the bare node:http JSON-RPC server, same load, same run: single
  * calls and batches of 100 calls. getBlockCount is rpc-throughput's.
  */
-import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
+import { defineBenchmark } from '../benchmark.js';
 import { createBareJsonRpcServerProcess } from '../ceilings/bare-jsonrpc-server.js';
 import { devWalletAddress } from '../dev-chain.js';
-import { type LoadResult, runLoad } from '../load.js';
+import { runLoad } from '../load.js';
 import { createNodeProcess } from '../node-process.js';
+import { throughputFigure } from './rpc-throughput.js';
 
 /** Issue 8: reads at 0.85 of the bare server, batches of 100 reads at 0.6. */
 export const READ_TARGET = 0.85;
@@ -42,29 +43,6 @@ async function expectWalletInfo(url: string, body: string, wallet: string, count
   }
 }
 
-function figure(
-  name: string,
-  calls: number,
-  node: LoadResult,
-  bare: LoadResult,
-  target: number,
-): Figure {
-  return compareWithCeiling({
-    name,
-    value: node.requestsPerSec * calls,
-    unit: 'calls/s',
-    ceiling: bare.requestsPerSec * calls,
-    ceilingName: 'bare node:http JSON-RPC server',
-    target,
-    latency: {
-      p50Ms: node.p50Ms,
-      p99Ms: node.p99Ms,
-      ceilingP50Ms: bare.p50Ms,
-      ceilingP99Ms: bare.p99Ms,
-    },
-  });
-}
-
 export default defineBenchmark({
   name: 'rpc-reads',
   description:
@@ -95,8 +73,8 @@ export default defineBenchmark({
       const one = await measure('single getWalletInfo', single);
       const many = await measure(`batch of ${BATCH_SIZE} getWalletInfo`, batch);
       return [
-        figure('rpc getWalletInfo', 1, one.measured, one.ceiling, READ_TARGET),
-        figure(
+        throughputFigure('rpc getWalletInfo', 1, one.measured, one.ceiling, READ_TARGET),
+        throughputFigure(
           `rpc batch of ${BATCH_SIZE} getWalletInfo`,
           BATCH_SIZE,
           many.measured,

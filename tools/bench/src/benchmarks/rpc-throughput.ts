@@ -50,7 +50,8 @@ async function expectResults(url: string, body: string, count: number): Promise<
   }
 }
 
-function throughputFigure(
+/** A calls/s figure of chain-node against the bare server under the same load. */
+export function throughputFigure(
   name: string,
   callsPerRequest: number,
   node: LoadResult,
