@@ -8,7 +8,12 @@ import type * as Secp256k1Native from 'secp256k1';
 import { CryptoError, ErrorCode } from './errors';
 import { type Hashes, pureHashes } from './hashes';
 import { assertPrivateKey } from './keys';
-import { pureSecp256k1, type Secp256k1Backend } from './secp256k1';
+import {
+  COMPRESSED_KEY_LENGTH,
+  isPublicKeyBytes,
+  pureSecp256k1,
+  type Secp256k1Backend,
+} from './secp256k1';
 
 type NativeBinding = typeof Secp256k1Native;
 
@@ -60,24 +65,33 @@ export const nativeSecp256k1: Secp256k1Backend = {
     // libsecp256k1 signs with RFC 6979 nonces and always emits low-S.
     return Uint8Array.from(loadBinding().ecdsaSign(hash32, privateKey).signature);
   },
-  verify(sig64, hash32, publicKey33) {
+  verify(sig64, hash32, publicKey) {
     if (
       !(sig64 instanceof Uint8Array) ||
       sig64.length !== 64 ||
       !(hash32 instanceof Uint8Array) ||
       hash32.length !== 32 ||
-      !(publicKey33 instanceof Uint8Array) ||
-      publicKey33.length !== 33
+      !isPublicKeyBytes(publicKey)
     ) {
       return false;
     }
     const native = loadBinding();
     try {
       // secp256k1_ecdsa_verify rejects high-S signatures by itself.
-      return native.ecdsaVerify(sig64, hash32, publicKey33);
+      return native.ecdsaVerify(sig64, hash32, publicKey);
     } catch {
       // The binding throws on an unparsable signature or public key.
       return false;
+    }
+  },
+  expandPublicKey(publicKey33) {
+    if (!(publicKey33 instanceof Uint8Array) || publicKey33.length !== COMPRESSED_KEY_LENGTH) {
+      return null;
+    }
+    try {
+      return Uint8Array.from(loadBinding().publicKeyConvert(publicKey33, false));
+    } catch {
+      return null;
     }
   },
 };

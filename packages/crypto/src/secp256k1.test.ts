@@ -181,14 +181,19 @@ describe.each(backends.map((b) => [b.name, b] as const))('%s backend', (_name, b
     const pub = getPublicKey(privateKey);
     const ecdh = createECDH('secp256k1');
     ecdh.setPrivateKey(privateKey);
-    // The signer's own key, but uncompressed: only the 33-byte form is accepted.
+    // The signer's own key in the "hybrid" form (prefix 6 or 7 by parity of y): never accepted.
     const uncompressed = new Uint8Array(ecdh.getPublicKey(null, 'uncompressed'));
+    const hybrid = concatBytes(
+      Uint8Array.of(6 + (uncompressed[64]! & 1)),
+      uncompressed.subarray(1),
+    );
     const cases: [unknown, unknown, unknown][] = [
       [sig.subarray(0, 63), hash, pub],
       [concatBytes(sig, Uint8Array.of(0)), hash, pub],
       [sig, hash.subarray(1), pub],
       [sig, hash, pub.subarray(1)],
-      [sig, hash, uncompressed],
+      [sig, hash, hybrid],
+      [sig, hash, uncompressed.subarray(0, 64)],
       [sig, hash, concatBytes(Uint8Array.of(2), new Uint8Array(32))], // x = 0: not on the curve
       [sig, hash, concatBytes(Uint8Array.of(9), pub.subarray(1))], // bad prefix byte
       [new Uint8Array(64), hash, pub], // r = s = 0
@@ -202,6 +207,28 @@ describe.each(backends.map((b) => [b.name, b] as const))('%s backend', (_name, b
     for (const [s, h, p] of cases) {
       expect(backend.verify(s as Uint8Array, h as Uint8Array, p as Uint8Array)).toBe(false);
     }
+  });
+
+  it('verifies against the uncompressed form of the key, as expandPublicKey makes it', () => {
+    fc.assert(
+      fc.property(privateKeyArbitrary, hashArbitrary, (privateKey, hash) => {
+        const sig = backend.sign(hash, privateKey);
+        const ecdh = createECDH('secp256k1');
+        ecdh.setPrivateKey(privateKey);
+        const uncompressed = new Uint8Array(ecdh.getPublicKey(null, 'uncompressed'));
+        expect(backend.verify(sig, hash, uncompressed)).toBe(true);
+        const other = hash.slice();
+        other[0]! ^= 1;
+        expect(backend.verify(sig, other, uncompressed)).toBe(false);
+        if (backend.expandPublicKey !== undefined) {
+          expect(backend.expandPublicKey(getPublicKey(privateKey))).toEqual(uncompressed);
+        }
+      }),
+      { numRuns: 20 },
+    );
+    expect(backend.expandPublicKey?.(concatBytes(Uint8Array.of(2), new Uint8Array(32)))).toBe(
+      backend.expandPublicKey === undefined ? undefined : null,
+    );
   });
 
   it('sign refuses a bad key or hash with CryptoError', () => {

@@ -11,8 +11,33 @@ export interface Secp256k1Backend {
   readonly name: string;
   /** 64-byte compact r || s, low-S, RFC 6979 nonce. Throws CryptoError on a bad key or hash length. */
   sign(hash32: Uint8Array, privateKey: Uint8Array): Uint8Array;
-  /** Never throws: false for malformed input, a high-S signature or a wrong signature. */
-  verify(sig64: Uint8Array, hash32: Uint8Array, publicKey33: Uint8Array): boolean;
+  /**
+   * Never throws: false for malformed input, a high-S signature or a wrong signature. The key is
+   * compressed (33 bytes) or what `expandPublicKey` made of one (65 bytes).
+   */
+  verify(sig64: Uint8Array, hash32: Uint8Array, publicKey: Uint8Array): boolean;
+  /**
+   * The uncompressed (65-byte) form of a compressed key, or null when it is not a point: for a
+   * backend that verifies faster against it (libsecp256k1 skips a square root per verify), absent
+   * where it would not help.
+   */
+  expandPublicKey?(publicKey33: Uint8Array): Uint8Array | null;
+}
+
+/** Compressed and uncompressed SEC1 public key lengths. */
+export const COMPRESSED_KEY_LENGTH = 33;
+export const UNCOMPRESSED_KEY_LENGTH = 65;
+
+/**
+ * A compressed key, or an uncompressed one with its 0x04 prefix: libsecp256k1 would also parse the
+ * "hybrid" 0x06/0x07 forms, which noble refuses, and backends must agree on every input.
+ */
+export function isPublicKeyBytes(value: unknown): value is Uint8Array {
+  return (
+    value instanceof Uint8Array &&
+    (value.length === COMPRESSED_KEY_LENGTH ||
+      (value.length === UNCOMPRESSED_KEY_LENGTH && value[0] === 0x04))
+  );
 }
 
 export const SIGNATURE_LENGTH = 64;
@@ -25,12 +50,12 @@ export const pureSecp256k1: Secp256k1Backend = {
     assertPrivateKey(privateKey);
     return nobleSecp256k1().sign(hash32, privateKey, { prehash: false, lowS: true });
   },
-  verify(sig64, hash32, publicKey33) {
-    if (!isBytes(sig64, SIGNATURE_LENGTH) || !isBytes(hash32, 32) || !isBytes(publicKey33, 33)) {
+  verify(sig64, hash32, publicKey) {
+    if (!isBytes(sig64, SIGNATURE_LENGTH) || !isBytes(hash32, 32) || !isPublicKeyBytes(publicKey)) {
       return false;
     }
     try {
-      return nobleSecp256k1().verify(sig64, hash32, publicKey33, { prehash: false, lowS: true });
+      return nobleSecp256k1().verify(sig64, hash32, publicKey, { prehash: false, lowS: true });
     } catch {
       return false;
     }

@@ -8,4 +8,5 @@ export {
   type OpHashParts,
   operationDigest,
   opHashIdentity,
+  opHashIdentityOf,
 } from './ophash';

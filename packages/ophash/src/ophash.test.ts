@@ -10,6 +10,7 @@ import {
   type OpHashParts,
   operationDigest,
   opHashIdentity,
+  opHashIdentityOf,
 } from './ophash';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
@@ -132,6 +133,17 @@ describe('opHashIdentity', () => {
         expect(opHashIdentity(mined.toUpperCase())).toBe(opHashIdentity(parts));
         // It is the ophash without its first 8 hex characters (the block).
         expect(opHashIdentity(parts)).toBe(mined.slice(8));
+      }),
+    );
+  });
+
+  it('is what opHashIdentityOf builds from the parts and the digest in hex', () => {
+    fc.assert(
+      fc.property(partsArbitrary, (parts) => {
+        const digestHex = Buffer.from(parts.digest).toString('hex');
+        expect(opHashIdentityOf(parts.account, parts.nOperation, digestHex)).toBe(
+          opHashIdentity(parts),
+        );
       }),
     );
   });

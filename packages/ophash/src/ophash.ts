@@ -71,6 +71,25 @@ export function opHashIdentity(parts: OpHashParts | string, param = 'ophash'): s
   return buildOpHash({ ...decoded, block: 0 }).slice(8);
 }
 
+const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+function u32leHex(value: number): string {
+  return (
+    BYTE_HEX[value & 0xff]! +
+    BYTE_HEX[(value >>> 8) & 0xff]! +
+    BYTE_HEX[(value >>> 16) & 0xff]! +
+    BYTE_HEX[value >>> 24]!
+  );
+}
+
+/**
+ * opHashIdentity from parts already at hand, the digest as 40 lowercase hex characters (a block
+ * writes one identity per operation, so this skips the checks and the byte round trip).
+ */
+export function opHashIdentityOf(account: number, nOperation: number, digestHex: string): string {
+  return u32leHex(account) + u32leHex(nOperation) + digestHex;
+}
+
 function assertParts(parts: OpHashParts): void {
   const bad = (what: string): never => {
     throw new OpHashError(ErrorCode.INVALID_DATA, 'INVALID_OPHASH_PARTS', `ophash ${what}`);

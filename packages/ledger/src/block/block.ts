@@ -137,12 +137,18 @@ export function operationsRoot(digests: readonly Uint8Array[], hashes: Hashes): 
   let level: Uint8Array[] = digests.slice();
   do {
     const next: Uint8Array[] = [];
+    // The nodes of a level are all the same length (digests, then hashes); one buffer serves every
+    // pair, as sha256 has read it by the time it returns.
+    const width = level[0]!.length;
+    const pair = new Uint8Array(2 * width);
     for (let i = 0; i < level.length; i += 2) {
       const left = level[i]!;
       const right = level[i + 1] ?? left;
-      const pair = new Uint8Array(left.length + right.length);
+      if (left.length !== width || right.length !== width) {
+        throw new RangeError('operationsRoot: nodes of one level differ in length');
+      }
       pair.set(left, 0);
-      pair.set(right, left.length);
+      pair.set(right, width);
       next.push(hashes.sha256(pair));
     }
     level = next;

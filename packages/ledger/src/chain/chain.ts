@@ -12,7 +12,7 @@ import {
   type Secp256k1Backend,
 } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
-import { decodeOpHash, opHashIdentity } from '@chain/ophash';
+import { decodeOpHash, opHashIdentity, opHashIdentityOf } from '@chain/ophash';
 import {
   type Block,
   type BlockHeader,
@@ -92,7 +92,9 @@ import {
   heightKey,
   META_GENESIS,
   META_HEAD,
+  META_LEGACY_CHECKSUM,
   META_PRODUCERS,
+  META_STATE_CHECKSUM,
   readHeightKey,
   spaceKey,
 } from './store';
@@ -375,20 +377,21 @@ function feeSummary(ops: readonly Operation[]): { fees: bigint; zeroFee: number 
 }
 
 function identityOf(op: Operation): string {
-  return opHashIdentity({
-    block: 0,
-    account: op.signer,
-    nOperation: op.nOperation,
-    digest: op.digest,
-  });
+  return opHashIdentityOf(op.signer, op.nOperation, op.digestHex);
 }
 
+/** `height u32le || index u32le`. */
 function opLocation(height: number, index: number): Uint8Array {
-  const out = new Uint8Array(8);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, height, true);
-  view.setUint32(4, index, true);
-  return out;
+  return Uint8Array.of(
+    height,
+    height >>> 8,
+    height >>> 16,
+    height >>> 24,
+    index,
+    index >>> 8,
+    index >>> 16,
+    index >>> 24,
+  );
 }
 
 /** Serialises the chain's state-changing tasks (produce, import, rollback). */
@@ -464,7 +467,7 @@ class LedgerChain implements Chain {
     );
     this.blockCacheOperations =
       options.blockCacheOperations ?? DEFAULT_CHAIN_OPTIONS.blockCacheOperations;
-    this.checksum = new StateChecksum(this.hashes);
+    this.checksum = new StateChecksum();
     this.verifier = new VerifierPool(
       this.secp,
       this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,
@@ -587,7 +590,7 @@ class LedgerChain implements Chain {
     const hash = computeBlockHash(headerBytes, signature, this.hashes);
     const bytes = encodeBlock(headerBytes, signature, []);
     const batch = store.batch();
-    const checksum = new StateChecksum(this.hashes);
+    const checksum = new StateChecksum();
     // Before block 0 the state holds one entry: the empty producer set.
     checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, encodeProducerList([]));
     this.writeChanges(batch, changes, checksum);
@@ -595,7 +598,7 @@ class LedgerChain implements Chain {
     batch.put(heightKey(0), bytes, { sublevel: store.blocks });
     batch.put(hash, heightKey(0), { sublevel: store.hashes });
     batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
-    batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
+    batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
     batch.put(META_GENESIS, this.genesisHash, { sublevel: store.meta });
     batch.put(META_WEIGHT, encodeWeight(0), { sublevel: store.meta });
     await store.commit(batch);
@@ -615,7 +618,7 @@ class LedgerChain implements Chain {
         cause === undefined ? {} : { cause },
       );
     const root = new StateLayer();
-    const checksum = new StateChecksum(this.hashes);
+    const checksum = new StateChecksum();
     try {
       const accounts = store.accounts.iterator();
       try {
@@ -661,8 +664,9 @@ class LedgerChain implements Chain {
       ) {
         throw corrupt(`head block ${head.height} does not match the head record`);
       }
-      const stored = await store.read(store.meta, 'checksum');
-      if (stored === undefined || !StateChecksum.fromBytes(this.hashes, stored).equals(checksum)) {
+      const stored = await store.read(store.meta, META_STATE_CHECKSUM);
+      if (stored === undefined) await this.adoptLegacyChecksum(store, checksum, corrupt);
+      else if (!StateChecksum.fromBytes(stored)?.equals(checksum)) {
         throw corrupt(
           `the stored state does not match the state root of head block ${head.height}`,
         );
@@ -676,6 +680,25 @@ class LedgerChain implements Chain {
       if (error instanceof StoreError) throw error;
       throw corrupt((error as Error).message, error);
     }
+  }
+
+  /**
+   * A data directory written before the CRC checksum holds a SHA-256 one under another key, which
+   * this version does not compute: its state is taken as loaded and the new checksum written, so
+   * every later open checks it.
+   */
+  private async adoptLegacyChecksum(
+    store: ChainStore,
+    checksum: StateChecksum,
+    corrupt: (what: string) => StoreError,
+  ): Promise<void> {
+    if ((await store.read(store.meta, META_LEGACY_CHECKSUM)) === undefined) {
+      throw corrupt('no state checksum');
+    }
+    const batch = store.batch();
+    batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+    batch.del(META_LEGACY_CHECKSUM, { sublevel: store.meta });
+    await store.commit(batch);
   }
 
   /** Re-admits journaled operations; those on chain or now invalid are dropped from the journal. */
@@ -1097,7 +1120,7 @@ class LedgerChain implements Chain {
   }
 
   private readonly checkSignature: SignatureCheck = (op, publicKey) => {
-    const key = hashKey(op.digest);
+    const key = op.digestHex;
     if (this.sigCache.has(key, publicKey)) return true;
     const ok = this.secp.verify(op.signature, this.signingHashOf(op), publicKey);
     if (ok) this.sigCache.add(key, publicKey);
@@ -1128,7 +1151,7 @@ class LedgerChain implements Chain {
         `the mempool is full (${this.maxPending} pending operations); retry after the next block`,
       );
     }
-    const key = hashKey(op.digest);
+    const key = op.digestHex;
     if (this.mempool.entries.has(key)) {
       throw new LedgerError(
         ErrorCode.DUPLICATE_OPERATION,
@@ -1264,7 +1287,7 @@ class LedgerChain implements Chain {
     // Signed here with the key the operation must verify against: as good as verified.
     const expected = type.signerKey?.(op.body) ?? account?.publicKey ?? undefined;
     if (expected !== undefined && expected !== null && equalBytes(expected, signingKey)) {
-      this.sigCache.add(hashKey(op.digest), expected);
+      this.sigCache.add(op.digestHex, expected);
     }
     return this.admitAndJournal(op, true);
   }
@@ -1505,7 +1528,7 @@ class LedgerChain implements Chain {
   /** Tells listeners about rolled-back operations that are pending again (to be relayed). */
   private notifyReturned(ops: readonly Operation[]): void {
     for (const op of ops) {
-      if (this.mempool.entries.has(hashKey(op.digest))) this.notifyPending(op.bytes, 'returned');
+      if (this.mempool.entries.has(op.digestHex)) this.notifyPending(op.bytes, 'returned');
     }
   }
 
@@ -1574,7 +1597,7 @@ class LedgerChain implements Chain {
       } catch (error) {
         throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
       }
-      const key = hashKey(op.digest);
+      const key = op.digestHex;
       if (seen.has(key)) throw invalidBlock('DUPLICATE_OPERATION', `operation ${i} is repeated`);
       seen.add(key);
       ops.push(op);
@@ -1650,7 +1673,7 @@ class LedgerChain implements Chain {
       const op = ops[i]!;
       const type = this.registry.get(op.optype, op.subtype)!;
       const key = type.signerKey?.(op.body) ?? this.root.account(op.signer)?.publicKey ?? null;
-      if (key === null || this.sigCache.has(hashKey(op.digest), key)) continue;
+      if (key === null || this.sigCache.has(op.digestHex, key)) continue;
       items.push({ signature: op.signature, hash: this.signingHashOf(op), publicKey: key });
       positions.push(i);
     }
@@ -1660,7 +1683,7 @@ class LedgerChain implements Chain {
       if (!results[j]) {
         throw invalidBlock('BAD_OPERATION_SIGNATURE', `operation ${i} has an invalid signature`);
       }
-      this.sigCache.add(hashKey(ops[i]!.digest), items[j]!.publicKey);
+      this.sigCache.add(ops[i]!.digestHex, items[j]!.publicKey);
     }
   }
 
@@ -1668,8 +1691,9 @@ class LedgerChain implements Chain {
   private writeChanges(batch: ChainBatch, changes: BlockChanges, checksum: StateChecksum): void {
     const store = this.store!;
     for (const a of changes.accounts) {
-      batch.put(heightKey(a.number), a.afterBytes, { sublevel: store.accounts });
-      checksum.replace(ENTRY_ACCOUNT, heightKey(a.number), a.before, a.afterBytes);
+      const key = heightKey(a.number);
+      batch.put(key, a.afterBytes, { sublevel: store.accounts });
+      checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
     }
     for (const s of changes.spaces) {
       const key = spaceKey(s.space, s.key);
@@ -1717,7 +1741,7 @@ class LedgerChain implements Chain {
     const included: PendingEntry[] = [];
     const released = new Map<JournalRecord, number>();
     for (const op of ops) {
-      const entry = this.mempool.entries.get(hashKey(op.digest));
+      const entry = this.mempool.entries.get(op.digestHex);
       if (entry === undefined) continue;
       included.push(entry);
       if (entry.journal !== undefined) {
@@ -1732,7 +1756,7 @@ class LedgerChain implements Chain {
       stateRoot: header.stateRoot,
     };
     batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
-    batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
+    batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
     await store.commit(batch);
 
     afterRelease();
@@ -1904,7 +1928,7 @@ class LedgerChain implements Chain {
     const newWeight = this.headWeight - removedWeight;
     batch.put(META_HEAD, encodeHead(newHead), { sublevel: store.meta });
     batch.put(META_WEIGHT, encodeWeight(newWeight), { sublevel: store.meta });
-    batch.put('checksum', checksum.toBytes(), { sublevel: store.meta });
+    batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
     // The rolled-back operations go back to the mempool; journal them so a crash keeps them.
     const returnedOps = returned.flat();
     const record =
@@ -1917,7 +1941,7 @@ class LedgerChain implements Chain {
     const returnedEntries: PendingEntry[] = returnedOps.map((op) => ({
       op,
       type: this.registry.get(op.optype, op.subtype)!,
-      key: hashKey(op.digest),
+      key: op.digestHex,
       identity: identityOf(op),
       arrival: nowSeconds(),
       signer: op.signer,

@@ -1,4 +1,4 @@
-import type { Hashes } from '@chain/crypto';
+import { crc32 } from 'node:zlib';
 import { ByteReader } from '../codec/byte-reader';
 
 const encoder = new TextEncoder();
@@ -9,43 +9,33 @@ export const ENTRY_SPACE = 2;
 export const ENTRY_PRODUCERS = 3;
 
 /**
- * An order-independent digest of the whole state (a multiset hash: the sum of the entries' sha256
- * mod 2^256, kept as eight 32-bit limbs). Each block adjusts it by its changes only, and opening the
- * chain recomputes it from what was loaded: a mismatch means the persisted state is not the state
- * the head block left.
+ * An order-independent checksum of the whole state (a multiset sum: the entries' CRC-32 added mod
+ * 2^64, kept as two 32-bit limbs). Each block adjusts it by its changes only, and opening the chain
+ * recomputes it from what was loaded: a mismatch means the persisted state is not the state the
+ * head block left. It guards against a damaged data directory, not against an adversary (who could
+ * rewrite the checksum as well), so a CRC per entry does; SHA-256 per entry was a tenth of block
+ * import (docs/decisions.md, "State in memory").
  */
 export class StateChecksum {
-  private readonly limbs = new Uint32Array(8);
+  private low = 0;
+  private high = 0;
 
-  constructor(private readonly hashes: Hashes) {}
-
-  private entryHash(kind: number, key: Uint8Array, value: Uint8Array): Uint8Array {
-    const message = new Uint8Array(3 + key.length + value.length);
-    message[0] = kind;
-    message[1] = key.length & 0xff;
-    message[2] = key.length >> 8;
-    message.set(key, 3);
-    message.set(value, 3 + key.length);
-    return this.hashes.sha256(message);
+  private static entryCrc(kind: number, key: Uint8Array, value: Uint8Array): number {
+    return crc32(value, crc32(key, kind));
   }
 
-  private addHash(hash: Uint8Array, sign: 1 | -1): void {
-    const view = new DataView(hash.buffer, hash.byteOffset, 32);
-    let carry = 0;
-    for (let i = 0; i < 8; i++) {
-      // Limb i holds bits 32i..32i+31; the hash is big-endian.
-      const sum = this.limbs[i]! + sign * view.getUint32(28 - 4 * i, false) + carry;
-      this.limbs[i] = sum >>> 0;
-      carry = Math.floor(sum / 0x1_0000_0000);
-    }
+  private addCrc(crc: number, sign: 1 | -1): void {
+    const low = this.low + sign * crc;
+    this.low = low >>> 0;
+    this.high = (this.high + Math.floor(low / 0x1_0000_0000)) >>> 0;
   }
 
   add(kind: number, key: Uint8Array, value: Uint8Array): void {
-    this.addHash(this.entryHash(kind, key, value), 1);
+    this.addCrc(StateChecksum.entryCrc(kind, key, value), 1);
   }
 
   remove(kind: number, key: Uint8Array, value: Uint8Array): void {
-    this.addHash(this.entryHash(kind, key, value), -1);
+    this.addCrc(StateChecksum.entryCrc(kind, key, value), -1);
   }
 
   replace(
@@ -59,22 +49,32 @@ export class StateChecksum {
   }
 
   equals(other: StateChecksum): boolean {
-    return this.limbs.every((limb, i) => limb === other.limbs[i]);
+    return this.low === other.low && this.high === other.high;
   }
 
   copy(): StateChecksum {
-    const c = new StateChecksum(this.hashes);
-    c.limbs.set(this.limbs);
+    const c = new StateChecksum();
+    c.low = this.low;
+    c.high = this.high;
     return c;
   }
 
+  /** 8 bytes, little-endian. */
   toBytes(): Uint8Array {
-    return new Uint8Array(this.limbs.buffer.slice(0));
+    const out = new Uint8Array(8);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, this.low, true);
+    view.setUint32(4, this.high, true);
+    return out;
   }
 
-  static fromBytes(hashes: Hashes, bytes: Uint8Array): StateChecksum {
-    const c = new StateChecksum(hashes);
-    if (bytes.length === 32) c.limbs.set(new Uint32Array(Uint8Array.from(bytes).buffer));
+  /** undefined unless `bytes` is a checksum toBytes wrote. */
+  static fromBytes(bytes: Uint8Array): StateChecksum | undefined {
+    if (bytes.length !== 8) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+    const c = new StateChecksum();
+    c.low = view.getUint32(0, true);
+    c.high = view.getUint32(4, true);
     return c;
   }
 }

@@ -56,7 +56,10 @@ function prefixed(sublevel: Sublevel, key: Bytes | string): Bytes {
 /** Big-endian u32 key, so LevelDB's byte order is numeric order. */
 export function heightKey(height: number): Uint8Array {
   const key = new Uint8Array(4);
-  new DataView(key.buffer).setUint32(0, height, false);
+  key[0] = height >>> 24;
+  key[1] = height >>> 16;
+  key[2] = height >>> 8;
+  key[3] = height;
   return key;
 }
 
@@ -72,6 +75,10 @@ export function spaceKey(space: string, key: string): string {
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
+/** The state checksum (StateChecksum) the head block left. */
+export const META_STATE_CHECKSUM = 'state-checksum';
+/** Where versions before the CRC checksum kept a SHA-256 one. */
+export const META_LEGACY_CHECKSUM = 'checksum';
 
 /**
  * The chain's LevelDB (`<dataDir>/chain`) and its sublevels. Every write goes through one queue so

@@ -3,7 +3,6 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import type { Operation } from '../operation/operation';
-import { hashKey } from '../state/state-layer';
 import type { SignatureCache } from './signature-cache';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
@@ -27,10 +26,10 @@ parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
     if (c >= chunks) return;
     const to = Math.min(count, (c + 1) * chunk);
     for (let i = c * chunk; i < to; i++) {
-      const o = i * 129;
+      const o = i * 161;
       let valid = false;
       try {
-        valid = binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 129));
+        valid = binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 161));
       } catch {}
       ok[i] = valid ? 1 : 0;
     }
@@ -39,8 +38,12 @@ parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
 });
 `;
 
-/** Packed item: 64-byte signature, 32-byte hash, 33-byte key (the worker source says 129 too). */
-const ITEM_BYTES = 129;
+/**
+ * Packed item: 64-byte signature, 32-byte hash, the key uncompressed in 65 bytes (the worker source
+ * says 161 too): libsecp256k1 verifies about 10% faster when it need not decompress the key.
+ */
+const ITEM_BYTES = 161;
+const KEY_BYTES = 65;
 
 /** Below this many signatures a batch is verified on the calling thread alone. */
 const PARALLEL_THRESHOLD = 128;
@@ -81,9 +84,14 @@ class Job {
   private resolveDone!: () => void;
   finished = false;
 
+  /**
+   * `keys[i]` is the key item i is verified against: its public key as the verifying backend
+   * prefers it (uncompressed for libsecp256k1), null when that is no point at all.
+   */
   constructor(
     readonly id: number,
     readonly items: readonly VerifyItem[],
+    readonly keys: readonly (Uint8Array | null)[],
     shared: boolean,
   ) {
     this.count = items.length;
@@ -96,16 +104,13 @@ class Job {
       const data = new Uint8Array(buffer(items.length * ITEM_BYTES));
       for (let i = 0; i < items.length; i++) {
         const item = items[i]!;
+        const key = keys[i];
         const o = i * ITEM_BYTES;
         // A field of the wrong length is left zero there, which never verifies.
-        if (
-          item.signature.length === 64 &&
-          item.hash.length === 32 &&
-          item.publicKey.length === 33
-        ) {
+        if (item.signature.length === 64 && item.hash.length === 32 && key?.length === KEY_BYTES) {
           data.set(item.signature, o);
           data.set(item.hash, o + 64);
-          data.set(item.publicKey, o + 96);
+          data.set(key, o + 96);
         }
       }
       this.data = data;
@@ -149,14 +154,16 @@ export class VerifierPool {
   private readonly jobs = new Map<number, Job>();
   private nextId = 0;
   private broken = false;
+  private readonly expanded = new WeakMap<Uint8Array, Uint8Array | null>();
 
   constructor(
     private readonly local: Secp256k1Backend,
     private readonly threads: number,
   ) {}
 
+  /** Workers verify expanded keys with libsecp256k1: only a backend that expands keys uses them. */
   private start(): boolean {
-    if (this.broken || this.threads === 0) return false;
+    if (this.broken || this.threads === 0 || this.local.expandPublicKey === undefined) return false;
     if (this.workers.length > 0) return true;
     const path = bindingPath();
     if (path === undefined) {
@@ -190,13 +197,30 @@ export class VerifierPool {
     const to = Math.min(job.count, (chunk + 1) * CHUNK);
     for (let i = chunk * CHUNK; i < to; i++) {
       const item = job.items[i]!;
-      job.ok[i] = this.local.verify(item.signature, item.hash, item.publicKey) ? 1 : 0;
+      const key = job.keys[i];
+      job.ok[i] = key != null && this.local.verify(item.signature, item.hash, key) ? 1 : 0;
     }
+  }
+
+  /**
+   * The key to verify against, as the backend prefers it. Expanded keys are remembered per key
+   * object: an account's key is one object for as long as the account is loaded, so a signer's
+   * key is expanded once, not once per operation.
+   */
+  private verifyingKey(publicKey: Uint8Array): Uint8Array | null {
+    if (this.local.expandPublicKey === undefined) return publicKey;
+    let expanded = this.expanded.get(publicKey);
+    if (expanded === undefined) {
+      expanded = this.local.expandPublicKey(publicKey);
+      this.expanded.set(publicKey, expanded);
+    }
+    return expanded;
   }
 
   private submit(items: readonly VerifyItem[]): Job {
     const parallel = items.length >= PARALLEL_THRESHOLD && this.start();
-    const job = new Job(this.nextId++, items, parallel);
+    const keys = items.map((item) => this.verifyingKey(item.publicKey));
+    const job = new Job(this.nextId++, items, keys, parallel);
     if (!parallel || job.finished) return job;
     this.jobs.set(job.id, job);
     const message = {
@@ -282,7 +306,7 @@ export function verifyBlockAhead(
   for (const op of ops) {
     const key = ctx.keyOf(op);
     if (key === null) continue;
-    const digest = hashKey(op.digest);
+    const digest = op.digestHex;
     if (ctx.cache.has(digest, key)) continue;
     items.push({ signature: op.signature, hash: ctx.signingHashOf(op), publicKey: key });
     digests.push(digest);

@@ -103,17 +103,18 @@ export class ByteReader {
         `${what} is ${length} bytes long, at most ${MAX_AMOUNT_BYTES} allowed`,
       );
     }
-    const raw = this.bytesView(length, what);
-    if (length > 0 && raw[0] === 0) {
+    this.need(length, what);
+    const start = this.pos;
+    const bytes = this.bytes;
+    if (length > 0 && bytes[start] === 0) {
       throw new DecodeError('BAD_AMOUNT', `${what} has a leading zero byte (not minimal)`);
     }
+    this.pos += length;
     let v = 0n;
     // Eight bytes at a time keeps 18-decimal amounts (9-10 bytes) at two bigint steps.
     let i = 0;
-    for (; i + 8 <= length; i += 8) {
-      v = (v << 64n) | this.view.getBigUint64(raw.byteOffset - this.bytes.byteOffset + i, false);
-    }
-    for (; i < length; i++) v = (v << 8n) | BigInt(raw[i]!);
+    for (; i + 8 <= length; i += 8) v = (v << 64n) | this.view.getBigUint64(start + i, false);
+    for (; i < length; i++) v = (v << 8n) | BigInt(bytes[start + i]!);
     return v;
   }
 

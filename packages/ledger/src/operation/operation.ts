@@ -3,6 +3,7 @@ import { operationDigest } from '@chain/ophash';
 import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 import { DecodeError, LedgerError } from '../errors';
+import { hashKey } from '../state/state-layer';
 import type { OperationRegistry, OperationType } from './registry';
 
 /** The signer field of an activation that creates its account (the address is not on chain yet). */
@@ -31,6 +32,8 @@ export interface Operation<B = unknown> extends OperationHeader {
   readonly signature: Uint8Array;
   readonly bytes: Uint8Array;
   readonly digest: Uint8Array;
+  /** `digest` in lowercase hex: the operation's key in the mempool and the signature cache. */
+  readonly digestHex: string;
 }
 
 /** `optype u16le || signer u32le || nOperation u32le || fee amount || subtype u8 || body`. */
@@ -80,7 +83,7 @@ export function readOperation(
     );
   }
   const body = decodeBodySafely(type, reader);
-  const signature = reader.bytesCopy(OPERATION_SIGNATURE_LENGTH, 'signature');
+  reader.bytesView(OPERATION_SIGNATURE_LENGTH, 'signature');
   const length = reader.offset - start;
   if (length > MAX_OPERATION_BYTES) {
     throw new DecodeError(
@@ -89,6 +92,8 @@ export function readOperation(
     );
   }
   const bytes = reader.bytes.slice(start, reader.offset);
+  const signature = bytes.subarray(length - OPERATION_SIGNATURE_LENGTH);
+  const digest = operationDigest(bytes, hashes);
   return {
     optype,
     subtype,
@@ -98,7 +103,8 @@ export function readOperation(
     body,
     signature,
     bytes,
-    digest: operationDigest(bytes, hashes),
+    digest,
+    digestHex: hashKey(digest),
   };
 }
 
