@@ -16,11 +16,14 @@ interface Admitted {
 /**
  * Inbound connections per IP, counted from the moment the socket is accepted (so connections
  * still in their handshake count too) until it closes; the connection gater asks it. It also tells
- * which admitted connections never completed their handshake.
+ * which admitted connections never completed their handshake, and can cut the ones of an IP that
+ * are still in it.
  */
 export class InboundConnections {
   private readonly perIp = new Map<string, number>();
   private readonly admitted = new WeakMap<MultiaddrConnection, Admitted>();
+  /** Admitted connections still in their handshake, by IP. */
+  private readonly handshaking = new Map<string, Set<MultiaddrConnection>>();
 
   constructor(private readonly options: InboundConnectionsOptions) {}
 
@@ -33,20 +36,45 @@ export class InboundConnections {
     this.perIp.set(ip, count + 1);
     const entry: Admitted = { ip, port, upgraded: false };
     this.admitted.set(maConn, entry);
-    maConn.addEventListener('close', () => this.release(entry), { once: true });
+    this.handshakeDone(maConn, ip, false);
+    maConn.addEventListener('close', () => this.release(maConn, entry), { once: true });
     return true;
   }
 
   /** The connection completed its handshake. */
   upgraded(maConn: MultiaddrConnection): void {
     const entry = this.admitted.get(maConn);
-    if (entry !== undefined) entry.upgraded = true;
+    if (entry === undefined) return;
+    entry.upgraded = true;
+    this.handshakeDone(maConn, entry.ip, true);
   }
 
-  private release(entry: Admitted): void {
+  /**
+   * Aborts the connections of `ip` still in their handshake (a banned IP keeps no handshake place
+   * until its timeout); they count as failed handshakes as they close.
+   */
+  abortHandshakes(ip: string, reason: Error): void {
+    const pending = this.handshaking.get(ip);
+    if (pending === undefined) return;
+    for (const maConn of [...pending]) maConn.abort(reason);
+  }
+
+  private handshakeDone(maConn: MultiaddrConnection, ip: string, done: boolean): void {
+    let pending = this.handshaking.get(ip);
+    if (!done) {
+      if (pending === undefined) this.handshaking.set(ip, (pending = new Set()));
+      pending.add(maConn);
+      return;
+    }
+    pending?.delete(maConn);
+    if (pending?.size === 0) this.handshaking.delete(ip);
+  }
+
+  private release(maConn: MultiaddrConnection, entry: Admitted): void {
     const count = (this.perIp.get(entry.ip) ?? 1) - 1;
     if (count > 0) this.perIp.set(entry.ip, count);
     else this.perIp.delete(entry.ip);
+    this.handshakeDone(maConn, entry.ip, true);
     if (!entry.upgraded) this.options.onFailedHandshake(entry.ip, entry.port);
   }
 }

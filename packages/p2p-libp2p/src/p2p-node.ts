@@ -102,6 +102,16 @@ export interface P2PNodeOptions {
   maxInboundPerIp?: number;
   /** New inbound connections accepted from one IP per second (libp2p inboundConnectionThreshold). */
   inboundConnectionsPerSecond?: number;
+  /**
+   * An inbound connection that has not completed its handshake (multistream-select, noise, then the
+   * yamux selection) within this is closed, and scored `failedHandshake` (libp2p
+   * `inboundUpgradeTimeout`, whose own default is 10 s). Bytes that leave the handshake waiting for
+   * more (an unfinished length prefix: about 1 in 256 random payloads starts with 8 bytes that have
+   * their top bit set; or a length that promises more than is sent) hold one of the
+   * `maxPendingInbound` and `maxInboundPerIp` places this long and no longer. A real handshake
+   * takes about four round trips: the default leaves room for links of a second's round trip.
+   */
+  handshakeTimeoutMs?: number;
   /** Per-IP message rates, by kind; the ones not given are RATE_LIMITS'. */
   rateLimits?: Partial<RateLimits>;
   /** How often the dialling side exchanges hellos again (tip updates, liveness). */
@@ -140,6 +150,7 @@ export const DEFAULT_P2P_OPTIONS = {
   maxPendingInbound: 10,
   maxInboundPerIp: 4,
   inboundConnectionsPerSecond: 5,
+  handshakeTimeoutMs: 5000,
   rateLimits: RATE_LIMITS,
   statusIntervalMs: 5000,
   dialIntervalMs: 1000,
@@ -355,6 +366,7 @@ class ChainP2PNode implements P2PNode {
       maxInboundPerIp: options.maxInboundPerIp ?? d.maxInboundPerIp,
       inboundConnectionsPerSecond:
         options.inboundConnectionsPerSecond ?? d.inboundConnectionsPerSecond,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? d.handshakeTimeoutMs,
       statusIntervalMs: options.statusIntervalMs ?? d.statusIntervalMs,
       dialIntervalMs: options.dialIntervalMs ?? d.dialIntervalMs,
       helloTimeoutMs: options.helloTimeoutMs ?? d.helloTimeoutMs,
@@ -505,6 +517,7 @@ class ChainP2PNode implements P2PNode {
         maxConnections: this.opts.maxConnections,
         maxIncomingPendingConnections: this.opts.maxPendingInbound,
         inboundConnectionThreshold: this.opts.inboundConnectionsPerSecond,
+        inboundUpgradeTimeout: this.opts.handshakeTimeoutMs,
       },
       metrics: () => this.sockets.metrics,
       services: {

@@ -56,6 +56,7 @@ import { type ApplyEnv, LayerContext } from '../state/apply-context';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../state/apply-operation';
 import {
   type BlockChanges,
+  CommittedEncodings,
   collectChanges,
   decodeUndo,
   encodeUndo,
@@ -326,6 +327,8 @@ interface ExecutedBlock {
 const BLOCK_CACHE_SIZE = 32;
 /** Meta key of the head's cumulative weight. */
 const META_WEIGHT = 'weight';
+/** Account encodings kept for the next change of the account (about 3 MB). */
+const COMMITTED_ENCODINGS_KEPT = 16_384;
 /** Recent block producers kept in memory: enough for the recent-signer rule of 256 producers. */
 const RECENT_PRODUCERS_KEPT = 128;
 const PUBLIC_KEY_CACHE_SIZE = 1024;
@@ -382,16 +385,16 @@ function identityOf(op: Operation): string {
 
 /** `height u32le || index u32le`. */
 function opLocation(height: number, index: number): Uint8Array {
-  return Uint8Array.of(
-    height,
-    height >>> 8,
-    height >>> 16,
-    height >>> 24,
-    index,
-    index >>> 8,
-    index >>> 16,
-    index >>> 24,
-  );
+  const out = new Uint8Array(8);
+  out[0] = height;
+  out[1] = height >>> 8;
+  out[2] = height >>> 16;
+  out[3] = height >>> 24;
+  out[4] = index;
+  out[5] = index >>> 8;
+  out[6] = index >>> 16;
+  out[7] = index >>> 24;
+  return out;
 }
 
 /** Serialises the chain's state-changing tasks (produce, import, rollback). */
@@ -424,6 +427,8 @@ class LedgerChain implements Chain {
   private readonly sigCache: SignatureCache;
   private readonly blockCacheOperations: number;
   private readonly verifier: VerifierPool;
+  /** Recently committed account encodings: a block's undo data and checksum need them. */
+  private readonly committedEncodings = new CommittedEncodings(COMMITTED_ENCODINGS_KEPT);
 
   private store: ChainStore | undefined;
   private journal: Journal | undefined;
@@ -572,7 +577,7 @@ class LedgerChain implements Chain {
       (p) => layer.numberOf(decodeAddress(p, this.prefix).hash160)!,
     );
     layer.setProducers(producers.sort((a, b) => a - b));
-    const changes = collectChanges(layer, this.registry);
+    const changes = collectChanges(layer, this.registry, this.committedEncodings);
     const header: BlockHeader = {
       height: 0,
       prevHash: ZERO_HASH,
@@ -1390,7 +1395,7 @@ class LedgerChain implements Chain {
       const ops = included.map((e) => e.op);
       const { fees, zeroFee } = feeSummary(ops);
       this.runBlockHooks(layer, env, { height, timestamp, producer, fees, operations: ops.length });
-      const changes = collectChanges(layer, this.registry);
+      const changes = collectChanges(layer, this.registry, this.committedEncodings);
       const header: BlockHeader = {
         height,
         prevHash: this.headState.hash,
@@ -1643,7 +1648,7 @@ class LedgerChain implements Chain {
       fees,
       operations: ops.length,
     });
-    const changes = collectChanges(layer, this.registry);
+    const changes = collectChanges(layer, this.registry, this.committedEncodings);
     if (!equalBytes(header.stateRoot, nextStateRoot(head.stateRoot, changes, this.hashes))) {
       throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
     }
@@ -1761,6 +1766,8 @@ class LedgerChain implements Chain {
 
     afterRelease();
     executed.layer.mergeIntoParent();
+    for (const a of executed.changes.accounts)
+      this.committedEncodings.remember(a.after, a.afterBytes);
     this.checksum = checksum;
     this.headState = head;
     this.revision++;
@@ -1951,6 +1958,7 @@ class LedgerChain implements Chain {
     await store.commit(batch);
 
     // Memory follows the disk.
+    this.committedEncodings.clear();
     for (const [number, before] of accountNow) {
       const current = this.root.accounts.get(number);
       if (before === undefined) {

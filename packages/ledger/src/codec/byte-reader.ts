@@ -1,5 +1,8 @@
 import { DecodeError } from '../errors';
 
+/** What every empty byte field decodes to: no bytes to share, none to change. */
+const NO_BYTES = new Uint8Array(0);
+
 /** The longest amount encoding: 32 big-endian bytes (a 256-bit value). */
 export const MAX_AMOUNT_BYTES = 32;
 
@@ -77,11 +80,19 @@ export class ByteReader {
 
   /** `u16 length || bytes`, copied. */
   varBytes16(what = 'bytes', maxLength = 0xffff): Uint8Array {
-    const length = this.u16(`${what} length`);
+    const length = this.lengthU16(what);
     if (length > maxLength) {
       throw new DecodeError('TOO_LONG', `${what} is ${length} bytes, at most ${maxLength} allowed`);
     }
-    return this.bytesCopy(length, what);
+    return length === 0 ? NO_BYTES : this.bytesCopy(length, what);
+  }
+
+  /** The u16 length prefix of `what` (its name for errors is built only on an error). */
+  private lengthU16(what: string): number {
+    if (this.pos + 2 > this.bytes.length) this.need(2, `${what} length`);
+    const v = this.view.getUint16(this.pos, true);
+    this.pos += 2;
+    return v;
   }
 
   /** `u16 length || utf8`. */
@@ -96,7 +107,8 @@ export class ByteReader {
 
   /** `u8 length || big-endian minimal unsigned bytes` (0 is length 0; at most 32 bytes). */
   amount(what = 'amount'): bigint {
-    const length = this.u8(`${what} length`);
+    if (this.pos >= this.bytes.length) this.need(1, `${what} length`);
+    const length = this.bytes[this.pos++]!;
     if (length > MAX_AMOUNT_BYTES) {
       throw new DecodeError(
         'BAD_AMOUNT',

@@ -18,6 +18,25 @@ export class ByteWriter {
     this.buf = Buffer.allocUnsafe(initialCapacity);
   }
 
+  /** The writer `encode` lends out; undefined while lent (a nested encode makes its own). */
+  private static spare: ByteWriter | undefined = new ByteWriter(1024);
+
+  /**
+   * `write(writer, value)` on a reused writer, returning a copy of the bytes: for encoders called
+   * for every state change of a block, which would otherwise each take a working buffer.
+   */
+  static encode<T>(write: (w: ByteWriter, value: T) => void, value: T): Uint8Array {
+    const w = ByteWriter.spare ?? new ByteWriter();
+    ByteWriter.spare = undefined;
+    w.pos = 0;
+    try {
+      write(w, value);
+      return w.finish();
+    } finally {
+      ByteWriter.spare = w;
+    }
+  }
+
   get length(): number {
     return this.pos;
   }

@@ -55,12 +55,18 @@ export function operationSigningHash(
   unsigned: Uint8Array,
   hashes: Hashes,
 ): Uint8Array {
-  const message = new Uint8Array(OP_DOMAIN.length + genesisHash.length + unsigned.length);
-  message.set(OP_DOMAIN, 0);
-  message.set(genesisHash, OP_DOMAIN.length);
-  message.set(unsigned, OP_DOMAIN.length + genesisHash.length);
-  return hashes.sha256(message);
+  const length = OP_DOMAIN.length + genesisHash.length + unsigned.length;
+  // One message buffer for every call (sha256 has read it when it returns): a block hashes one
+  // message per operation, and a fresh buffer each time is memory the collector must free.
+  if (signingMessage.length < length)
+    signingMessage = new Uint8Array(Math.max(length, 2 * signingMessage.length));
+  signingMessage.set(OP_DOMAIN, 0);
+  signingMessage.set(genesisHash, OP_DOMAIN.length);
+  signingMessage.set(unsigned, OP_DOMAIN.length + genesisHash.length);
+  return hashes.sha256(signingMessage.subarray(0, length));
 }
+
+let signingMessage = new Uint8Array(1024);
 
 /** Reads one operation at the reader's position (the raw-blob and block decoders share this). */
 export function readOperation(

@@ -68,7 +68,10 @@ export function spendableAt(a: Readonly<Account>, height: number): bigint {
  *  lastZeroFeeBlock u32 (0xFFFFFFFF = never)`.
  */
 export function encodeAccount(a: Readonly<Account>): Uint8Array {
-  const w = new ByteWriter(96 + a.timelocks.length * 16);
+  return ByteWriter.encode(writeAccount, a);
+}
+
+function writeAccount(w: ByteWriter, a: Readonly<Account>): void {
   w.bytes(a.hash160);
   if (a.publicKey === null) w.u8(0);
   else w.u8(1).bytes(a.publicKey);
@@ -77,7 +80,6 @@ export function encodeAccount(a: Readonly<Account>): Uint8Array {
   for (const t of a.timelocks) w.amount(t.amount).u32(t.untilBlock);
   w.u32(a.updatedActive).u32(a.updatedPassive);
   w.u32(a.lastZeroFeeBlock < 0 ? NEVER : a.lastZeroFeeBlock);
-  return w.finish();
 }
 
 export function decodeAccount(number: number, bytes: Uint8Array): Account {

@@ -29,8 +29,42 @@ export interface BlockChanges {
   producers: { before: number[]; after: number[] } | undefined;
 }
 
+/**
+ * Encodings of committed accounts, remembered by account object so that the next block changing
+ * the account need not encode its previous state again. Sound because an account object owned by
+ * the root layer is never edited in place (a child layer edits a copy, merged in as a new object).
+ * Bounded: the least recently committed go first.
+ */
+export class CommittedEncodings {
+  private readonly byNumber = new Map<number, { account: Account; bytes: Uint8Array }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(account: Account): Uint8Array | undefined {
+    const entry = this.byNumber.get(account.number);
+    return entry?.account === account ? entry.bytes : undefined;
+  }
+
+  remember(account: Account, bytes: Uint8Array): void {
+    this.byNumber.delete(account.number);
+    if (this.byNumber.size >= this.capacity) {
+      const oldest = this.byNumber.keys().next().value;
+      if (oldest !== undefined) this.byNumber.delete(oldest);
+    }
+    this.byNumber.set(account.number, { account, bytes });
+  }
+
+  clear(): void {
+    this.byNumber.clear();
+  }
+}
+
 /** The changes of `layer` (a child of the committed root) in canonical order. */
-export function collectChanges(layer: StateLayer, registry: OperationRegistry): BlockChanges {
+export function collectChanges(
+  layer: StateLayer,
+  registry: OperationRegistry,
+  committed?: CommittedEncodings,
+): BlockChanges {
   const root = layer.parent;
   if (root === undefined) throw new Error('collectChanges needs a child of the root layer');
   const accounts: AccountChange[] = [];
@@ -42,7 +76,8 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
       number,
       after,
       afterBytes: encodeAccount(after),
-      before: previous === undefined ? undefined : encodeAccount(previous),
+      before:
+        previous === undefined ? undefined : (committed?.get(previous) ?? encodeAccount(previous)),
     });
   }
   const spaces: SpaceChange[] = [];
