@@ -16,8 +16,12 @@ const { peer, bareHost, victimWithHonestPeer } = useP2PFixture();
 describe('connection caps', () => {
   it('refuses inbound connections from one IP beyond maxInboundPerIp (default 4), counting those still in their handshake', async () => {
     expect(DEFAULT_P2P_OPTIONS.maxInboundPerIp).toBe(4);
-    // The per-second threshold is lifted so that only the per-IP cap refuses.
-    const victim = await peer('127.0.0.21', { inboundConnectionsPerSecond: 1000 });
+    // The per-second threshold is lifted so that only the per-IP cap refuses, and the handshake
+    // timeout is beyond the hold so that the four admitted sockets stay in their handshake.
+    const victim = await peer('127.0.0.21', {
+      inboundConnectionsPerSecond: 1000,
+      handshakeTimeoutMs: 30_000,
+    });
     await growChain(victim.chain, 3);
     await victim.p2p.start();
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BLOCKS_PROTOCOL } from './block-sync';
 import { LIMITS } from './limits';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
-import { HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './p2p-node';
+import { DEFAULT_P2P_OPTIONS, HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './p2p-node';
 import {
   dialPeer,
   joinTopic,
@@ -136,9 +136,11 @@ describe('garbage', () => {
       count: 16,
       intervalMs: 40,
       garbageBytes: 2048,
-      holdMs: 3000,
+      // Most garbage is refused on its first bytes; about 1 in 256 leaves the handshake waiting
+      // (see below) until the ban or the handshake timeout. The flood ends once all are closed.
+      holdMs: DEFAULT_P2P_OPTIONS.handshakeTimeoutMs + 3000,
     }).done;
-    // The node hung up on every socket: on the garbage, or (once banned) at once.
+    // The node hung up on every socket: on the garbage, at the ban, or (once banned) at once.
     expect(heldCount(fates)).toBe(0);
     const [entry] = victim.p2p.blacklist();
     expect(entry).toMatchObject({ ip: '127.0.0.1', manual: false });
@@ -147,6 +149,70 @@ describe('garbage', () => {
     );
     expect(Math.ceil(BAN_SCORE / PENALTY.failedHandshake)).toBe(10);
     await honestStillServed(victim, honest);
+  });
+
+  it('bytes that leave the handshake waiting for more are cut off at the handshake timeout, and scored', async () => {
+    expect(DEFAULT_P2P_OPTIONS.handshakeTimeoutMs).toBe(5000);
+    const handshakeTimeoutMs = 1000;
+    const failed: string[] = [];
+    const log = {
+      debug() {},
+      info() {},
+      warn(details: { offence?: string; peer?: string }, message: string) {
+        if (message === 'peer misbehaved' && details.offence === 'failedHandshake')
+          failed.push(details.peer!);
+      },
+    };
+    const victim = await fixture.peer('127.0.0.61', { handshakeTimeoutMs, log });
+    await victim.p2p.start();
+    const stalled = (ip: string, prefix: number[], garbageBytes: number) =>
+      startSocketFlood({
+        from: [ip],
+        host: victim.host,
+        port: victim.p2p.listenPort,
+        count: 2,
+        prefix,
+        garbageBytes,
+        holdMs: handshakeTimeoutMs + 4000,
+      }).done;
+    const [unfinishedLength, shortMessage] = await Promise.all([
+      // A multistream-select length prefix that never ends: libp2p's varint reader waits for
+      // more while the first 8 bytes all have their top bit set, whatever follows.
+      stalled('127.0.0.62', new Array(8).fill(0x80), 2048),
+      // The multistream-select header, then a message announcing 100 bytes; 10 come.
+      stalled('127.0.0.63', [0x13, ...Buffer.from('/multistream/1.0.0\n'), 100], 10),
+    ]);
+    for (const fate of [...unfinishedLength!, ...shortMessage!]) {
+      expect(fate.held).toBe(false);
+      // Waited for, then cut off: not refused on sight, not left to libp2p's 10 s.
+      expect(fate.closedAfterMs).toBeGreaterThanOrEqual(handshakeTimeoutMs - 50);
+    }
+    expect(failed.sort()).toEqual(['127.0.0.62', '127.0.0.62', '127.0.0.63', '127.0.0.63']);
+  });
+
+  it('a ban cuts the connections of the IP still in their handshake at once', async () => {
+    // A handshake timeout beyond the hold: only the ban can close the sockets.
+    const victim = await fixture.peer('127.0.0.64', { handshakeTimeoutMs: 30_000 });
+    await victim.p2p.start();
+    const unfinishedLength = new Array(8).fill(0x80);
+    const flood = startSocketFlood({
+      from: ['127.0.0.1'],
+      host: victim.host,
+      port: victim.p2p.listenPort,
+      count: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
+      prefix: unfinishedLength,
+      holdMs: 5000,
+    });
+    // Their bytes reached the node's upgrade (tracked once the gater admitted them).
+    await waitUntil(
+      'the sockets to be in their handshake',
+      () =>
+        victim.p2p.netStats().breceived >=
+        DEFAULT_P2P_OPTIONS.maxInboundPerIp * unfinishedLength.length,
+    );
+    victim.p2p.addBlacklist('127.0.0.1', 'test');
+    const fates = await flood.done;
+    expect(heldCount(fates)).toBe(0);
   });
 
   it('gossip over the size limit is dropped and scored; a second one is a ban', async () => {

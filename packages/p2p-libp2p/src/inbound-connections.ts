@@ -36,7 +36,9 @@ export class InboundConnections {
     this.perIp.set(ip, count + 1);
     const entry: Admitted = { ip, port, upgraded: false };
     this.admitted.set(maConn, entry);
-    this.handshakeDone(maConn, ip, false);
+    const pending = this.handshaking.get(ip) ?? new Set();
+    pending.add(maConn);
+    this.handshaking.set(ip, pending);
     maConn.addEventListener('close', () => this.release(maConn, entry), { once: true });
     return true;
   }
@@ -46,7 +48,7 @@ export class InboundConnections {
     const entry = this.admitted.get(maConn);
     if (entry === undefined) return;
     entry.upgraded = true;
-    this.handshakeDone(maConn, entry.ip, true);
+    this.leftHandshake(maConn, entry.ip);
   }
 
   /**
@@ -59,13 +61,8 @@ export class InboundConnections {
     for (const maConn of [...pending]) maConn.abort(reason);
   }
 
-  private handshakeDone(maConn: MultiaddrConnection, ip: string, done: boolean): void {
-    let pending = this.handshaking.get(ip);
-    if (!done) {
-      if (pending === undefined) this.handshaking.set(ip, (pending = new Set()));
-      pending.add(maConn);
-      return;
-    }
+  private leftHandshake(maConn: MultiaddrConnection, ip: string): void {
+    const pending = this.handshaking.get(ip);
     pending?.delete(maConn);
     if (pending?.size === 0) this.handshaking.delete(ip);
   }
@@ -74,7 +71,7 @@ export class InboundConnections {
     const count = (this.perIp.get(entry.ip) ?? 1) - 1;
     if (count > 0) this.perIp.set(entry.ip, count);
     else this.perIp.delete(entry.ip);
-    this.handshakeDone(maConn, entry.ip, true);
+    this.leftHandshake(maConn, entry.ip);
     if (!entry.upgraded) this.options.onFailedHandshake(entry.ip, entry.port);
   }
 }

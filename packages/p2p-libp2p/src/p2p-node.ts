@@ -867,8 +867,10 @@ class ChainP2PNode implements P2PNode {
       durationMs: manual ? this.opts.manualBlacklistMs : this.opts.autoBlacklistMs,
     });
     this.log.warn({ ip, reason, until: new Date(entry.expiresAt).toISOString() }, 'blacklisted');
-    // New connections are refused at once (gater); open ones are closed after a moment, so that a
-    // reply in flight (e.g. the hello that tells a peer of another chain why) still gets through.
+    // New connections are refused at once (gater), and so are the ones still in their handshake:
+    // there is nothing to tell them. Open ones are closed after a moment, so that a reply in flight
+    // (e.g. the hello that tells a peer of another chain why) still gets through.
+    this.inbound.abortHandshakes(ip, new Error('blacklisted'));
     const connections = [...this.peers.values()]
       .filter((peer) => peer.ip === ip)
       .map((peer) => peer.connection);

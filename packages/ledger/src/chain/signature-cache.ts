@@ -1,12 +1,16 @@
+import { RecentMap } from '../state/recent-map';
+
 /**
  * Digests whose signatures were verified, with the key they verified against (an account number
- * can map to another key on another fork, so a hit must also match the key). Bounded; the oldest
- * entries go first.
+ * can map to another key on another fork, so a hit must also match the key). Bounded; the least
+ * recently added go first.
  */
 export class SignatureCache {
-  private readonly entries = new Map<string, Uint8Array>();
+  private readonly entries: RecentMap<string, Uint8Array>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = new RecentMap(capacity);
+  }
 
   has(digestKey: string, publicKey: Uint8Array): boolean {
     const key = this.entries.get(digestKey);
@@ -18,14 +22,6 @@ export class SignatureCache {
   }
 
   add(digestKey: string, publicKey: Uint8Array): void {
-    if (this.entries.size >= this.capacity && !this.entries.has(digestKey)) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
     this.entries.set(digestKey, publicKey);
-  }
-
-  get size(): number {
-    return this.entries.size;
   }
 }

@@ -3,6 +3,7 @@ import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 import type { OperationRegistry } from '../operation/registry';
 import { type Account, encodeAccount } from './account';
+import { RecentMap } from './recent-map';
 import { DELETED, type StateLayer } from './state-layer';
 
 export interface AccountChange {
@@ -36,9 +37,11 @@ export interface BlockChanges {
  * Bounded: the least recently committed go first.
  */
 export class CommittedEncodings {
-  private readonly byNumber = new Map<number, { account: Account; bytes: Uint8Array }>();
+  private readonly byNumber: RecentMap<number, { account: Account; bytes: Uint8Array }>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.byNumber = new RecentMap(capacity);
+  }
 
   get(account: Account): Uint8Array | undefined {
     const entry = this.byNumber.get(account.number);
@@ -46,11 +49,6 @@ export class CommittedEncodings {
   }
 
   remember(account: Account, bytes: Uint8Array): void {
-    this.byNumber.delete(account.number);
-    if (this.byNumber.size >= this.capacity) {
-      const oldest = this.byNumber.keys().next().value;
-      if (oldest !== undefined) this.byNumber.delete(oldest);
-    }
     this.byNumber.set(account.number, { account, bytes });
   }
 

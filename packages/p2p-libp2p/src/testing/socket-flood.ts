@@ -10,6 +10,8 @@ export interface SocketFloodOptions {
   intervalMs?: number;
   /** Random bytes each socket writes once connected (0: it writes nothing and waits). */
   garbageBytes?: number;
+  /** Bytes each socket writes first, before its random ones. */
+  prefix?: readonly number[];
   /** How long each socket is held open, unless the node closes it first. */
   holdMs: number;
 }
@@ -55,7 +57,8 @@ function open(i) {
   const socket = net.connect({ host: o.host, port: o.port, localAddress: from }, () => {
     connected = true;
     settle();
-    if (o.garbageBytes > 0) socket.write(randomBytes(o.garbageBytes));
+    const bytes = Buffer.concat([Buffer.from(o.prefix), randomBytes(o.garbageBytes)]);
+    if (bytes.length > 0) socket.write(bytes);
   });
   socket.on('data', () => {});
   socket.on('error', () => end(false));
@@ -75,7 +78,7 @@ export interface SocketFlood {
 }
 
 export function startSocketFlood(options: SocketFloodOptions): SocketFlood {
-  const args = JSON.stringify({ intervalMs: 0, garbageBytes: 0, ...options });
+  const args = JSON.stringify({ intervalMs: 0, garbageBytes: 0, prefix: [], ...options });
   const child = spawn(process.execPath, ['-e', SCRIPT, args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

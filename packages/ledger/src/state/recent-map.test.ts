@@ -1,0 +1,35 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RecentMap } from './recent-map';
+
+describe('RecentMap', () => {
+  it('answers the last value set for each of the latest capacity / 2 keys set', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 64 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer()), { maxLength: 300 }),
+        (capacity, writes) => {
+          const map = new RecentMap<number, number>(capacity);
+          for (const [key, value] of writes) map.set(key, value);
+          const latest = new Map<number, number>();
+          for (const [key, value] of writes) {
+            latest.delete(key);
+            latest.set(key, value);
+          }
+          const recent = [...latest].slice(-Math.floor(capacity / 2));
+          for (const [key, value] of recent) expect(map.get(key)).toBe(value);
+        },
+      ),
+    );
+  });
+
+  it('never holds more than its capacity, and forgets everything on clear', () => {
+    const map = new RecentMap<number, number>(10);
+    for (let i = 0; i < 1000; i++) map.set(i, i);
+    const held = Array.from({ length: 1000 }, (_, i) => map.get(i)).filter((v) => v !== undefined);
+    expect(held.length).toBeGreaterThanOrEqual(5);
+    expect(held.length).toBeLessThanOrEqual(10);
+    map.clear();
+    expect(map.get(999)).toBeUndefined();
+  });
+});
