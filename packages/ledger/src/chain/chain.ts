@@ -76,7 +76,7 @@ import {
   presentWallet,
   type WalletInfo,
 } from './presentation';
-import { SignatureCache } from './signature-cache';
+import { OperationVerifications, SignatureCache } from './signature-cache';
 import {
   decodeProducerList,
   ENTRY_ACCOUNT,
@@ -425,6 +425,7 @@ class LedgerChain implements Chain {
   private readonly maxRollback: number;
   private readonly maxFutureSeconds: number;
   private readonly sigCache: SignatureCache;
+  private readonly blockVerified = new OperationVerifications();
   private readonly blockCacheOperations: number;
   private readonly verifier: VerifierPool;
   /** Recently committed account encodings: a block's undo data and checksum need them. */
@@ -1124,6 +1125,13 @@ class LedgerChain implements Chain {
     return operationSigningHash(this.genesisHash, unsigned, this.hashes);
   }
 
+  /** Imported blocks: checked ahead or before applying (verifyBlockSignatures), else now. */
+  private readonly checkImportedSignature: SignatureCheck = (op, publicKey) =>
+    this.blockVerified.has(op, publicKey) || this.checkSignature(op, publicKey);
+
+  private readonly isVerified = (op: Operation, key: Uint8Array): boolean =>
+    this.blockVerified.has(op, key) || this.sigCache.has(op.digestHex, key);
+
   private readonly checkSignature: SignatureCheck = (op, publicKey) => {
     const key = op.digestHex;
     if (this.sigCache.has(key, publicKey)) return true;
@@ -1474,7 +1482,8 @@ class LedgerChain implements Chain {
   private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } {
     return verifyBlockAhead(bytes, {
       pool: this.verifier,
-      cache: this.sigCache,
+      verified: this.blockVerified,
+      isVerified: this.isVerified,
       operations: (b) => {
         const ops = decodeBlock(b, this.hashes).operations.map((o) =>
           decodeOperation(o, this.registry, this.hashes),
@@ -1629,7 +1638,7 @@ class LedgerChain implements Chain {
           env,
           op,
           this.registry.get(op.optype, op.subtype)!,
-          this.checkSignature,
+          this.checkImportedSignature,
           IN_PLACE,
         );
       } catch (error) {
@@ -1678,7 +1687,7 @@ class LedgerChain implements Chain {
       const op = ops[i]!;
       const type = this.registry.get(op.optype, op.subtype)!;
       const key = type.signerKey?.(op.body) ?? this.root.account(op.signer)?.publicKey ?? null;
-      if (key === null || this.sigCache.has(op.digestHex, key)) continue;
+      if (key === null || this.isVerified(op, key)) continue;
       items.push({ signature: op.signature, hash: this.signingHashOf(op), publicKey: key });
       positions.push(i);
     }
@@ -1688,7 +1697,7 @@ class LedgerChain implements Chain {
       if (!results[j]) {
         throw invalidBlock('BAD_OPERATION_SIGNATURE', `operation ${i} has an invalid signature`);
       }
-      this.sigCache.add(ops[i]!.digestHex, items[j]!.publicKey);
+      this.blockVerified.add(ops[i]!, items[j]!.publicKey);
     }
   }
 

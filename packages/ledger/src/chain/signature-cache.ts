@@ -1,4 +1,13 @@
+import type { Operation } from '../operation/operation';
 import { RecentMap } from '../state/recent-map';
+
+function sameKey(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  // Usually the very key object of the account that verified it.
+  if (a === b) return true;
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * Digests whose signatures were verified, with the key they verified against (an account number
@@ -13,15 +22,27 @@ export class SignatureCache {
   }
 
   has(digestKey: string, publicKey: Uint8Array): boolean {
-    const key = this.entries.get(digestKey);
-    // Usually the very key object of the account that verified it.
-    if (key === publicKey) return true;
-    if (key === undefined || key.length !== publicKey.length) return false;
-    for (let i = 0; i < key.length; i++) if (key[i] !== publicKey[i]) return false;
-    return true;
+    return sameKey(this.entries.get(digestKey), publicKey);
   }
 
   add(digestKey: string, publicKey: Uint8Array): void {
     this.entries.set(digestKey, publicKey);
+  }
+}
+
+/**
+ * Decoded operations of blocks being imported whose signatures were checked, with the key each
+ * verified against. Unlike the mempool's checks (the SignatureCache, which outlives them), these
+ * are of no use once the block is applied: they live exactly as long as the operation objects.
+ */
+export class OperationVerifications {
+  private readonly keys = new WeakMap<Operation, Uint8Array>();
+
+  has(op: Operation, publicKey: Uint8Array): boolean {
+    return sameKey(this.keys.get(op), publicKey);
+  }
+
+  add(op: Operation, publicKey: Uint8Array): void {
+    this.keys.set(op, publicKey);
   }
 }

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import type { Operation } from '../operation/operation';
-import type { SignatureCache } from './signature-cache';
+import type { OperationVerifications } from './signature-cache';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -274,7 +274,10 @@ export class VerifierPool {
 /** What verifyBlockAhead needs from the chain. */
 export interface AheadContext {
   pool: VerifierPool;
-  cache: SignatureCache;
+  /** Where the valid signatures found are recorded. */
+  verified: OperationVerifications;
+  /** True when the signature is known valid for the key already (this block's or the mempool's). */
+  isVerified(op: Operation, key: Uint8Array): boolean;
   /** The block's operations, decoded (throws on a malformed block). */
   operations(bytes: Uint8Array): readonly Operation[];
   /** The key an operation must verify against in the committed state; null when unknown. */
@@ -286,7 +289,7 @@ const NOTHING_AHEAD = { settle: async () => {} };
 
 /**
  * Starts checking the signatures of a block queued for import on the worker threads, while the
- * blocks before it apply; the block's own check (after `settle()`) then finds them in the cache.
+ * blocks before it apply; the block's own check (after `settle()`) then finds them recorded.
  * Signatures whose key the committed state does not know yet (an activation earlier in the queue)
  * are left to that check, and a cache hit needs the same key, so nothing here can make a block
  * pass that the full check would refuse. A malformed block is left to the full check as well.
@@ -302,14 +305,12 @@ export function verifyBlockAhead(
     return NOTHING_AHEAD;
   }
   const items: VerifyItem[] = [];
-  const digests: string[] = [];
+  const checked: Operation[] = [];
   for (const op of ops) {
     const key = ctx.keyOf(op);
-    if (key === null) continue;
-    const digest = op.digestHex;
-    if (ctx.cache.has(digest, key)) continue;
+    if (key === null || ctx.isVerified(op, key)) continue;
     items.push({ signature: op.signature, hash: ctx.signingHashOf(op), publicKey: key });
-    digests.push(digest);
+    checked.push(op);
   }
   if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
   const verification = ctx.pool.background(items);
@@ -317,7 +318,7 @@ export function verifyBlockAhead(
     async settle() {
       const results = await verification.settle();
       for (let i = 0; i < items.length; i++) {
-        if (results[i]) ctx.cache.add(digests[i]!, items[i]!.publicKey);
+        if (results[i]) ctx.verified.add(checked[i]!, items[i]!.publicKey);
       }
     },
   };
