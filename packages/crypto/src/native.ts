@@ -102,12 +102,12 @@ export function fastestSecp256k1(): Secp256k1Backend {
 }
 
 /**
- * The digest as a latin1 string copied into bytes: node:crypto's 'buffer' output makes a Buffer
+ * The digest as a latin1 ('binary') string copied into bytes: node:crypto's 'buffer' output makes a Buffer
  * over memory of its own (and an argument check that takes a slow path), which costs twice the
  * whole string round trip for digests this short, and more work for the collector.
  */
 function nodeDigest(algorithm: string, data: Uint8Array): Uint8Array {
-  const text = nodeHash(algorithm, data, 'latin1');
+  const text = nodeHash(algorithm, data, 'binary');
   const out = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
   return out;
