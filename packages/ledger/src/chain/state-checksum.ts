@@ -20,8 +20,9 @@ export class StateChecksum {
   private low = 0;
   private high = 0;
 
-  private static entryCrc(kind: number, key: Uint8Array, value: Uint8Array): number {
-    return crc32(value, crc32(key, kind));
+  /** The CRC of an entry is its value's, started from the CRC of its kind and key. */
+  private static keyCrc(kind: number, key: Uint8Array): number {
+    return crc32(key, kind);
   }
 
   private addCrc(crc: number, sign: 1 | -1): void {
@@ -31,11 +32,11 @@ export class StateChecksum {
   }
 
   add(kind: number, key: Uint8Array, value: Uint8Array): void {
-    this.addCrc(StateChecksum.entryCrc(kind, key, value), 1);
+    this.addCrc(crc32(value, StateChecksum.keyCrc(kind, key)), 1);
   }
 
   remove(kind: number, key: Uint8Array, value: Uint8Array): void {
-    this.addCrc(StateChecksum.entryCrc(kind, key, value), -1);
+    this.addCrc(crc32(value, StateChecksum.keyCrc(kind, key)), -1);
   }
 
   replace(
@@ -44,8 +45,9 @@ export class StateChecksum {
     before: Uint8Array | undefined,
     after: Uint8Array | undefined,
   ): void {
-    if (before !== undefined) this.remove(kind, key, before);
-    if (after !== undefined) this.add(kind, key, after);
+    const keyCrc = StateChecksum.keyCrc(kind, key);
+    if (before !== undefined) this.addCrc(crc32(before, keyCrc), -1);
+    if (after !== undefined) this.addCrc(crc32(after, keyCrc), 1);
   }
 
   equals(other: StateChecksum): boolean {

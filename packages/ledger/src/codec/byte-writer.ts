@@ -78,7 +78,9 @@ export class ByteWriter {
 
   bytes(b: Uint8Array): this {
     this.reserve(b.length);
-    this.buf.set(b, this.pos);
+    // As in finish(): a loop beats set() for keys and hashes.
+    if (b.length > 64) this.buf.set(b, this.pos);
+    else for (let i = 0; i < b.length; i++) this.buf[this.pos + i] = b[i]!;
     this.pos += b.length;
     return this;
   }

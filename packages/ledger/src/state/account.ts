@@ -44,8 +44,20 @@ export function newAccount(number: number, hash160: Uint8Array): Account {
   };
 }
 
+/** A copy to edit (every field listed: a spread makes V8 build the object the slow way). */
 export function cloneAccount(a: Account): Account {
-  return { ...a, timelocks: a.timelocks.map((t) => ({ ...t })) };
+  return {
+    number: a.number,
+    hash160: a.hash160,
+    publicKey: a.publicKey,
+    balance: a.balance,
+    nOperation: a.nOperation,
+    volumeLock: a.volumeLock,
+    timelocks: a.timelocks.length === 0 ? [] : a.timelocks.map((t) => ({ ...t })),
+    updatedActive: a.updatedActive,
+    updatedPassive: a.updatedPassive,
+    lastZeroFeeBlock: a.lastZeroFeeBlock,
+  };
 }
 
 /** Sum of the timelocks still locked at `height`. */
