@@ -76,7 +76,7 @@ import {
   presentWallet,
   type WalletInfo,
 } from './presentation';
-import { OperationVerifications, SignatureCache } from './signature-cache';
+import { SignatureCache, sameKey } from './signature-cache';
 import {
   decodeProducerList,
   ENTRY_ACCOUNT,
@@ -397,6 +397,13 @@ function opLocation(height: number, index: number): Uint8Array {
   return out;
 }
 
+/** A block queued for import, decoded, its signatures checked ahead (see verifyBlockAhead). */
+interface AheadBlock {
+  block: Block;
+  ops: readonly Operation[];
+  verifiedKeys: (Uint8Array | undefined)[];
+}
+
 /** Serialises the chain's state-changing tasks (produce, import, rollback). */
 class TaskQueue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -425,7 +432,6 @@ class LedgerChain implements Chain {
   private readonly maxRollback: number;
   private readonly maxFutureSeconds: number;
   private readonly sigCache: SignatureCache;
-  private readonly blockVerified = new OperationVerifications();
   private readonly blockCacheOperations: number;
   private readonly verifier: VerifierPool;
   /** Recently committed account encodings: a block's undo data and checksum need them. */
@@ -1125,13 +1131,6 @@ class LedgerChain implements Chain {
     return operationSigningHash(this.genesisHash, unsigned, this.hashes);
   }
 
-  /** Imported blocks: checked ahead or before applying (verifyBlockSignatures), else now. */
-  private readonly checkImportedSignature: SignatureCheck = (op, publicKey) =>
-    this.blockVerified.has(op, publicKey) || this.checkSignature(op, publicKey);
-
-  private readonly isVerified = (op: Operation, key: Uint8Array): boolean =>
-    this.blockVerified.has(op, key) || this.sigCache.has(op.digestHex, key);
-
   private readonly checkSignature: SignatureCheck = (op, publicKey) => {
     const key = op.digestHex;
     if (this.sigCache.has(key, publicKey)) return true;
@@ -1476,21 +1475,23 @@ class LedgerChain implements Chain {
 
   /** importBlock calls not finished yet. */
   private importsWaiting = 0;
-  /** Operations verifyAhead decoded, by block bytes, so executeImported does not decode again. */
-  private readonly decodedAhead = new WeakMap<Uint8Array, readonly Operation[]>();
+  /** Blocks verifyAhead decoded, by their bytes, so executeImported does not decode them again. */
+  private readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
 
-  private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } {
-    return verifyBlockAhead(bytes, {
+  private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } | undefined {
+    let ahead: AheadBlock;
+    try {
+      const block = decodeBlock(bytes, this.hashes);
+      const ops = block.operations.map((o) => decodeOperation(o, this.registry, this.hashes));
+      ahead = { block, ops, verifiedKeys: new Array(ops.length) };
+    } catch {
+      // A malformed block is refused by executeImported, with the reason.
+      return undefined;
+    }
+    this.decodedAhead.set(bytes, ahead);
+    return verifyBlockAhead(ahead.ops, ahead.verifiedKeys, {
       pool: this.verifier,
-      verified: this.blockVerified,
-      isVerified: this.isVerified,
-      operations: (b) => {
-        const ops = decodeBlock(b, this.hashes).operations.map((o) =>
-          decodeOperation(o, this.registry, this.hashes),
-        );
-        this.decodedAhead.set(b, ops);
-        return ops;
-      },
+      isVerified: (op, key) => this.sigCache.has(op.digestHex, key),
       keyOf: (op) =>
         this.registry.get(op.optype, op.subtype)?.signerKey?.(op.body) ??
         this.root.account(op.signer)?.publicKey ??
@@ -1548,10 +1549,10 @@ class LedgerChain implements Chain {
 
   /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
   private async executeImported(bytes: Uint8Array): Promise<ExecutedBlock> {
-    const decodedAhead = this.decodedAhead.get(bytes);
+    const ahead = this.decodedAhead.get(bytes);
     let block: Block;
     try {
-      block = decodeBlock(bytes, this.hashes);
+      block = ahead?.block ?? decodeBlock(bytes, this.hashes);
     } catch (error) {
       throw invalidBlock('MALFORMED_BLOCK', `malformed block: ${(error as Error).message}`, error);
     }
@@ -1607,7 +1608,7 @@ class LedgerChain implements Chain {
     for (let i = 0; i < block.operations.length; i++) {
       let op: Operation;
       try {
-        op = decodedAhead?.[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes);
+        op = ahead?.ops[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes);
       } catch (error) {
         throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
       }
@@ -1627,10 +1628,15 @@ class LedgerChain implements Chain {
     ) {
       throw invalidBlock('BAD_OPERATIONS_ROOT', 'the operations root does not match');
     }
-    await this.verifyBlockSignatures(ops);
+    const verifiedKeys = ahead?.verifiedKeys ?? new Array<Uint8Array | undefined>(ops.length);
+    await this.verifyBlockSignatures(ops, verifiedKeys);
     const env = this.blockEnv(header.height, header.timestamp);
     const layer = this.root.child();
-    for (let i = 0; i < ops.length; i++) {
+    let i = 0;
+    // Checked above, unless the key is one the block itself brings (checked now).
+    const checkSignature: SignatureCheck = (op, publicKey) =>
+      (ops[i] === op && sameKey(verifiedKeys[i], publicKey)) || this.checkSignature(op, publicKey);
+    for (; i < ops.length; i++) {
       const op = ops[i]!;
       try {
         applyOperation(
@@ -1638,7 +1644,7 @@ class LedgerChain implements Chain {
           env,
           op,
           this.registry.get(op.optype, op.subtype)!,
-          this.checkImportedSignature,
+          checkSignature,
           IN_PLACE,
         );
       } catch (error) {
@@ -1677,27 +1683,36 @@ class LedgerChain implements Chain {
 
   /**
    * One pass over a block's signatures before anything is applied, skipping those verified before
-   * (mempool, cache). Keys that only appear inside this block (a new activation followed by
-   * operations of that account) are checked while applying.
+   * (ahead of the block, in the mempool); `verifiedKeys[i]` ends as the key operation i verified
+   * against. Keys that only appear inside this block (a new activation followed by operations of
+   * that account) are checked while applying.
    */
-  private async verifyBlockSignatures(ops: readonly Operation[]): Promise<void> {
+  private async verifyBlockSignatures(
+    ops: readonly Operation[],
+    verifiedKeys: (Uint8Array | undefined)[],
+  ): Promise<void> {
     const items: VerifyItem[] = [];
     const positions: number[] = [];
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       const type = this.registry.get(op.optype, op.subtype)!;
       const key = type.signerKey?.(op.body) ?? this.root.account(op.signer)?.publicKey ?? null;
-      if (key === null || this.isVerified(op, key)) continue;
+      if (key === null || sameKey(verifiedKeys[i], key)) continue;
+      if (this.sigCache.has(op.digestHex, key)) {
+        verifiedKeys[i] = key;
+        continue;
+      }
       items.push({ signature: op.signature, hash: this.signingHashOf(op), publicKey: key });
       positions.push(i);
     }
+    if (items.length === 0) return;
     const results = await this.verifier.verify(items);
     for (let j = 0; j < items.length; j++) {
       const i = positions[j]!;
       if (!results[j]) {
         throw invalidBlock('BAD_OPERATION_SIGNATURE', `operation ${i} has an invalid signature`);
       }
-      this.blockVerified.add(ops[i]!, items[j]!.publicKey);
+      verifiedKeys[i] = items[j]!.publicKey;
     }
   }
 

@@ -1,7 +1,7 @@
-import type { Operation } from '../operation/operation';
 import { RecentMap } from '../state/recent-map';
 
-function sameKey(a: Uint8Array | undefined, b: Uint8Array): boolean {
+/** The same public key (usually the very same object). */
+export function sameKey(a: Uint8Array | undefined, b: Uint8Array): boolean {
   // Usually the very key object of the account that verified it.
   if (a === b) return true;
   if (a === undefined || a.length !== b.length) return false;
@@ -27,22 +27,5 @@ export class SignatureCache {
 
   add(digestKey: string, publicKey: Uint8Array): void {
     this.entries.set(digestKey, publicKey);
-  }
-}
-
-/**
- * Decoded operations of blocks being imported whose signatures were checked, with the key each
- * verified against. Unlike the mempool's checks (the SignatureCache, which outlives them), these
- * are of no use once the block is applied: they live exactly as long as the operation objects.
- */
-export class OperationVerifications {
-  private readonly keys = new WeakMap<Operation, Uint8Array>();
-
-  has(op: Operation, publicKey: Uint8Array): boolean {
-    return sameKey(this.keys.get(op), publicKey);
-  }
-
-  add(op: Operation, publicKey: Uint8Array): void {
-    this.keys.set(op, publicKey);
   }
 }

@@ -3,7 +3,6 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import type { Operation } from '../operation/operation';
-import type { OperationVerifications } from './signature-cache';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -271,54 +270,47 @@ export class VerifierPool {
   }
 }
 
+const NOTHING_AHEAD = { settle: async () => {} };
+
 /** What verifyBlockAhead needs from the chain. */
 export interface AheadContext {
   pool: VerifierPool;
-  /** Where the valid signatures found are recorded. */
-  verified: OperationVerifications;
-  /** True when the signature is known valid for the key already (this block's or the mempool's). */
+  /** True when the signature is known valid for the key already (e.g. checked in the mempool). */
   isVerified(op: Operation, key: Uint8Array): boolean;
-  /** The block's operations, decoded (throws on a malformed block). */
-  operations(bytes: Uint8Array): readonly Operation[];
   /** The key an operation must verify against in the committed state; null when unknown. */
   keyOf(op: Operation): Uint8Array | null;
   signingHashOf(op: Operation): Uint8Array;
 }
 
-const NOTHING_AHEAD = { settle: async () => {} };
-
 /**
  * Starts checking the signatures of a block queued for import on the worker threads, while the
- * blocks before it apply; the block's own check (after `settle()`) then finds them recorded.
- * Signatures whose key the committed state does not know yet (an activation earlier in the queue)
- * are left to that check, and a cache hit needs the same key, so nothing here can make a block
- * pass that the full check would refuse. A malformed block is left to the full check as well.
+ * blocks before it apply; `settle()` records in `verifiedKeys[i]` the key operation i verified
+ * against, where the block's own check then finds it. Signatures whose key the committed state does
+ * not know yet (an activation earlier in the queue) are left to that check, and a recorded key
+ * counts only when it is the key the operation needs then, so nothing here can make a block pass
+ * that the full check would refuse.
  */
 export function verifyBlockAhead(
-  bytes: Uint8Array,
+  ops: readonly Operation[],
+  verifiedKeys: (Uint8Array | undefined)[],
   ctx: AheadContext,
 ): { settle(): Promise<void> } {
-  let ops: readonly Operation[];
-  try {
-    ops = ctx.operations(bytes);
-  } catch {
-    return NOTHING_AHEAD;
-  }
   const items: VerifyItem[] = [];
-  const checked: Operation[] = [];
-  for (const op of ops) {
+  const positions: number[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     const key = ctx.keyOf(op);
     if (key === null || ctx.isVerified(op, key)) continue;
     items.push({ signature: op.signature, hash: ctx.signingHashOf(op), publicKey: key });
-    checked.push(op);
+    positions.push(i);
   }
   if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
   const verification = ctx.pool.background(items);
   return {
     async settle() {
       const results = await verification.settle();
-      for (let i = 0; i < items.length; i++) {
-        if (results[i]) ctx.verified.add(checked[i]!, items[i]!.publicKey);
+      for (let j = 0; j < items.length; j++) {
+        if (results[j]) verifiedKeys[positions[j]!] = items[j]!.publicKey;
       }
     },
   };
