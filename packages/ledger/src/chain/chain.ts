@@ -853,7 +853,7 @@ class LedgerChain implements Chain {
       throw new StoreError(ErrorCode.INVALID_DATA, 'CORRUPT_DATADIR', `block ${height} is missing`);
     }
     const block = decodeBlock(bytes, this.hashes);
-    const ops = block.operations.map((b) => decodeOperation(b, this.registry, this.hashes));
+    const ops = block.operations.map((b) => decodeOperation(b, this.registry, this.hashes, true));
     const loaded = this.summarise(block, ops);
     this.cacheBlock(height, loaded);
     return loaded;
@@ -1482,7 +1482,8 @@ class LedgerChain implements Chain {
     let ahead: AheadBlock;
     try {
       const block = decodeBlock(bytes, this.hashes);
-      const ops = block.operations.map((o) => decodeOperation(o, this.registry, this.hashes));
+      // The operations view the block's bytes, which the chain keeps with them (LoadedBlock).
+      const ops = block.operations.map((o) => decodeOperation(o, this.registry, this.hashes, true));
       ahead = { block, ops, verifiedKeys: new Array(ops.length) };
     } catch {
       // A malformed block is refused by executeImported, with the reason.
@@ -1608,7 +1609,8 @@ class LedgerChain implements Chain {
     for (let i = 0; i < block.operations.length; i++) {
       let op: Operation;
       try {
-        op = ahead?.ops[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes);
+        op =
+          ahead?.ops[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes, true);
       } catch (error) {
         throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
       }

@@ -68,11 +68,16 @@ export function operationSigningHash(
 
 let signingMessage = new Uint8Array(1024);
 
-/** Reads one operation at the reader's position (the raw-blob and block decoders share this). */
+/**
+ * Reads one operation at the reader's position (the raw-blob and block decoders share this). With
+ * `share`, the operation's `bytes` are a view of the reader's, which the caller keeps unchanged for
+ * as long as the operation lives (a block's operations and the block's bytes); else a copy.
+ */
 export function readOperation(
   reader: ByteReader,
   registry: OperationRegistry,
   hashes: Hashes,
+  share = false,
 ): Operation {
   const start = reader.offset;
   const optype = reader.u16('optype');
@@ -97,7 +102,9 @@ export function readOperation(
       `operation is ${length} bytes, at most ${MAX_OPERATION_BYTES}`,
     );
   }
-  const bytes = reader.bytes.slice(start, reader.offset);
+  const bytes = share
+    ? reader.bytes.subarray(start, reader.offset)
+    : reader.bytes.slice(start, reader.offset);
   const signature = bytes.subarray(length - OPERATION_SIGNATURE_LENGTH);
   const digest = operationDigest(bytes, hashes);
   return {
@@ -124,14 +131,18 @@ function decodeBodySafely(type: OperationType, reader: ByteReader): unknown {
   }
 }
 
-/** Decodes exactly one operation; INVALID_DATA / INVALID_OPERATION on anything else. */
+/**
+ * Decodes exactly one operation; INVALID_DATA / INVALID_OPERATION on anything else. `share` as in
+ * readOperation: the operations of a block being imported view the block's bytes.
+ */
 export function decodeOperation(
   bytes: Uint8Array,
   registry: OperationRegistry,
   hashes: Hashes,
+  share = false,
 ): Operation {
   const reader = new ByteReader(bytes);
-  const op = readOperation(reader, registry, hashes);
+  const op = readOperation(reader, registry, hashes, share);
   reader.end('operation');
   return op;
 }
