@@ -36,6 +36,7 @@ import {
   OPERATION_SIGNATURE_LENGTH,
   type Operation,
   operationSigningHash,
+  peekOperation,
 } from '../operation/operation';
 import {
   type BlockHookInfo,
@@ -397,10 +398,9 @@ function opLocation(height: number, index: number): Uint8Array {
   return out;
 }
 
-/** A block queued for import, decoded, its signatures checked ahead (see verifyBlockAhead). */
+/** A block queued for import, its signatures checked ahead (see verifyBlockAhead). */
 interface AheadBlock {
   block: Block;
-  ops: readonly Operation[];
   verifiedKeys: (Uint8Array | undefined)[];
 }
 
@@ -1475,30 +1475,49 @@ class LedgerChain implements Chain {
 
   /** importBlock calls not finished yet. */
   private importsWaiting = 0;
-  /** Blocks verifyAhead decoded, by their bytes, so executeImported does not decode them again. */
+  /** Blocks verifyAhead decoded, by their bytes, with what it found of their signatures. */
   private readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
 
   private verifyAhead(bytes: Uint8Array): { settle(): Promise<void> } | undefined {
-    let ahead: AheadBlock;
+    let block: Block;
     try {
-      const block = decodeBlock(bytes, this.hashes);
-      // The operations view the block's bytes, which the chain keeps with them (LoadedBlock).
-      const ops = block.operations.map((o) => decodeOperation(o, this.registry, this.hashes, true));
-      ahead = { block, ops, verifiedKeys: new Array(ops.length) };
+      block = decodeBlock(bytes, this.hashes);
     } catch {
       // A malformed block is refused by executeImported, with the reason.
       return undefined;
     }
+    const ahead: AheadBlock = { block, verifiedKeys: new Array(block.operations.length) };
     this.decodedAhead.set(bytes, ahead);
-    return verifyBlockAhead(ahead.ops, ahead.verifiedKeys, {
+    return verifyBlockAhead(block.operations, ahead.verifiedKeys, {
       pool: this.verifier,
-      isVerified: (op, key) => this.sigCache.has(op.digestHex, key),
-      keyOf: (op) =>
-        this.registry.get(op.optype, op.subtype)?.signerKey?.(op.body) ??
-        this.root.account(op.signer)?.publicKey ??
-        null,
-      signingHashOf: (op) => this.signingHashOf(op),
+      itemOf: (operation) => this.aheadCheckOf(operation),
     });
+  }
+
+  /** The signature check of an encoded operation in the committed state (see verifyBlockAhead). */
+  private aheadCheckOf(operation: Uint8Array): VerifyItem | null {
+    const peek = peekOperation(operation, this.registry);
+    if (peek === undefined) return null;
+    let key: Uint8Array | null | undefined;
+    if (peek.type.signerKey === undefined) key = this.root.account(peek.signer)?.publicKey;
+    else {
+      try {
+        key = peek.type.signerKey(decodeOperation(operation, this.registry, this.hashes).body);
+      } catch {
+        return null;
+      }
+    }
+    if (key == null) return null;
+    const unsignedLength = operation.length - OPERATION_SIGNATURE_LENGTH;
+    return {
+      signature: operation.subarray(unsignedLength),
+      hash: operationSigningHash(
+        this.genesisHash,
+        operation.subarray(0, unsignedLength),
+        this.hashes,
+      ),
+      publicKey: key,
+    };
   }
 
   reorganize(forkHeight: number, blocks: readonly Uint8Array[]): Promise<ReorganizeResult> {
@@ -1551,6 +1570,8 @@ class LedgerChain implements Chain {
   /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
   private async executeImported(bytes: Uint8Array): Promise<ExecutedBlock> {
     const ahead = this.decodedAhead.get(bytes);
+    // Its bytes may live on (a caller's queue, the block cache): what was found ahead must not.
+    this.decodedAhead.delete(bytes);
     let block: Block;
     try {
       block = ahead?.block ?? decodeBlock(bytes, this.hashes);
@@ -1609,8 +1630,7 @@ class LedgerChain implements Chain {
     for (let i = 0; i < block.operations.length; i++) {
       let op: Operation;
       try {
-        op =
-          ahead?.ops[i] ?? decodeOperation(block.operations[i]!, this.registry, this.hashes, true);
+        op = decodeOperation(block.operations[i]!, this.registry, this.hashes, true);
       } catch (error) {
         throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
       }
@@ -1815,7 +1835,9 @@ class LedgerChain implements Chain {
       fees: executed.fees,
       zeroFee: executed.zeroFee,
     };
-    this.cacheBlock(height, loaded);
+    // A block with others queued behind it is part of a sync: caching its decoded operations would
+    // only keep them alive past the collector's young generation, blocks after blocks.
+    if (origin !== 'imported' || this.importsWaiting <= 1) this.cacheBlock(height, loaded);
     const info = this.blockInfoOf(loaded);
     for (const listener of this.blockListeners) {
       try {

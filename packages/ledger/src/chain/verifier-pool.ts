@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
-import type { Operation } from '../operation/operation';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -71,12 +70,16 @@ export function defaultVerifyThreads(): number {
 /**
  * A batch of signatures. Handed to workers, it lives in shared memory: signature, hash and key of
  * each item packed, one result byte per item, and two counters (chunks claimed, chunks finished)
- * that the workers and the calling thread update atomically.
+ * that the workers and the calling thread update atomically. A packed job keeps no reference to
+ * its items: batches queued for seconds would otherwise keep them out of the young generation.
  */
 class Job {
   readonly count: number;
   readonly chunks: number;
   readonly data: Uint8Array | undefined;
+  /** The items and their verifying keys, when not packed in `data`. */
+  readonly items: readonly VerifyItem[];
+  readonly keys: readonly (Uint8Array | null)[];
   readonly ok: Uint8Array;
   readonly counters: Int32Array;
   readonly done: Promise<void>;
@@ -89,8 +92,8 @@ class Job {
    */
   constructor(
     readonly id: number,
-    readonly items: readonly VerifyItem[],
-    readonly keys: readonly (Uint8Array | null)[],
+    items: readonly VerifyItem[],
+    keys: readonly (Uint8Array | null)[],
     shared: boolean,
   ) {
     this.count = items.length;
@@ -113,6 +116,11 @@ class Job {
         }
       }
       this.data = data;
+      this.items = [];
+      this.keys = [];
+    } else {
+      this.items = items;
+      this.keys = keys;
     }
     this.done = new Promise<void>((resolve) => {
       this.resolveDone = resolve;
@@ -194,10 +202,22 @@ export class VerifierPool {
 
   private verifyChunk(job: Job, chunk: number): void {
     const to = Math.min(job.count, (chunk + 1) * CHUNK);
+    const data = job.data;
     for (let i = chunk * CHUNK; i < to; i++) {
-      const item = job.items[i]!;
-      const key = job.keys[i];
-      job.ok[i] = key != null && this.local.verify(item.signature, item.hash, key) ? 1 : 0;
+      let valid: boolean;
+      if (data !== undefined) {
+        const o = i * ITEM_BYTES;
+        valid = this.local.verify(
+          data.subarray(o, o + 64),
+          data.subarray(o + 64, o + 96),
+          data.subarray(o + 96, o + ITEM_BYTES),
+        );
+      } else {
+        const item = job.items[i]!;
+        const key = job.keys[i];
+        valid = key != null && this.local.verify(item.signature, item.hash, key);
+      }
+      job.ok[i] = valid ? 1 : 0;
     }
   }
 
@@ -275,42 +295,42 @@ const NOTHING_AHEAD = { settle: async () => {} };
 /** What verifyBlockAhead needs from the chain. */
 export interface AheadContext {
   pool: VerifierPool;
-  /** True when the signature is known valid for the key already (e.g. checked in the mempool). */
-  isVerified(op: Operation, key: Uint8Array): boolean;
-  /** The key an operation must verify against in the committed state; null when unknown. */
-  keyOf(op: Operation): Uint8Array | null;
-  signingHashOf(op: Operation): Uint8Array;
+  /**
+   * The signature check an encoded operation needs in the committed state; null when that state
+   * does not know its key yet or the bytes are malformed (the block's full check deals with both).
+   */
+  itemOf(operation: Uint8Array): VerifyItem | null;
 }
 
 /**
  * Starts checking the signatures of a block queued for import on the worker threads, while the
  * blocks before it apply; `settle()` records in `verifiedKeys[i]` the key operation i verified
- * against, where the block's own check then finds it. Signatures whose key the committed state does
- * not know yet (an activation earlier in the queue) are left to that check, and a recorded key
- * counts only when it is the key the operation needs then, so nothing here can make a block pass
- * that the full check would refuse.
+ * against, where the block's own check then finds it. The operations are not decoded here (a
+ * decoded operation kept for blocks would outlive the collector's young generation): their
+ * headers say the signer. A recorded key counts only when it is the key the operation needs when
+ * it applies, so nothing here can make a block pass that the full check would refuse.
  */
 export function verifyBlockAhead(
-  ops: readonly Operation[],
+  operations: readonly Uint8Array[],
   verifiedKeys: (Uint8Array | undefined)[],
   ctx: AheadContext,
 ): { settle(): Promise<void> } {
   const items: VerifyItem[] = [];
   const positions: number[] = [];
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    const key = ctx.keyOf(op);
-    if (key === null || ctx.isVerified(op, key)) continue;
-    items.push({ signature: op.signature, hash: ctx.signingHashOf(op), publicKey: key });
+  for (let i = 0; i < operations.length; i++) {
+    const item = ctx.itemOf(operations[i]!);
+    if (item === null) continue;
+    items.push(item);
     positions.push(i);
   }
   if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
   const verification = ctx.pool.background(items);
+  const keys = items.map((item) => item.publicKey);
   return {
     async settle() {
       const results = await verification.settle();
-      for (let j = 0; j < items.length; j++) {
-        if (results[j]) verifiedKeys[positions[j]!] = items[j]!.publicKey;
+      for (let j = 0; j < keys.length; j++) {
+        if (results[j]) verifiedKeys[positions[j]!] = keys[j];
       }
     },
   };

@@ -21,6 +21,7 @@ import {
   type Operation,
   type OperationHeader,
   operationSigningHash,
+  peekOperation,
 } from './operation';
 import { createRegistry, type OperationType } from './registry';
 import { type TransferBody, transferOperation } from './transfer';
@@ -107,6 +108,25 @@ describe('operation codec', () => {
       .update(bytes.subarray(0, bytes.length - 64))
       .digest();
     expect(pureSecp256k1.verify(op.signature, message, publicKey)).toBe(true);
+  });
+
+  it('peekOperation reads the type and signer decoding reads, and never throws', () => {
+    fc.assert(
+      fc.property(headerArb, transferArb, (h, body) => {
+        const bytes = sign({ ...h, optype: 2, subtype: 0 }, transferOperation, body);
+        const peek = peekOperation(bytes, registry);
+        expect(peek?.type).toBe(transferOperation);
+        expect(peek?.signer).toBe(decodeOperation(bytes, registry, nativeHashes).signer);
+        expect(peekOperation(bytes.subarray(0, 75), registry)).toBeUndefined();
+      }),
+      { numRuns: 50 },
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const peek = peekOperation(bytes, registry);
+        if (peek !== undefined) expect(registry.types()).toContain(peek.type);
+      }),
+    );
   });
 
   it('round-trips raw blobs', () => {

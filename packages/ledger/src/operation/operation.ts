@@ -68,6 +68,32 @@ export function operationSigningHash(
 
 let signingMessage = new Uint8Array(1024);
 
+/** What the header of an encoded operation says, read without decoding its body. */
+export interface OperationPeek {
+  type: OperationType;
+  signer: number;
+}
+
+/**
+ * The type and signer of an encoded operation, or undefined when its header is not that of a
+ * registered type or it is too short to hold a signature: enough to check its signature before
+ * decoding it (a block queued for import), never a substitute for decoding it.
+ */
+export function peekOperation(
+  bytes: Uint8Array,
+  registry: OperationRegistry,
+): OperationPeek | undefined {
+  // optype u16, signer u32, n_operation u32, fee (u8 length || bytes), subtype u8.
+  if (bytes.length < MIN_OPERATION_BYTES) return undefined;
+  const feeLength = bytes[10]!;
+  const subtypeAt = 11 + feeLength;
+  if (subtypeAt >= bytes.length - OPERATION_SIGNATURE_LENGTH) return undefined;
+  const type = registry.get(bytes[0]! | (bytes[1]! << 8), bytes[subtypeAt]!);
+  if (type === undefined) return undefined;
+  const signer = (bytes[2]! | (bytes[3]! << 8) | (bytes[4]! << 16) | (bytes[5]! << 24)) >>> 0;
+  return { type, signer };
+}
+
 /**
  * Reads one operation at the reader's position (the raw-blob and block decoders share this). With
  * `share`, the operation's `bytes` are a view of the reader's, which the caller keeps unchanged for
