@@ -16,12 +16,21 @@ describe('block-import benchmark', () => {
     expect(prepared.setupBlocks).toBe(2);
     expect(prepared.blocks).toHaveLength(2 + 3);
     expect(prepared.transfers).toBe(600);
+    expect(prepared.blockTransfers).toEqual([200, 200, 200]);
     for (const window of [1, 4]) {
-      const run = await importPreparedChain(prepared, window);
+      const run = await importPreparedChain(prepared, { window });
       expect(Buffer.from(run.stateRoot).equals(prepared.stateRoot)).toBe(true);
       expect(run.opsPerSec).toBeCloseTo(600 / run.seconds, 6);
       expect(run.coresBusy).toBeGreaterThan(0);
     }
+    // Warm-up blocks are imported, not timed.
+    const warm = await importPreparedChain(prepared, { warmUpBlocks: 2 });
+    expect(Buffer.from(warm.stateRoot).equals(prepared.stateRoot)).toBe(true);
+    expect(warm.transfers).toBe(200);
+    expect(warm.opsPerSec).toBeCloseTo(200 / warm.seconds, 6);
+    await expect(importPreparedChain(prepared, { warmUpBlocks: 3 })).rejects.toThrow(
+      /no transfer block/,
+    );
   });
 
   it('fails on a damaged block rather than reporting a rate', async () => {
