@@ -57,7 +57,6 @@ import { type ApplyEnv, LayerContext } from '../state/apply-context';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../state/apply-operation';
 import {
   type BlockChanges,
-  CommittedEncodings,
   collectChanges,
   decodeUndo,
   encodeUndo,
@@ -328,8 +327,6 @@ interface ExecutedBlock {
 const BLOCK_CACHE_SIZE = 32;
 /** Meta key of the head's cumulative weight. */
 const META_WEIGHT = 'weight';
-/** Account encodings kept for the next change of the account (about 3 MB). */
-const COMMITTED_ENCODINGS_KEPT = 16_384;
 /** Recent block producers kept in memory: enough for the recent-signer rule of 256 producers. */
 const RECENT_PRODUCERS_KEPT = 128;
 const PUBLIC_KEY_CACHE_SIZE = 1024;
@@ -434,8 +431,6 @@ class LedgerChain implements Chain {
   private readonly sigCache: SignatureCache;
   private readonly blockCacheOperations: number;
   private readonly verifier: VerifierPool;
-  /** Recently committed account encodings: a block's undo data and checksum need them. */
-  private readonly committedEncodings = new CommittedEncodings(COMMITTED_ENCODINGS_KEPT);
 
   private store: ChainStore | undefined;
   private journal: Journal | undefined;
@@ -584,7 +579,7 @@ class LedgerChain implements Chain {
       (p) => layer.numberOf(decodeAddress(p, this.prefix).hash160)!,
     );
     layer.setProducers(producers.sort((a, b) => a - b));
-    const changes = collectChanges(layer, this.registry, this.committedEncodings);
+    const changes = collectChanges(layer, this.registry);
     const header: BlockHeader = {
       height: 0,
       prevHash: ZERO_HASH,
@@ -1402,7 +1397,7 @@ class LedgerChain implements Chain {
       const ops = included.map((e) => e.op);
       const { fees, zeroFee } = feeSummary(ops);
       this.runBlockHooks(layer, env, { height, timestamp, producer, fees, operations: ops.length });
-      const changes = collectChanges(layer, this.registry, this.committedEncodings);
+      const changes = collectChanges(layer, this.registry);
       const header: BlockHeader = {
         height,
         prevHash: this.headState.hash,
@@ -1685,7 +1680,7 @@ class LedgerChain implements Chain {
       fees,
       operations: ops.length,
     });
-    const changes = collectChanges(layer, this.registry, this.committedEncodings);
+    const changes = collectChanges(layer, this.registry);
     if (!equalBytes(header.stateRoot, nextStateRoot(head.stateRoot, changes, this.hashes))) {
       throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
     }
@@ -1812,8 +1807,6 @@ class LedgerChain implements Chain {
 
     afterRelease();
     executed.layer.mergeIntoParent();
-    for (const a of executed.changes.accounts)
-      this.committedEncodings.remember(a.after, a.afterBytes);
     this.checksum = checksum;
     this.headState = head;
     this.revision++;
@@ -2006,7 +1999,6 @@ class LedgerChain implements Chain {
     await store.commit(batch);
 
     // Memory follows the disk.
-    this.committedEncodings.clear();
     for (const [number, before] of accountNow) {
       const current = this.root.accounts.get(number);
       if (before === undefined) {

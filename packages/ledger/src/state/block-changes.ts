@@ -3,7 +3,6 @@ import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 import type { OperationRegistry } from '../operation/registry';
 import { type Account, encodeAccount } from './account';
-import { RecentMap } from './recent-map';
 import { DELETED, type StateLayer } from './state-layer';
 
 export interface AccountChange {
@@ -30,39 +29,8 @@ export interface BlockChanges {
   producers: { before: number[]; after: number[] } | undefined;
 }
 
-/**
- * Encodings of committed accounts, remembered by account object so that the next block changing
- * the account need not encode its previous state again. Sound because an account object owned by
- * the root layer is never edited in place (a child layer edits a copy, merged in as a new object).
- * Bounded: the least recently committed go first.
- */
-export class CommittedEncodings {
-  private readonly byNumber: RecentMap<number, { account: Account; bytes: Uint8Array }>;
-
-  constructor(capacity: number) {
-    this.byNumber = new RecentMap(capacity);
-  }
-
-  get(account: Account): Uint8Array | undefined {
-    const entry = this.byNumber.get(account.number);
-    return entry?.account === account ? entry.bytes : undefined;
-  }
-
-  remember(account: Account, bytes: Uint8Array): void {
-    this.byNumber.set(account.number, { account, bytes });
-  }
-
-  clear(): void {
-    this.byNumber.clear();
-  }
-}
-
 /** The changes of `layer` (a child of the committed root) in canonical order. */
-export function collectChanges(
-  layer: StateLayer,
-  registry: OperationRegistry,
-  committed?: CommittedEncodings,
-): BlockChanges {
+export function collectChanges(layer: StateLayer, registry: OperationRegistry): BlockChanges {
   const root = layer.parent;
   if (root === undefined) throw new Error('collectChanges needs a child of the root layer');
   const accounts: AccountChange[] = [];
@@ -74,8 +42,7 @@ export function collectChanges(
       number,
       after,
       afterBytes: encodeAccount(after),
-      before:
-        previous === undefined ? undefined : (committed?.get(previous) ?? encodeAccount(previous)),
+      before: previous === undefined ? undefined : encodeAccount(previous),
     });
   }
   const spaces: SpaceChange[] = [];
