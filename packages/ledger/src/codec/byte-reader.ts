@@ -19,13 +19,11 @@ export function plainBytes(bytes: Uint8Array): Uint8Array {
  */
 export class ByteReader {
   readonly bytes: Uint8Array;
-  private readonly view: DataView;
   private pos: number;
 
   constructor(bytes: Uint8Array, offset = 0) {
     // A Buffer's slice() is a view, not a copy: read through a plain Uint8Array.
     this.bytes = plainBytes(bytes);
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = offset;
   }
 
@@ -53,14 +51,16 @@ export class ByteReader {
 
   u16(what = 'u16'): number {
     this.need(2, what);
-    const v = this.view.getUint16(this.pos, true);
+    const v = this.bytes[this.pos]! | (this.bytes[this.pos + 1]! << 8);
     this.pos += 2;
     return v;
   }
 
   u32(what = 'u32'): number {
     this.need(4, what);
-    const v = this.view.getUint32(this.pos, true);
+    const b = this.bytes;
+    const p = this.pos;
+    const v = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
     this.pos += 4;
     return v;
   }
@@ -90,7 +90,7 @@ export class ByteReader {
   /** The u16 length prefix of `what` (its name for errors is built only on an error). */
   private lengthU16(what: string): number {
     if (this.pos + 2 > this.bytes.length) this.need(2, `${what} length`);
-    const v = this.view.getUint16(this.pos, true);
+    const v = this.bytes[this.pos]! | (this.bytes[this.pos + 1]! << 8);
     this.pos += 2;
     return v;
   }
@@ -122,11 +122,17 @@ export class ByteReader {
       throw new DecodeError('BAD_AMOUNT', `${what} has a leading zero byte (not minimal)`);
     }
     this.pos += length;
+    // Six bytes at a time in a Number (exact below 2^53), the shortest chunk first: an amount of up
+    // to 6 bytes is one bigint, an 18-decimal amount (9-10 bytes) four.
     let v = 0n;
-    // Eight bytes at a time keeps 18-decimal amounts (9-10 bytes) at two bigint steps.
     let i = 0;
-    for (; i + 8 <= length; i += 8) v = (v << 64n) | this.view.getBigUint64(start + i, false);
-    for (; i < length; i++) v = (v << 8n) | BigInt(bytes[start + i]!);
+    let chunk = length % 6 || 6;
+    while (i < length) {
+      let n = 0;
+      for (const end = i + chunk; i < end; i++) n = n * 256 + bytes[start + i]!;
+      v = v === 0n ? BigInt(n) : (v << 48n) | BigInt(n);
+      chunk = 6;
+    }
     return v;
   }
 
