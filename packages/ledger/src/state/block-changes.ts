@@ -34,7 +34,8 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
   const root = layer.parent;
   if (root === undefined) throw new Error('collectChanges needs a child of the root layer');
   const accounts: AccountChange[] = [];
-  const numbers = [...layer.accounts.keys()].sort((a, b) => a - b);
+  // A typed array sorts numbers natively, without a comparator call per comparison.
+  const numbers = Float64Array.from(layer.accounts.keys()).sort();
   for (const number of numbers) {
     const after = layer.accounts.get(number)!;
     const previous = root.account(number);
