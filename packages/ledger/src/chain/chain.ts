@@ -322,6 +322,8 @@ interface ExecutedBlock {
   changes: BlockChanges;
   fees: bigint;
   zeroFee: number;
+  /** An imported block's: the key each operation's signature verified against. */
+  verifiedKeys?: readonly (Uint8Array | undefined)[];
 }
 
 const BLOCK_CACHE_SIZE = 32;
@@ -1122,7 +1124,12 @@ class LedgerChain implements Chain {
   }
 
   private signingHashOf(op: Operation): Uint8Array {
-    const unsigned = op.bytes.subarray(0, op.bytes.length - OPERATION_SIGNATURE_LENGTH);
+    return this.signingHashOfBytes(op.bytes);
+  }
+
+  /** The signing hash of a signed operation's bytes. */
+  private signingHashOfBytes(operation: Uint8Array): Uint8Array {
+    const unsigned = operation.subarray(0, operation.length - OPERATION_SIGNATURE_LENGTH);
     return operationSigningHash(this.genesisHash, unsigned, this.hashes);
   }
 
@@ -1503,14 +1510,9 @@ class LedgerChain implements Chain {
       }
     }
     if (key == null) return null;
-    const unsignedLength = operation.length - OPERATION_SIGNATURE_LENGTH;
     return {
-      signature: operation.subarray(unsignedLength),
-      hash: operationSigningHash(
-        this.genesisHash,
-        operation.subarray(0, unsignedLength),
-        this.hashes,
-      ),
+      signature: operation.subarray(operation.length - OPERATION_SIGNATURE_LENGTH),
+      hash: this.signingHashOfBytes(operation),
       publicKey: key,
     };
   }
@@ -1695,6 +1697,7 @@ class LedgerChain implements Chain {
       changes,
       fees,
       zeroFee,
+      verifiedKeys,
     };
   }
 
@@ -1828,9 +1831,16 @@ class LedgerChain implements Chain {
       fees: executed.fees,
       zeroFee: executed.zeroFee,
     };
-    // A block with others queued behind it is part of a sync: caching its decoded operations would
-    // only keep them alive past the collector's young generation, blocks after blocks.
-    if (origin !== 'imported' || this.importsWaiting <= 1) this.cacheBlock(height, loaded);
+    // A block with others queued behind it is part of a sync: keeping its decoded operations or
+    // their signature checks would only keep them alive past the collector's young generation,
+    // blocks after blocks. A block near the tip is kept, and its checks too: a reorganisation
+    // returning its operations to the mempool does not verify them again.
+    if (origin !== 'imported' || this.importsWaiting <= 1) {
+      this.cacheBlock(height, loaded);
+      executed.verifiedKeys?.forEach((key, i) => {
+        if (key !== undefined) this.sigCache.add(ops[i]!.digestHex, key);
+      });
+    }
     const info = this.blockInfoOf(loaded);
     for (const listener of this.blockListeners) {
       try {

@@ -88,9 +88,13 @@ async function buildHistory(chain: Chain): Promise<void> {
   await chain.produceBlock(devWallet.privateKey);
 }
 
-async function copyBlocks(from: Chain, to: Chain, fromHeight = 1): Promise<void> {
-  for (let h = fromHeight; h < from.blockCount(); h++)
-    await to.importBlock((await from.getBlockBytes(h))!);
+async function copyBlocks(
+  from: Chain,
+  to: Chain,
+  fromHeight = 1,
+  toHeight = from.blockCount(),
+): Promise<void> {
+  for (let h = fromHeight; h < toHeight; h++) await to.importBlock((await from.getBlockBytes(h))!);
 }
 
 /** Re-signs a block of `source` with fields changed (a well-signed but wrong block). */
@@ -111,7 +115,45 @@ function forge(
   return encodeBlock(headerBytes, signature, ops);
 }
 
+/** The native backend, counting its verifies (a chain with another backend verifies on its thread). */
+function countingSecp() {
+  const counter = { verifies: 0 };
+  const secp256k1 = {
+    ...nativeSecp256k1,
+    verify(...args: Parameters<typeof nativeSecp256k1.verify>) {
+      counter.verifies++;
+      return nativeSecp256k1.verify(...args);
+    },
+  };
+  return { counter, secp256k1 };
+}
+
 describe('importBlock', () => {
+  it('remembers the signatures of a block imported at the tip: a rollback does not verify them again', async () => {
+    const a = await tempChain();
+    await fundAndActivate(a, alice, 50n * COIN);
+    for (let i = 0; i < 5; i++) {
+      await a.signAndSubmit({
+        optype: 2,
+        signer: alice.address,
+        privateKey: alice.privateKey,
+        body: transferTo(bob.address, BigInt(i + 1)),
+      });
+    }
+    await a.produceBlock(devWallet.privateKey);
+    const { counter, secp256k1 } = countingSecp();
+    const t = await openTempChain({ secp256k1 });
+    cleanups.push(t.cleanup);
+    await copyBlocks(a, t.chain, 1, 2);
+    const before = counter.verifies;
+    await copyBlocks(a, t.chain, 2);
+    // The producer's signature and the five transfers.
+    expect(counter.verifies - before).toBe(6);
+    await t.chain.rollback(1);
+    expect(t.chain.pendingCount()).toBe(5);
+    expect(counter.verifies - before).toBe(6);
+  });
+
   it('replays a chain built on node A on a fresh node B to the same head and state', async () => {
     const a = await tempChain();
     await buildHistory(a);
