@@ -1806,7 +1806,11 @@ class LedgerChain implements Chain {
     };
     batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
     batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
-    await store.commit(batch);
+    const written = store.commit(batch);
+    // Blocks queued behind this one are being checked: help rather than wait for the disk.
+    await (origin === 'imported' && this.importsWaiting > 1
+      ? this.verifier.helpWhile(written)
+      : written);
 
     afterRelease();
     executed.layer.mergeIntoParent();

@@ -259,16 +259,41 @@ export class VerifierPool {
 
   /** The calling thread claims and verifies the job's remaining chunks, then waits for the rest. */
   private async help(job: Job): Promise<boolean[]> {
-    for (;;) {
-      const chunk = Atomics.add(job.counters, 0, 1);
-      if (chunk >= job.chunks) break;
-      this.verifyChunk(job, chunk);
-      if (Atomics.add(job.counters, 1, 1) + 1 === job.chunks) job.finish();
-    }
+    while (this.helpOnce(job));
     await job.done;
     this.jobs.delete(job.id);
     if (this.jobs.size === 0) for (const worker of this.workers) worker.unref();
     return Array.from(job.ok, (v) => v === 1);
+  }
+
+  /** Claims and verifies one chunk of the job; false when none was left to claim. */
+  private helpOnce(job: Job): boolean {
+    const chunk = Atomics.add(job.counters, 0, 1);
+    if (chunk >= job.chunks) return false;
+    this.verifyChunk(job, chunk);
+    if (Atomics.add(job.counters, 1, 1) + 1 === job.chunks) job.finish();
+    return true;
+  }
+
+  /**
+   * Until `pending` settles, the calling thread verifies chunks of the background batches (oldest
+   * first) one at a time, looking at the event loop between two: for a thread that would otherwise
+   * wait, e.g. for the disk to sync a block while the blocks queued behind it are checked.
+   */
+  async helpWhile<T>(pending: Promise<T>): Promise<T> {
+    let settled = false;
+    const done = pending.finally(() => {
+      settled = true;
+    });
+    while (!settled && this.helpAnyOnce()) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return done;
+  }
+
+  private helpAnyOnce(): boolean {
+    for (const job of this.jobs.values()) if (this.helpOnce(job)) return true;
+    return false;
   }
 
   /** One boolean per item, in order; the calling thread takes part. */
