@@ -121,6 +121,31 @@ describe('VerifierPool', () => {
     });
   });
 
+  it('helpWhile has the calling thread check background batches until its promise settles', async () => {
+    let onCallingThread = 0;
+    const counting = {
+      ...nativeSecp256k1,
+      verify: (...args: Parameters<typeof nativeSecp256k1.verify>) => {
+        onCallingThread++;
+        return nativeSecp256k1.verify(...args);
+      },
+    };
+    const pool = new VerifierPool(counting, 1);
+    pools.push(pool);
+    const bad = new Set([5, 600]);
+    const pending = pool.background(items(1000, bad));
+    expect(onCallingThread).toBe(0);
+    // 1,000 checks take far longer than 30 ms on one worker: the calling thread helps meanwhile.
+    const value = await pool.helpWhile(new Promise((resolve) => setTimeout(() => resolve(42), 30)));
+    expect(value).toBe(42);
+    expect(onCallingThread).toBeGreaterThan(0);
+    expect(await pending.settle()).toEqual(Array.from({ length: 1000 }, (_, i) => !bad.has(i)));
+    // A rejection comes through; with nothing left to check it is simply awaited.
+    await expect(pool.helpWhile(Promise.reject(new Error('disk full')))).rejects.toThrow(
+      'disk full',
+    );
+  });
+
   it('settles background batches correctly after close() stopped the workers', async () => {
     const pool = new VerifierPool(nativeSecp256k1, 1);
     const pending = pool.background(items(400, new Set([7, 399])));
