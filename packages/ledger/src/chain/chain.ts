@@ -1705,7 +1705,8 @@ class LedgerChain implements Chain {
    * One pass over a block's signatures before anything is applied, skipping those verified before
    * (ahead of the block, in the mempool); `verifiedKeys[i]` ends as the key operation i verified
    * against. Keys that only appear inside this block (a new activation followed by operations of
-   * that account) are checked while applying.
+   * that account) are checked while applying, and so is a signature checked ahead against a key
+   * that is no longer the signer's when the operation applies (the check there compares keys).
    */
   private async verifyBlockSignatures(
     ops: readonly Operation[],
@@ -1714,10 +1715,11 @@ class LedgerChain implements Chain {
     const items: VerifyItem[] = [];
     const positions: number[] = [];
     for (let i = 0; i < ops.length; i++) {
+      if (verifiedKeys[i] !== undefined) continue;
       const op = ops[i]!;
       const type = this.registry.get(op.optype, op.subtype)!;
       const key = type.signerKey?.(op.body) ?? this.root.account(op.signer)?.publicKey ?? null;
-      if (key === null || sameKey(verifiedKeys[i], key)) continue;
+      if (key === null) continue;
       if (this.sigCache.has(op.digestHex, key)) {
         verifiedKeys[i] = key;
         continue;

@@ -128,9 +128,12 @@ export function readOperation(
       `operation is ${length} bytes, at most ${MAX_OPERATION_BYTES}`,
     );
   }
-  const bytes = share
-    ? reader.bytes.subarray(start, reader.offset)
-    : reader.bytes.slice(start, reader.offset);
+  const whole = start === 0 && reader.offset === reader.bytes.length;
+  const bytes = !share
+    ? reader.bytes.slice(start, reader.offset)
+    : whole
+      ? reader.bytes
+      : reader.bytes.subarray(start, reader.offset);
   const signature = bytes.subarray(length - OPERATION_SIGNATURE_LENGTH);
   const digest = operationDigest(bytes, hashes);
   return {
