@@ -34,6 +34,11 @@ export const IMPORT_WINDOW = 4;
 /** The figure's run: transfer blocks imported before timing starts, then the transfers timed. */
 export const WARM_UP_BLOCKS = 10;
 export const TIMED_TRANSFERS = 60_000;
+/**
+ * Imports measured, each into a fresh chain; the fastest is the figure, as the ceiling is the
+ * fastest of its measurements: a busy moment of the host lowers a rate, never raises it.
+ */
+export const IMPORT_RUNS = 3;
 
 export interface PreparedChain {
   genesis: Genesis;
@@ -259,22 +264,28 @@ export default defineBenchmark({
     ctx.log(`  preparing ${options.transfers} transfers from ${options.signers} signers`);
     const prepared = await prepareTransferChain(options);
     const cases = makeVerifyCases(2_000);
-    // The ceiling is measured before and after the import and the higher rate kept, so a busy
-    // moment of the machine cannot lower it.
-    const verifyBefore = measureVerifyRate(cases);
+    // The ceiling is measured before and after each import and the highest rate kept, so a busy
+    // moment of the machine cannot lower it; the import's figure is its fastest run likewise.
+    let verifyRate = measureVerifyRate(cases);
     ctx.log(
-      `  importing ${prepared.blocks.length - prepared.setupBlocks} blocks (${prepared.transfers} transfers), timed after the first ${WARM_UP_BLOCKS}`,
+      `  importing ${prepared.blocks.length - prepared.setupBlocks} blocks (${prepared.transfers} transfers) ${IMPORT_RUNS} times, timed after the first ${WARM_UP_BLOCKS}`,
     );
-    const run = await importPreparedChain(prepared, { warmUpBlocks: WARM_UP_BLOCKS });
-    if (!Buffer.from(run.stateRoot).equals(prepared.stateRoot)) {
-      throw new Error('the imported chain does not end in the state root of the prepared chain');
+    let run: ImportRun | undefined;
+    for (let i = 0; i < IMPORT_RUNS; i++) {
+      const attempt = await importPreparedChain(prepared, { warmUpBlocks: WARM_UP_BLOCKS });
+      if (!Buffer.from(attempt.stateRoot).equals(prepared.stateRoot)) {
+        throw new Error('the imported chain does not end in the state root of the prepared chain');
+      }
+      verifyRate = Math.max(verifyRate, measureVerifyRate(cases));
+      ctx.log(
+        `  ${Math.round(attempt.opsPerSec)} transfers/s (${attempt.transfers} in ${attempt.seconds.toFixed(2)} s), ` +
+          `${attempt.coresBusy.toFixed(2)} cores busy`,
+      );
+      if (run === undefined || attempt.opsPerSec > run.opsPerSec) run = attempt;
     }
-    const verifyRate = Math.max(verifyBefore, measureVerifyRate(cases));
+    if (run === undefined) throw new Error('no import was measured');
     const cores = availableParallelism();
-    ctx.log(
-      `  ${Math.round(run.opsPerSec)} transfers/s (${run.transfers} in ${run.seconds.toFixed(2)} s), ` +
-        `${run.coresBusy.toFixed(2)} cores busy; libsecp256k1 verify ${Math.round(verifyRate)}/s on one core`,
-    );
+    ctx.log(`  libsecp256k1 verify ${Math.round(verifyRate)}/s on one core (fastest measurement)`);
     return [
       compareWithCeiling({
         name: 'block import, 1 core',
