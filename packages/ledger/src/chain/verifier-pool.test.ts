@@ -146,6 +146,18 @@ describe('VerifierPool', () => {
     );
   });
 
+  it('closes while its worker is inside libsecp256k1, again and again, without aborting', async () => {
+    // A worker terminated inside the binding took the whole process down (a C++ exception).
+    const batch = items(300, new Set([9]));
+    for (let round = 0; round < 10; round++) {
+      const pool = new VerifierPool(nativeSecp256k1, 1);
+      const pending = pool.background(batch);
+      await new Promise((resolve) => setTimeout(resolve, round));
+      await pool.close();
+      expect(await pending.settle()).toEqual(Array.from({ length: 300 }, (_, i) => i !== 9));
+    }
+  });
+
   it('settles background batches correctly after close() stopped the workers', async () => {
     const pool = new VerifierPool(nativeSecp256k1, 1);
     const pending = pool.background(items(400, new Set([7, 399])));

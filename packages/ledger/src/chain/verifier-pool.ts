@@ -13,11 +13,15 @@ export interface VerifyItem {
 // Runs in each worker: takes chunks of a job by incrementing the job's shared claim counter (the
 // calling thread takes chunks the same way), verifies them with libsecp256k1 (it rejects high-S by
 // itself) and writes the results into the job's shared result array; whoever finishes the last
-// chunk of a job says so.
+// chunk of a job says so. 'stop' closes its port, so that it ends by itself: a worker terminated
+// while inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception
+// when it cannot return to a terminating thread).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
-parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
+parentPort.on('message', (message) => {
+  if (message === 'stop') return parentPort.close();
+  const { id, count, chunk, data, ok, counters } = message;
   const chunks = Math.ceil(count / chunk);
   for (;;) {
     const c = Atomics.add(counters, 0, 1);
@@ -42,6 +46,9 @@ parentPort.on('message', ({ id, count, chunk, data, ok, counters }) => {
  */
 const ITEM_BYTES = 161;
 const KEY_BYTES = 65;
+
+/** How long a stopping worker may take to finish its chunk before it is terminated anyway. */
+const STOP_TIMEOUT_MS = 10_000;
 
 /** Below this many signatures a batch is verified on the calling thread alone. */
 const PARALLEL_THRESHOLD = 128;
@@ -158,6 +165,7 @@ export interface BackgroundVerification {
  */
 export class VerifierPool {
   private workers: Worker[] = [];
+  private readonly exits = new Map<Worker, Promise<void>>();
   private readonly jobs = new Map<number, Job>();
   private nextId = 0;
   private broken = false;
@@ -182,22 +190,44 @@ export class VerifierPool {
       worker.unref();
       worker.on('message', (id: number) => this.jobs.get(id)?.finish());
       worker.on('error', () => void this.fail());
+      this.exits.set(worker, new Promise((resolve) => worker.once('exit', () => resolve())));
       this.workers.push(worker);
     }
     return true;
   }
 
-  /** Workers stop; every batch they had not finished is verified on the calling thread. */
+  /**
+   * Workers stop; every batch they had not finished is verified on the calling thread (a worker
+   * still finishing a chunk writes the same results). They are told to stop and left to end, not
+   * terminated: see WORKER_SOURCE.
+   */
   private fail(): Promise<unknown> {
     this.broken = true;
     const workers = this.workers;
     this.workers = [];
+    // No thread claims a chunk from now on.
+    for (const job of this.jobs.values()) Atomics.store(job.counters, 0, job.chunks);
     for (const job of this.jobs.values()) {
       // A complete job's results are all written; its "done" message may just not have come.
       if (!job.complete) for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
       job.finish();
     }
-    return Promise.all(workers.map((worker) => worker.terminate()));
+    return Promise.all(workers.map((worker) => this.stopWorker(worker)));
+  }
+
+  private async stopWorker(worker: Worker): Promise<void> {
+    const exited = this.exits.get(worker);
+    this.exits.delete(worker);
+    // Held until it has ended: the caller awaits it, and may have nothing else keeping it running.
+    worker.ref();
+    worker.postMessage('stop');
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stuck = new Promise<'stuck'>((resolve) => {
+      timer = setTimeout(() => resolve('stuck'), STOP_TIMEOUT_MS);
+      timer.unref();
+    });
+    if ((await Promise.race([exited, stuck])) === 'stuck') await worker.terminate();
+    clearTimeout(timer);
   }
 
   private verifyChunk(job: Job, chunk: number): void {
