@@ -95,4 +95,20 @@ describe('--mine-wallet', () => {
       ),
     ).rejects.toMatchObject({ reason: 'MINE_WALLET_NOT_IN_KEYSTORE' });
   });
+
+  it('does not load a locked wallet: a locked wallet signs no block', async () => {
+    const { chain, keystore, wallet } = await setup(randomPrivateKey());
+    await keystore.lock(wallet);
+    const keys = createProducerKeys();
+    const loaded = await loadMineWallets(
+      { mineWallets: [wallet.toUpperCase().replace(/^CH/, 'CH')], minePassphraseFile: '' },
+      chain,
+      keystore,
+      keys,
+      silent,
+      { [MINE_PASSPHRASE_ENV]: 'mine secret' },
+    );
+    expect(loaded).toBe(0);
+    expect(keys.count()).toBe(0);
+  });
 });

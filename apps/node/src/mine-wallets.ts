@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { ChainError, ErrorCode } from '@chain/crypto';
+import { ChainError, ErrorCode, normalizeAddress } from '@chain/crypto';
 import type { KeyStore } from '@chain/keystore';
 import type { Chain } from '@chain/ledger';
 import type { Logger } from './logger';
+import { LOCKED_PRODUCER_WARNING } from './producer-wallets';
 import type { NodeOptions } from './options';
 import type { ProducerKeys } from './producer-keys';
 
@@ -13,7 +14,8 @@ export const MINE_PASSPHRASE_ENV = 'CHAIN_MINE_PASSPHRASE';
  * `--mine-wallet <address>` (repeatable): key-store wallets whose keys sign blocks, unlocked at start
  * with the passphrase of `--mine-passphrase-file` (first line) or CHAIN_MINE_PASSPHRASE. This is how a
  * producer named in the genesis, or a TOP node's mine wallet after blockchainStart, signs again after a
- * restart. A wallet not (yet) in the producer set is loaded anyway and signs once it is.
+ * restart. A wallet not (yet) in the producer set is loaded anyway and signs once it is. A locked
+ * wallet is not loaded (a locked wallet signs nothing): unlockWallet loads it while the node runs.
  */
 export async function loadMineWallets(
   options: Pick<NodeOptions, 'mineWallets' | 'minePassphraseFile'>,
@@ -25,7 +27,9 @@ export async function loadMineWallets(
 ): Promise<number> {
   if (options.mineWallets.length === 0) return 0;
   const passphrase = await minePassphrase(options, env);
-  for (const wallet of options.mineWallets) {
+  let loaded = 0;
+  for (const given of options.mineWallets) {
+    const wallet = normalizeAddress(given, chain.prefix, 'mine-wallet');
     if (!keystore.has(wallet)) {
       throw new ChainError(
         ErrorCode.NOT_FOUND,
@@ -34,14 +38,19 @@ export async function loadMineWallets(
         { param: 'mine-wallet' },
       );
     }
+    if (keystore.isLocked(wallet)) {
+      log.warn({ wallet }, LOCKED_PRODUCER_WARNING);
+      continue;
+    }
     const key = await keystore.getPrivateKey(wallet, passphrase);
-    producerKeys.add(key);
+    producerKeys.add(wallet, key);
     key.fill(0);
+    loaded++;
     const account = chain.accountByAddress(wallet);
     const producing = account !== undefined && chain.producers().includes(account.number);
     log.info({ wallet, producer: producing }, 'mine wallet loaded');
   }
-  return options.mineWallets.length;
+  return loaded;
 }
 
 async function minePassphrase(

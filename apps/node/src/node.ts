@@ -22,7 +22,7 @@ import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
 import { type NodeOptions, resolveNodeOptions } from './options';
 import { createProducerKeys } from './producer-keys';
-import { warnUnloadedProducerWallets } from './producer-wallets';
+import { LOCKED_PRODUCER_WARNING, warnUnloadedProducerWallets } from './producer-wallets';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
@@ -97,8 +97,9 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
 
     let devWallet: DevWallet | undefined;
     if (isDev) {
-      producerKeys.add(DEV_PRIVATE_KEY);
       const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
+      if (keystore.isLocked(address)) log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
+      else producerKeys.add(address, DEV_PRIVATE_KEY);
       devWallet = {
         address,
         passphrase: options.devPassphrase,

@@ -1,13 +1,14 @@
-import { bytesToHex } from '@chain/crypto';
-
 /**
- * The block-signing keys this node holds: the dev key on the dev network, and the mine wallets that
- * blockchainStart unlocked (with `minepass`). Kept in memory only; the producer asks for them at
- * every block, so a key added while running takes its turn from the next block on.
+ * The block-signing keys this node holds, by wallet address: the dev key on the dev network, the
+ * mine wallets that blockchainStart unlocked (with `minepass`) and those of `--mine-wallet`. Kept in
+ * memory only; the producer asks for them at every block, so a key added while running takes its
+ * turn from the next block on, and a key removed (its wallet locked) signs no block after that.
  */
 export interface ProducerKeys {
-  add(privateKey: Uint8Array): void;
-  remove(privateKey: Uint8Array): void;
+  add(wallet: string, privateKey: Uint8Array): void;
+  /** Forgets (and wipes) the wallet's key; returns whether it was held. */
+  remove(wallet: string): boolean;
+  has(wallet: string): boolean;
   keys(): Iterable<Uint8Array>;
   count(): number;
   /** Wipes every key (at shutdown). */
@@ -17,27 +18,33 @@ export interface ProducerKeys {
 }
 
 export function createProducerKeys(): ProducerKeys {
-  const byKey = new Map<string, Uint8Array>();
+  const byWallet = new Map<string, Uint8Array>();
   const listeners = new Set<() => void>();
   return {
-    add(privateKey) {
-      byKey.set(bytesToHex(privateKey), Uint8Array.from(privateKey));
+    add(wallet, privateKey) {
+      byWallet.get(wallet)?.fill(0);
+      byWallet.set(wallet, Uint8Array.from(privateKey));
       for (const listener of listeners) listener();
     },
-    remove(privateKey) {
-      const id = bytesToHex(privateKey);
-      byKey.get(id)?.fill(0);
-      byKey.delete(id);
+    remove(wallet) {
+      const key = byWallet.get(wallet);
+      if (key === undefined) return false;
+      key.fill(0);
+      byWallet.delete(wallet);
+      return true;
+    },
+    has(wallet) {
+      return byWallet.has(wallet);
     },
     keys() {
-      return byKey.values();
+      return byWallet.values();
     },
     count() {
-      return byKey.size;
+      return byWallet.size;
     },
     clear() {
-      for (const key of byKey.values()) key.fill(0);
-      byKey.clear();
+      for (const key of byWallet.values()) key.fill(0);
+      byWallet.clear();
     },
     onAdd(listener) {
       listeners.add(listener);

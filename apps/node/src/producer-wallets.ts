@@ -12,7 +12,14 @@ import type { ProducerKeys } from './producer-keys';
  * when the wallet is in the producer set, its key joins the producer keys (`restoreProducerKey`).
  * To load it at every start, use `--mine-wallet` (mine-wallets.ts). blockchainStart cannot be
  * repeated (ALREADY_STARTED), and the passphrase is never stored.
+ *
+ * A locked wallet signs nothing, blocks included: lockWallet of a producer wallet takes its key out
+ * of the producer keys until unlockWallet, and a wallet locked at start (the lock persists) is not
+ * loaded, whether it is the dev wallet or a --mine-wallet.
  */
+export const LOCKED_PRODUCER_WARNING =
+  'producer wallet is locked: this node signs none of its blocks until unlockWallet with its passphrase';
+
 export function unloadedProducerWallets(
   chain: Chain,
   keystore: KeyStore,
@@ -47,6 +54,18 @@ export function warnUnloadedProducerWallets(
   );
 }
 
+/** After lockWallet: the locked wallet's key, if it signed blocks here, signs no more. */
+export function dropLockedProducerKey(
+  keystore: KeyStore,
+  producerKeys: ProducerKeys,
+  log: Logger,
+  address: string,
+): void {
+  if (keystore.isLocked(address) && producerKeys.remove(address)) {
+    log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
+  }
+}
+
 /**
  * After a successful unlockWallet: when the wallet is a block producer, its key joins this node's
  * producer keys. Returns whether it did.
@@ -64,7 +83,7 @@ export async function restoreProducerKey(
   const privateKey = await keystore.getPrivateKey(address, passphrase);
   try {
     if (chain.producerAccount(privateKey) !== account.number) return false;
-    producerKeys.add(privateKey);
+    producerKeys.add(address, privateKey);
     log.info({ wallet: address }, 'producer wallet key loaded: this node signs its blocks again');
     return true;
   } finally {

@@ -222,7 +222,7 @@ export function participationHandlers(
           nodes: params.nodes,
           mineConsent: signMineConsent(node.chain.genesisHash, code, mineKey),
         });
-        node.producerKeys.add(mineKey);
+        node.producerKeys.add(mine.address, mineKey);
         node.log.info({ code, mine: mine.address }, 'mine wallet added to the block producer keys');
         return op;
       } finally {

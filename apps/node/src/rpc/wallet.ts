@@ -7,7 +7,7 @@ import {
 } from '@chain/crypto';
 import type { WalletInfo } from '@chain/ledger';
 import type { Handlers } from '@chain/rpc-jayson';
-import { restoreProducerKey } from '../producer-wallets';
+import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
 import { attributeKeyStoreError, keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
 
@@ -82,8 +82,11 @@ export function walletHandlers(
       return node.keystore.count();
     },
 
-    lockWallet(params) {
-      return node.keystore.lock(wallet(node, params.wallet, 'wallet'));
+    async lockWallet(params) {
+      const address = wallet(node, params.wallet, 'wallet');
+      const locked = await node.keystore.lock(address);
+      dropLockedProducerKey(node.keystore, node.producerKeys, node.log, address);
+      return locked;
     },
 
     async unlockWallet(params) {
