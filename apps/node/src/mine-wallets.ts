@@ -3,9 +3,9 @@ import { ChainError, ErrorCode, normalizeAddress } from '@chain/crypto';
 import type { KeyStore } from '@chain/keystore';
 import type { Chain } from '@chain/ledger';
 import type { Logger } from './logger';
-import { LOCKED_PRODUCER_WARNING } from './producer-wallets';
 import type { NodeOptions } from './options';
 import type { ProducerKeys } from './producer-keys';
+import { LOCKED_PRODUCER_WARNING } from './producer-wallets';
 
 /** The environment variable that may hold the mine wallets' passphrase (instead of a file). */
 export const MINE_PASSPHRASE_ENV = 'CHAIN_MINE_PASSPHRASE';

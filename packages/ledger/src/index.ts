@@ -69,6 +69,7 @@ export {
   ACTIVATION_OPTYPE,
   type ActivationBody,
   activationOperation,
+  MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK,
 } from './operation/activation';
 export {
   decodeOperation,
@@ -81,6 +82,7 @@ export {
   operationSigningHash,
 } from './operation/operation';
 export {
+  type AddressReservation,
   type ApplyContext,
   type BlockHook,
   type BlockHookInfo,

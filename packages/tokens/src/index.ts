@@ -28,6 +28,7 @@ export { type CreateTokenBody, createTokenOperation } from './operation/create-t
 export { type SendTokenBody, sendTokenOperation } from './operation/send-token';
 export {
   type HolderPage,
+  isTokenAddress,
   readToken,
   type TokenChainView,
   type TokenHolderEntry,

@@ -75,6 +75,15 @@ export function readToken(
   return { key, token };
 }
 
+/** Whether the address is a token's (committed state, or with `pending` the mempool's). */
+export function isTokenAddress(
+  chain: TokenChainView,
+  hash160: Uint8Array,
+  options: { pending?: boolean } = {},
+): boolean {
+  return chain.stateEntry(tokenSpace, tokenKey(hash160), options) !== undefined;
+}
+
 function addressOfAccount(chain: TokenChainView, account: number): string {
   const view = chain.accountByNumber(account);
   return view === undefined ? `#${account}` : view.address;

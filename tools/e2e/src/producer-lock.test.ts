@@ -1,12 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  activate,
-  devWallet,
-  mined,
-  newFundedWallet,
-  type OperationObject,
-} from './harness/chain';
+import { activate, devWallet, mined, newFundedWallet, type OperationObject } from './harness/chain';
 import { call, type NodeProcess, startNode } from './harness/node-process';
 
 // "A locked wallet signs nothing, blocks included": the dev wallet is this node's only block
@@ -54,9 +48,9 @@ describe('a locked producer wallet', () => {
     expect(node.stdout() + node.stderr()).toMatch(/producer wallet is locked/);
     await expectNothingMined(node, op.ophash);
 
-    expect(
-      await call<boolean>(node.url, 'unlockWallet', { wallet: dev, passphrase: 'dev' }),
-    ).toBe(true);
+    expect(await call<boolean>(node.url, 'unlockWallet', { wallet: dev, passphrase: 'dev' })).toBe(
+      true,
+    );
     expect((await mined(node, op.ophash)).block).toBe(heightBefore);
   });
 });

@@ -4,12 +4,14 @@ import {
   ChainError,
   COIN_DECIMALS,
   decodeAddress,
+  ErrorCode,
   hexToBytes,
   parseUnits,
 } from '@chain/crypto';
 import type { OperationObject } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { Handlers } from '@chain/rpc-jayson';
+import { isTokenAddress } from '@chain/tokens';
 import type { NodeContext } from './context';
 import { keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
 
@@ -45,6 +47,24 @@ function checkedWallet(
 
 function receiverOf(node: NodeContext, address: string) {
   return { hash160: checkedWallet(node, address, 'receiver').hash160 };
+}
+
+/**
+ * rawSendTo checks no state (spec), except this: coins sent to a token's address are lost for good
+ * (it has no key), so an account that is a token's is refused as a receiver.
+ */
+function refuseTokenAccount(node: NodeContext, account: number, param: string): void {
+  const view = node.chain.accountByNumber(account);
+  if (view === undefined) return;
+  const { hash160 } = decodeAddress(view.address, node.chain.prefix, param);
+  if (isTokenAddress(node.chain, hash160, { pending: true })) {
+    throw new ChainError(
+      ErrorCode.INVALID_ACCOUNT,
+      'RECEIVER_IS_TOKEN',
+      `account ${account} in '${param}' is a token address, which has no key: native coins sent there are lost`,
+      { param },
+    );
+  }
 }
 
 function coins(text: string): bigint {
@@ -105,6 +125,7 @@ export function operationsHandlers(
     async rawSendTo(params) {
       const sender = wallet(node, params.senderWallet, 'senderWallet');
       const amount = coins(params.amount);
+      refuseTokenAccount(node, params.receiverAccount, 'receiverAccount');
       const privateKey = await keyFromStore(node, sender, params.passphrase, {
         wallet: 'senderWallet',
         passphrase: 'passphrase',

@@ -1,4 +1,5 @@
 import {
+  decodeAddress,
   decodePrivateKey,
   encodePrivateKey,
   getPublicKey,
@@ -7,6 +8,7 @@ import {
 } from '@chain/crypto';
 import type { WalletInfo } from '@chain/ledger';
 import type { Handlers } from '@chain/rpc-jayson';
+import { isTokenAddress } from '@chain/tokens';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
 import { attributeKeyStoreError, keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
@@ -20,7 +22,11 @@ export function walletInfoWithKeyState(
   node: NodeContext,
   address: string,
 ): WalletInfo & { key_state: KeyState } {
-  const info = node.chain.walletInfo(address);
+  let info = node.chain.walletInfo(address);
+  // A token's address holds no key; `unknown wallet` would invite sending coins there.
+  if (isTokenAddress(node.chain, decodeAddress(address, node.chain.prefix).hash160)) {
+    info = { ...info, state: 'token address' };
+  }
   const keyState: KeyState = !node.keystore.has(address)
     ? 'not in key store'
     : node.keystore.isLocked(address)

@@ -62,7 +62,8 @@ export interface WalletInfo {
   wallet: string;
   volume_lock: string;
   volume_timelock: string;
-  state: 'normal wallet' | 'inactive wallet' | 'unknown wallet';
+  /** `token address` is told by the node from the token state: the ledger knows no tokens. */
+  state: 'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address';
 }
 
 /** Where an operation sits: in a block, or pending (block 0, maturation null). */

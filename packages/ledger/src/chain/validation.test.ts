@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK } from '../operation/activation';
 import { NEW_ACCOUNT } from '../operation/operation';
 import {
   COIN,
@@ -194,6 +195,29 @@ describe('operation validation', () => {
         body: transferTo(alice.address, 1n),
       }),
     ).rejects.toThrow(refusal(1002, 'SELF_TRANSFER'));
+  });
+
+  it('bounds the free new-account activations of a block (pending state included)', async () => {
+    const activate = (label: string) => {
+      const wallet = testWallet(label);
+      return chain.signAndSubmit({
+        optype: 5,
+        signer: wallet.address,
+        privateKey: wallet.privateKey,
+        body: {},
+      });
+    };
+    for (let i = 0; i < MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK; i++) await activate(`new-${i}`);
+    await expect(activate('one-too-many')).rejects.toThrow(
+      refusal(1038, 'NEW_ACCOUNTS_FULL', { param: 'signer' }),
+    );
+    // An address that received coins first is an account already: its activation is not bounded.
+    await expect(
+      chain.signAndSubmit({ optype: 5, signer: bob.address, privateKey: bob.privateKey, body: {} }),
+    ).resolves.toMatchObject({ optype: 5 });
+    const block = await chain.produceBlock(devWallet.privateKey);
+    expect(block?.operations).toBe(MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK + 1);
+    await expect(activate('one-too-many')).resolves.toMatchObject({ optype: 5 });
   });
 
   it('activation: free once per block, refused when already active, key must match', async () => {

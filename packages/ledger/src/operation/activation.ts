@@ -4,6 +4,13 @@ import { LedgerError } from '../errors';
 import type { OperationType } from './registry';
 
 export const ACTIVATION_OPTYPE = 5;
+/**
+ * An address not on chain may activate itself without a fee (it has no coins to pay one), which
+ * makes a new account for free: bounded per block, so that nobody can grow the state without cost
+ * faster than this. An address that received coins first (its account paid for by the sender's fee)
+ * is not counted.
+ */
+export const MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK = 32;
 
 export interface ActivationBody {
   /** The compressed public key being put on chain (33 bytes). */
@@ -44,6 +51,7 @@ export const activationOperation: OperationType<ActivationBody> = {
         ErrorCode.INVALID_OPERATION,
         'ALREADY_ACTIVE',
         `account ${account.number} is already active`,
+        { param: 'signer' },
       );
     }
     account.publicKey = op.body.publicKey;

@@ -46,6 +46,12 @@ export interface ApplyContext {
   editAccount(number: number, param?: string): Account;
   /** The account of this hash, created with the next number when the address is new. */
   ensureAccount(hash160: Uint8Array): Account;
+  /**
+   * The account that is to hold native coins for this hash (created when new), after the
+   * registry's address reservations: a reserved address (a token's) is refused with
+   * INVALID_ACCOUNT naming `param`, since coins sent there could never be spent.
+   */
+  coinRecipient(hash160: Uint8Array, param: string): Account;
   spendable(account: Readonly<Account>): bigint;
   /** Takes `amount` from spendable funds; INSUFFICIENT_FUNDS otherwise. */
   debit(number: number, amount: bigint, param?: string): void;
@@ -129,6 +135,17 @@ export interface BlockHookInfo {
   operations: number;
 }
 
+/**
+ * Addresses a plug-in reserves for itself, which hold no key (a token's address): they must not
+ * receive native coins. `reserved` returns why, or undefined when the address is free.
+ */
+export interface AddressReservation {
+  reserved(
+    ctx: ApplyContext,
+    hash160: Uint8Array,
+  ): { readonly reason: string; readonly message: string } | undefined;
+}
+
 /** Runs once per block after its operations (rewards). With no hook, fees go to the producer. */
 export interface BlockHook {
   afterOperations(ctx: ApplyContext, block: BlockHookInfo): void;
@@ -138,11 +155,13 @@ export interface OperationRegistry {
   register<B>(type: OperationType<B>): void;
   registerSpace<T>(space: StateSpace<T>): void;
   registerBlockHook(hook: BlockHook): void;
+  registerAddressReservation(reservation: AddressReservation): void;
   get(optype: number, subtype: number): OperationType | undefined;
   space(name: string): StateSpace<unknown> | undefined;
   types(): readonly OperationType[];
   spaces(): readonly StateSpace<unknown>[];
   hooks(): readonly BlockHook[];
+  addressReservations(): readonly AddressReservation[];
   /** Refuses further registration (the chain calls this when it opens). */
   seal(): void;
 }
@@ -152,6 +171,7 @@ export function createEmptyRegistry(): OperationRegistry {
   const types = new Map<number, OperationType>();
   const spaces = new Map<string, StateSpace<unknown>>();
   const hooks: BlockHook[] = [];
+  const reservations: AddressReservation[] = [];
   let sealed = false;
   const assertOpen = (what: string): void => {
     if (sealed) {
@@ -200,11 +220,16 @@ export function createEmptyRegistry(): OperationRegistry {
       assertOpen('a block hook');
       hooks.push(hook);
     },
+    registerAddressReservation(reservation) {
+      assertOpen('an address reservation');
+      reservations.push(reservation);
+    },
     get: (optype, subtype) => types.get(keyOf(optype, subtype)),
     space: (name) => spaces.get(name),
     types: () => [...types.values()],
     spaces: () => [...spaces.values()],
     hooks: () => hooks,
+    addressReservations: () => reservations,
     seal() {
       sealed = true;
     },

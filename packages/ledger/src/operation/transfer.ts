@@ -97,10 +97,10 @@ export const transferOperation: OperationType<TransferBody> = {
           { param: 'receiver' },
         );
       }
-      target = receiver.account;
+      target = ctx.coinRecipient(ctx.account(receiver.account)!.hash160, 'receiver').number;
     } else {
       // Only a transfer that will succeed may create the receiver's account (apply is atomic).
-      target = ctx.ensureAccount(receiver.hash160).number;
+      target = ctx.coinRecipient(receiver.hash160, 'receiver').number;
     }
     if (target === ctx.signer) {
       throw new LedgerError(

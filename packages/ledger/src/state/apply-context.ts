@@ -81,6 +81,18 @@ export class LayerContext implements ApplyContext {
     return number === undefined ? this.layer.createAccount(hash) : this.editAccount(number);
   }
 
+  coinRecipient(hash: Uint8Array, param: string): Account {
+    for (const reservation of this.env.registry.addressReservations()) {
+      const refusal = reservation.reserved(this, hash);
+      if (refusal !== undefined) {
+        throw new LedgerError(ErrorCode.INVALID_ACCOUNT, refusal.reason, refusal.message, {
+          param,
+        });
+      }
+    }
+    return this.ensureAccount(hash);
+  }
+
   spendable(account: Readonly<Account>): bigint {
     return spendableAt(account, this.env.height);
   }

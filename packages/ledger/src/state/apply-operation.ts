@@ -1,8 +1,9 @@
 import { ErrorCode, equalBytes, hash160 } from '@chain/crypto';
 import { LedgerError } from '../errors';
+import { MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK } from '../operation/activation';
 import { NEW_ACCOUNT, type Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
-import { spendableAt } from './account';
+import { type Account, spendableAt } from './account';
 import { type ApplyEnv, LayerContext } from './apply-context';
 import type { StateLayer } from './state-layer';
 
@@ -69,6 +70,7 @@ export function applyOperation(
           ErrorCode.INVALID_OPERATION,
           'ALREADY_ACTIVE',
           `account ${existing} is already active`,
+          'signer',
         );
       }
       throw refuse(
@@ -82,6 +84,14 @@ export function applyOperation(
         ErrorCode.INVALID_N_OPERATION,
         'INVALID_N_OPERATION',
         `n_operation must be 1 for a new account, got ${op.nOperation}`,
+      );
+    }
+    if (layer.activationsAboveRoot() >= MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK) {
+      throw refuse(
+        ErrorCode.MEMPOOL_FULL,
+        'NEW_ACCOUNTS_FULL',
+        `at most ${MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK} new accounts activate themselves (free) per block; retry after the next block`,
+        'signer',
       );
     }
     balanceAvailable = 0n;
@@ -110,6 +120,7 @@ export function applyOperation(
         ErrorCode.INACTIVE_ACCOUNT,
         'INACTIVE_ACCOUNT',
         `account ${op.signer} is not active (its public key is not on chain yet)`,
+        'signer',
       );
     } else {
       publicKey = account.publicKey;
@@ -159,8 +170,11 @@ export function applyOperation(
 
   const inPlace = options?.inPlace === true;
   const child = inPlace ? layer : layer.child();
-  const signer =
-    op.signer === NEW_ACCOUNT ? child.createAccount(signerHash!) : child.editAccount(op.signer)!;
+  let signer: Account;
+  if (op.signer === NEW_ACCOUNT) {
+    signer = child.createAccount(signerHash!);
+    child.newAccountActivations++;
+  } else signer = child.editAccount(op.signer)!;
   const ctx = new LayerContext(child, env, signer.number);
   // Prune matured timelocks the way every edit does.
   ctx.editAccount(signer.number);

@@ -24,6 +24,8 @@ export class StateLayer {
   nextNumber: number;
   /** The producer set when changed in this layer (the root always has one). */
   producerList: number[] | undefined;
+  /** Accounts created by their own activation in this layer (never counted in the root). */
+  newAccountActivations = 0;
 
   constructor(parent?: StateLayer) {
     this.parent = parent;
@@ -100,6 +102,15 @@ export class StateLayer {
     this.producerList = list;
   }
 
+  /** New-account activations above the committed state: in the block, or in the pending state. */
+  activationsAboveRoot(): number {
+    let count = 0;
+    for (let layer: StateLayer | undefined = this; layer?.parent; layer = layer.parent) {
+      count += layer.newAccountActivations;
+    }
+    return count;
+  }
+
   /** Moves this layer's changes into its parent (this layer must not be used afterwards). */
   mergeIntoParent(): void {
     const parent = this.parent;
@@ -111,6 +122,7 @@ export class StateLayer {
     }
     parent.nextNumber = this.nextNumber;
     if (this.producerList !== undefined) parent.producerList = this.producerList;
+    if (parent.parent !== undefined) parent.newAccountActivations += this.newAccountActivations;
   }
 
   /** True when this layer changed nothing. */

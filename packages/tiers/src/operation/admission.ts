@@ -111,7 +111,7 @@ export function admitSigner(ctx: ApplyContext, admission: Admission): void {
     tree,
     state: INITIAL_STATE[role],
     account: ctx.signer,
-    miner: ctx.ensureAccount(admission.miner).number,
+    miner: ctx.coinRecipient(admission.miner, 'miner').number,
     parent: admission.parent,
     stake,
     extension: admission.extension,

@@ -199,7 +199,7 @@ export const startMiningOperation: OperationType<StartMiningBody> = {
     }
     claimWallet(ctx, mine.number, top.account, 'mine');
     tree.mine = mine.number;
-    tree.share = ctx.ensureAccount(op.body.share).number;
+    tree.share = ctx.coinRecipient(op.body.share, 'share').number;
     tree.nodes = parseSubNodes(op.body.nodes);
     top.state = 'MN';
     ctx.setProducer(mine.number, true);
