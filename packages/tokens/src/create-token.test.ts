@@ -86,6 +86,7 @@ describe('createToken', () => {
           volumeTimeLock: '0',
         },
       ],
+      more: false,
     });
     // The fee is paid in the native coin: exactly the act price.
     expect(chain.accountByAddress(issuer.address)!.balance).toBe(account.balance - chain.actPrice);

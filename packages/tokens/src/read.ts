@@ -51,6 +51,8 @@ export interface TokenHolders {
   advanced: boolean;
   totalHolder: number;
   holder: TokenHolderEntry[];
+  /** Holders follow this page: ask again with `after` = the last `wallet` of this one. */
+  more: boolean;
 }
 
 export interface HolderPage {
@@ -89,7 +91,11 @@ function addressOfAccount(chain: TokenChainView, account: number): string {
   return view === undefined ? `#${account}` : view.address;
 }
 
-const quoted = (text: string): string => `'${text}'`;
+/**
+ * The spec encloses symbol, name and summary in single quotes; a quote or backslash inside is
+ * escaped with a backslash, so the enclosed text always reads back unambiguously.
+ */
+export const quoted = (text: string): string => `'${text.replace(/[\\']/g, '\\$&')}'`;
 
 export function tokenInfo(chain: TokenChainView, address: string, param = 'wallet'): TokenInfo {
   const { token } = readToken(chain, address, param);
@@ -165,5 +171,11 @@ export function tokenHolders(
     holder.push(holderEntry(chain, next, entry, height));
     next = entry.next;
   }
-  return { transfer: token.transfer, advanced: token.advanced, totalHolder: token.holders, holder };
+  return {
+    transfer: token.transfer,
+    advanced: token.advanced,
+    totalHolder: token.holders,
+    holder,
+    more: next !== NO_HOLDER,
+  };
 }

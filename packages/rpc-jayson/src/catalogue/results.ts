@@ -150,6 +150,8 @@ export interface TokenHolders {
   advanced: boolean;
   totalHolder: number;
   holder: TokenHolder[];
+  /** Extension: more holders follow this page (ask again with `after` = its last wallet). */
+  more: boolean;
 }
 
 /** getNodePart, inner result. */

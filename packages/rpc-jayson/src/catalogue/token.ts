@@ -75,7 +75,7 @@ export const tokenMethods = defineMethods({
       wallet: p.wallet(),
       /**
        * Extension (not in the spec): continue after this holder, the last `wallet` of the previous
-       * page. A page shorter than `max` is the last one.
+       * page. The result's `more` says whether another page follows.
        */
       after: p.wallet().optional(),
       /** Extension (not in the spec): holders per page, 1 to 1000 (default 100). */

@@ -3,6 +3,7 @@ import { type ByteReader, ByteWriter, DecodeError, type OperationType } from '@c
 import { formatTokenAmount } from '../amounts';
 import { tokenRule } from '../errors';
 import { MAX_TOKEN_DECIMAL, MAX_TOKEN_SUPPLY } from '../limits';
+import { quoted } from '../read';
 import { checkDecimal, checkMetadata } from '../rules';
 import { NO_HOLDER, type TokenState, tokenKey, tokenSpace } from '../state';
 import { TokenBook } from '../token-book';
@@ -120,7 +121,7 @@ export const createTokenOperation: OperationType<CreateTokenBody> = {
       amount: body.supply,
       senders: [],
       receivers: [],
-      optxt: `Create token ${token} '${body.symbol}' (${body.name}), ${supply} to ${ctx.signerAddress}`,
+      optxt: `Create token ${token} ${quoted(body.symbol)} (${body.name}), ${supply} to ${ctx.signerAddress}`,
       extra: { token },
       omit: OMITTED,
     };

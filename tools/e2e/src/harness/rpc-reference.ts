@@ -111,8 +111,20 @@ const FIELD_NOTES: Record<string, string> = {
   'WalletInfo.balance': 'native base units, all of it',
   'WalletInfo.volume_lock': 'staked by participation',
   'WalletInfo.volume_timelock': 'rewards not matured yet; spendable = balance - both volumes',
-  'WalletInfo.state': '`normal wallet` (active), `inactive wallet`, `unknown wallet`',
+  'WalletInfo.state':
+    '`normal wallet` (active), `inactive wallet`, `unknown wallet`, `token address` (a token: it has no key and receives no coins)',
   'WalletInfo.key_state': 'the key store: `unlocked`, `locked`, `not in key store`',
+  'NodePart.nodeIndex': 'position in the tree in joining order; the TOP node is 0',
+  'NodePart.penalty':
+    "percent of a cancelling participant's stake (nodeCancel) taken and shared among the tree's other active participants pro rata by stake, to the last base unit; with nobody to share it, none is taken",
+  'NodePart.state': 'two letters, e.g. `MN` for a mining TOP node',
+  'NodePart.startTimestamp': 'Unix seconds of the block in which the participation began',
+  'NodePart.lockTime':
+    "a block height: where the current lock period ends. Then the participation ends (stake released, no penalty) unless `extension` is set or it has sub-nodes, which renews it for the network's lock time in blocks",
+  'TokenHolders.more': 'more holders follow this page: ask again with `after` = its last `wallet`',
+  'TokenInfo.name': 'in single quotes; a quote or backslash inside is escaped with a backslash',
+  'TokenInfo.symbol': 'in single quotes, escaped as `name`',
+  'TokenInfo.summary': 'in single quotes, escaped as `name`',
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.one_hash': 'previous block hash',
