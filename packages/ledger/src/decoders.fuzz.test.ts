@@ -6,6 +6,7 @@ import { decodeBlock, encodeBlock } from './block/block';
 import type { Chain } from './chain/chain';
 import { decodeProducerList } from './chain/state-checksum';
 import { createDevGenesis, parseGenesis, serializeGenesis } from './genesis';
+import { createRegistry } from './operation/ledger-registry';
 import {
   decodeOperation,
   decodeRawOperations,
@@ -13,7 +14,6 @@ import {
   encodeUnsignedOperation,
   OPERATION_SIGNATURE_LENGTH,
 } from './operation/operation';
-import { createRegistry } from './operation/registry';
 import { decodeAccount } from './state/account';
 import { decodeUndo } from './state/block-changes';
 import {

@@ -71,6 +71,7 @@ export {
   activationOperation,
   MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK,
 } from './operation/activation';
+export { createRegistry } from './operation/ledger-registry';
 export {
   decodeOperation,
   decodeRawOperations,
@@ -87,7 +88,6 @@ export {
   type BlockHook,
   type BlockHookInfo,
   createEmptyRegistry,
-  createRegistry,
   type OperationRegistry,
   type OperationType,
   type Presentation,

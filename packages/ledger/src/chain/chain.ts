@@ -27,6 +27,7 @@ import {
 import { plainBytes } from '../codec/byte-reader';
 import { LedgerError, StoreError } from '../errors';
 import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
+import { createRegistry } from '../operation/ledger-registry';
 import {
   decodeOperation,
   decodeRawOperations,
@@ -38,13 +39,12 @@ import {
   operationSigningHash,
   peekOperation,
 } from '../operation/operation';
-import {
-  type BlockHookInfo,
-  createRegistry,
-  type OperationRegistry,
-  type OperationType,
-  type PresentContext,
-  type StateSpace,
+import type {
+  BlockHookInfo,
+  OperationRegistry,
+  OperationType,
+  PresentContext,
+  StateSpace,
 } from '../operation/registry';
 import {
   decodeAccount,

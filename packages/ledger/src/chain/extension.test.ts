@@ -5,13 +5,9 @@ import type { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 import { LedgerError } from '../errors';
 import { createDevGenesis } from '../genesis';
+import { createRegistry } from '../operation/ledger-registry';
 import { decodeOperation } from '../operation/operation';
-import {
-  createRegistry,
-  type OperationRegistry,
-  type OperationType,
-  type StateSpace,
-} from '../operation/registry';
+import type { OperationRegistry, OperationType, StateSpace } from '../operation/registry';
 import {
   COIN,
   devWallet,

@@ -10,8 +10,8 @@ import {
   operationsRoot,
 } from '../block/block';
 import { createDevGenesis, genesisHash } from '../genesis';
+import { createRegistry } from '../operation/ledger-registry';
 import { decodeOperation } from '../operation/operation';
-import { createRegistry } from '../operation/registry';
 import {
   COIN,
   devWallet,

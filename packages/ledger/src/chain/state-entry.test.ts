@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
-import { createRegistry, type OperationType, type StateSpace } from '../operation/registry';
+import { createRegistry } from '../operation/ledger-registry';
+import type { OperationType, StateSpace } from '../operation/registry';
 import { devWallet, openTempChain } from '../testing/temp-chain';
 
 /** A counter per key, written by a plug-in operation type: what `stateEntry` reads back. */

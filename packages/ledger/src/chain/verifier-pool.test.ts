@@ -9,8 +9,8 @@ import {
   operationsRoot,
 } from '../block/block';
 import { createDevGenesis, genesisHash } from '../genesis';
+import { createRegistry } from '../operation/ledger-registry';
 import { decodeOperation, operationSigningHash } from '../operation/operation';
-import { createRegistry } from '../operation/registry';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
 import { VerifierPool, type VerifyItem, verifyBlockAhead } from './verifier-pool';
 

@@ -12,6 +12,7 @@ import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { activationOperation } from './activation';
+import { createRegistry } from './ledger-registry';
 import {
   decodeOperation,
   decodeRawOperations,
@@ -23,7 +24,7 @@ import {
   operationSigningHash,
   peekOperation,
 } from './operation';
-import { createRegistry, type OperationType } from './registry';
+import type { OperationType } from './registry';
 import { type TransferBody, transferOperation } from './transfer';
 
 const registry = createRegistry();

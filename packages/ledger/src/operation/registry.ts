@@ -3,9 +3,7 @@ import type { ByteReader } from '../codec/byte-reader';
 import { LedgerError } from '../errors';
 import type { Genesis } from '../genesis';
 import type { Account } from '../state/account';
-import { activationOperation } from './activation';
 import type { Operation } from './operation';
-import { transferOperation } from './transfer';
 
 /**
  * A named key/value space of chain state owned by another package (tokens, participation). Values
@@ -166,7 +164,10 @@ export interface OperationRegistry {
   seal(): void;
 }
 
-/** An empty registry (no operation types). Most callers want `createRegistry()`. */
+/**
+ * An empty registry (no operation types). Most callers want `createRegistry()` (ledger-registry.ts),
+ * which registers the ledger's own types: this module declares the seam and imports none of them.
+ */
 export function createEmptyRegistry(): OperationRegistry {
   const types = new Map<number, OperationType>();
   const spaces = new Map<string, StateSpace<unknown>>();
@@ -234,12 +235,4 @@ export function createEmptyRegistry(): OperationRegistry {
       sealed = true;
     },
   };
-}
-
-/** A registry with the ledger's own types: transfer (2) and activation (5). */
-export function createRegistry(): OperationRegistry {
-  const registry = createEmptyRegistry();
-  registry.register(transferOperation);
-  registry.register(activationOperation);
-  return registry;
 }
