@@ -1,0 +1,197 @@
+import type { BlockHookInfo } from '../operation/registry';
+import { type ApplyEnv, LayerContext } from '../state/apply-context';
+import { type BlockChanges, encodeUndo } from '../state/block-changes';
+import type { StateLayer } from '../state/state-layer';
+import type { ChainCore } from './chain-core';
+import { blockInfoOf } from './chain-presentation';
+import {
+  type ExecutedBlock,
+  encodeHead,
+  type HeadState,
+  identityOf,
+  type LoadedBlock,
+  opLocation,
+} from './chain-records';
+import type { BlockOrigin } from './chain-types';
+import type { JournalRecord } from './journal';
+import type { PendingEntry } from './mempool';
+import { rebuildPending } from './mempool-admission';
+import type { BlockInfo } from './presentation';
+import {
+  ENTRY_ACCOUNT,
+  ENTRY_PRODUCERS,
+  ENTRY_SPACE,
+  encodeProducerList,
+  PRODUCERS_KEY,
+  type StateChecksum,
+  spaceChecksumKey,
+} from './state-checksum';
+import {
+  type ChainBatch,
+  heightKey,
+  META_HEAD,
+  META_PRODUCERS,
+  META_STATE_CHECKSUM,
+  spaceKey,
+} from './store';
+
+/**
+ * Commit: a block's changes written to disk in one batch, then applied to memory; and the one
+ * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
+ */
+
+/** Rewards: the registered hooks, or by default the fees to the producer's account. */
+export function runBlockHooks(
+  core: ChainCore,
+  layer: StateLayer,
+  env: ApplyEnv,
+  info: BlockHookInfo,
+): void {
+  const hooks = core.registry.hooks();
+  const ctx = new LayerContext(layer, env, -1);
+  if (hooks.length === 0) {
+    if (info.fees > 0n) ctx.credit(info.producer, info.fees);
+    return;
+  }
+  for (const hook of hooks) hook.afterOperations(ctx, info);
+}
+
+/** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
+export function writeChanges(
+  core: ChainCore,
+  batch: ChainBatch,
+  changes: BlockChanges,
+  checksum: StateChecksum,
+): void {
+  const store = core.store!;
+  for (const a of changes.accounts) {
+    const key = heightKey(a.number);
+    batch.put(key, a.afterBytes, { sublevel: store.accounts });
+    checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
+  }
+  for (const s of changes.spaces) {
+    const key = spaceKey(s.space, s.key);
+    if (s.afterBytes === undefined) batch.del(key, { sublevel: store.spaces });
+    else batch.put(key, s.afterBytes, { sublevel: store.spaces });
+    checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), s.before, s.afterBytes);
+  }
+  if (changes.producers !== undefined) {
+    const after = encodeProducerList(changes.producers.after);
+    batch.put(META_PRODUCERS, after, { sublevel: store.meta });
+    checksum.replace(
+      ENTRY_PRODUCERS,
+      PRODUCERS_KEY,
+      encodeProducerList(changes.producers.before),
+      after,
+    );
+  }
+}
+
+/**
+ * Memory after a state change reached the disk (genesis, open, block committed, rollback): head,
+ * state checksum and weight move together and the revision with them; then the pending state is
+ * rebuilt on the new committed state, `returned` (operations of rolled-back blocks) ahead of those
+ * already pending. The committed state layer itself is updated by the caller before.
+ */
+export function adoptCommitted(
+  core: ChainCore,
+  head: HeadState,
+  checksum: StateChecksum,
+  weight: number,
+  returned?: readonly PendingEntry[],
+): void {
+  core.checksum = checksum;
+  core.headState = head;
+  core.revision++;
+  core.headWeight = weight;
+  const existing = core.mempool.drain(core.root);
+  rebuildPending(core, returned === undefined ? existing : [...returned, ...existing]);
+}
+
+/**
+ * One atomic, synced batch: block, hash and operation indexes, state changes, undo data, journal
+ * deletions, head. Memory (state, mempool, head) changes only after it is on disk.
+ */
+export async function commitBlock(
+  core: ChainCore,
+  executed: ExecutedBlock,
+  origin: BlockOrigin,
+): Promise<BlockInfo> {
+  const store = core.requireStore();
+  const { header, ops } = executed;
+  const height = header.height;
+  // Weighed under the producer set in force before the block (the layer is not merged yet).
+  const weight =
+    core.headWeight + (await core.clique.weightOf(core.root.producers(), height, header.producer));
+  const batch = store.batch();
+  core.clique.writeWeight(batch, store, weight);
+  batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
+  batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    batch.put(identityOf(op), opLocation(height, i), { sublevel: store.ops });
+  }
+  batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
+  if (height - core.maxRollback >= 1) {
+    batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
+  }
+  const checksum = core.checksum.copy();
+  writeChanges(core, batch, executed.changes, checksum);
+  const mempool = core.mempool;
+  const included: PendingEntry[] = [];
+  const released = new Map<JournalRecord, number>();
+  for (const op of ops) {
+    const entry = mempool.entries.get(op.digestHex);
+    if (entry === undefined) continue;
+    included.push(entry);
+    if (entry.journal !== undefined) {
+      released.set(entry.journal, (released.get(entry.journal) ?? 0) + 1);
+    }
+  }
+  const afterRelease = core.journal!.releaseIn(batch, released);
+  const head: HeadState = {
+    height,
+    hash: executed.hash,
+    timestamp: header.timestamp,
+    stateRoot: header.stateRoot,
+  };
+  batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
+  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  const written = store.commit(batch);
+  // Blocks queued behind this one are being checked: help rather than wait for the disk.
+  await (origin === 'imported' && core.importsWaiting > 1
+    ? core.verifier.helpWhile(written)
+    : written);
+
+  afterRelease();
+  executed.layer.mergeIntoParent();
+  core.clique.committed(height, header.producer);
+  for (const entry of included) mempool.remove(entry.key);
+  adoptCommitted(core, head, checksum, weight);
+  const loaded: LoadedBlock = {
+    block: {
+      header,
+      headerBytes: executed.headerBytes,
+      signature: executed.signature,
+      hash: executed.hash,
+      operations: ops.map((op) => op.bytes),
+      bytes: executed.bytes,
+    },
+    ops,
+    fees: executed.fees,
+    zeroFee: executed.zeroFee,
+  };
+  // A block with others queued behind it is part of a sync: keeping its decoded operations or
+  // their signature checks would only keep them alive past the collector's young generation,
+  // blocks after blocks. A block near the tip is kept, and its checks too: a reorganisation
+  // returning its operations to the mempool does not verify them again.
+  if (origin !== 'imported' || core.importsWaiting <= 1) {
+    core.blockCache.set(height, loaded);
+    executed.verifiedKeys?.forEach((key, i) => {
+      if (key !== undefined) core.sigCache.add(ops[i]!.digestHex, key);
+    });
+  }
+  const info = blockInfoOf(core, loaded);
+  core.notifyBlock(info, origin);
+  return info;
+}

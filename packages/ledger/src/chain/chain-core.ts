@@ -1,0 +1,223 @@
+import { ErrorCode, getPublicKey, type Hashes, type Secp256k1Backend } from '@chain/crypto';
+import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import { decodeBlock, ZERO_HASH } from '../block/block';
+import { LedgerError } from '../errors';
+import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
+import { createRegistry } from '../operation/ledger-registry';
+import {
+  OPERATION_SIGNATURE_LENGTH,
+  type Operation,
+  operationSigningHash,
+} from '../operation/operation';
+import type { OperationRegistry, OperationType } from '../operation/registry';
+import type { ApplyEnv } from '../state/apply-context';
+import type { SignatureCheck } from '../state/apply-operation';
+import { hashKey, StateLayer } from '../state/state-layer';
+import { BlockCache } from './block-cache';
+import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
+import {
+  type BlockOrigin,
+  type ChainOptions,
+  DEFAULT_CHAIN_OPTIONS,
+  type PendingOrigin,
+} from './chain-types';
+import { CliqueState } from './clique-state';
+import type { Journal } from './journal';
+import { Mempool } from './mempool';
+import type { BlockInfo } from './presentation';
+import { SignatureCache } from './signature-cache';
+import { StateChecksum } from './state-checksum';
+import { type ChainStore, heightKey } from './store';
+import { defaultVerifyThreads, VerifierPool } from './verifier-pool';
+
+const PUBLIC_KEY_CACHE_SIZE = 1024;
+
+/**
+ * What every module of the chain works on: its configuration, the committed state in memory (state
+ * layer, head, checksum, weight), the mempool, caches and listeners, and the few checks they all
+ * use. The jobs (boot, import, commit, rollback, production, admission, queries) are functions of
+ * their own modules taking the core; `LedgerChain` (chain.ts) is the core with the `Chain` surface.
+ * Fields are read directly (no accessor between a hot loop and its data).
+ */
+export class ChainCore {
+  readonly genesis: Genesis;
+  readonly genesisHash: Uint8Array;
+  readonly registry: OperationRegistry;
+  readonly dataDir: string;
+  readonly secp: Secp256k1Backend;
+  readonly hashes: Hashes;
+  readonly maxPending: number;
+  readonly maxRollback: number;
+  readonly maxFutureSeconds: number;
+  readonly sigCache: SignatureCache;
+  readonly verifier: VerifierPool;
+
+  store: ChainStore | undefined;
+  journal: Journal | undefined;
+  root = new StateLayer();
+  /** Bumped whenever the committed state changes (open, block committed, rollback). */
+  revision = 0;
+  mempool = new Mempool(this.root);
+  headState: HeadState = {
+    height: 0,
+    hash: ZERO_HASH,
+    timestamp: 0,
+    stateRoot: ZERO_HASH,
+  };
+  checksum = new StateChecksum();
+  /** Cumulative weight of the head (fork choice), persisted beside the head record. */
+  headWeight = 0;
+  readonly clique: CliqueState;
+  readonly tasks = new TaskQueue();
+  readonly blockListeners = new Set<(info: BlockInfo, origin: BlockOrigin) => void>();
+  readonly pendingListeners = new Set<(bytes: Uint8Array, origin: PendingOrigin) => void>();
+  readonly addressCache = new Map<number, string>();
+  readonly blockCache: BlockCache;
+  /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
+  private readonly publicKeys = new Map<string, Uint8Array>();
+  opening: Promise<void> | undefined;
+  closing: Promise<void> | undefined;
+  /** importBlock calls not finished yet. */
+  importsWaiting = 0;
+  /** Blocks verifyAhead decoded, by their bytes, with what it found of their signatures. */
+  readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
+
+  constructor(options: ChainOptions) {
+    this.genesis = parseGenesis(options.genesis);
+    this.genesisHash = computeGenesisHash(this.genesis);
+    this.dataDir = options.dataDir;
+    this.secp = options.secp256k1 ?? nativeSecp256k1;
+    this.hashes = options.hashes ?? nativeHashes;
+    this.registry = options.registry ?? createRegistry();
+    this.maxPending = options.maxPending ?? DEFAULT_CHAIN_OPTIONS.maxPending;
+    this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
+    this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
+    this.sigCache = new SignatureCache(
+      options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
+    );
+    this.blockCache = new BlockCache(
+      options.blockCacheOperations ?? DEFAULT_CHAIN_OPTIONS.blockCacheOperations,
+    );
+    this.verifier = new VerifierPool(
+      this.secp,
+      this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,
+    );
+    this.clique = new CliqueState(this.hashes, (height) => this.getBlockBytes(height));
+  }
+
+  get prefix(): string {
+    return this.genesis.prefix;
+  }
+
+  get actPrice(): bigint {
+    return this.genesis.actPrice;
+  }
+
+  requireStore(): ChainStore {
+    if (this.store === undefined || this.journal === undefined || this.closing) throw notOpen();
+    return this.store;
+  }
+
+  async getBlockBytes(height: number): Promise<Uint8Array | undefined> {
+    const store = this.requireStore();
+    if (!Number.isInteger(height) || height < 0 || height > this.headState.height) return undefined;
+    return store.read(store.blocks, heightKey(height));
+  }
+
+  /** Hash of the block at `height` on this chain. */
+  async blockHash(height: number): Promise<Uint8Array | undefined> {
+    if (height === this.headState.height) return this.headState.hash.slice();
+    const cached = this.blockCache.get(height);
+    if (cached !== undefined) return cached.block.hash.slice();
+    const bytes = await this.getBlockBytes(height);
+    return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).hash;
+  }
+
+  typeOf(optype: number, subtype: number): OperationType {
+    const type = this.registry.get(optype, subtype);
+    if (type === undefined) {
+      throw new LedgerError(
+        ErrorCode.INVALID_OPERATION,
+        'UNKNOWN_OPTYPE',
+        `unknown operation type ${optype}/${subtype}`,
+        { param: 'optype' },
+      );
+    }
+    return type;
+  }
+
+  signingHashOf(op: Operation): Uint8Array {
+    return this.signingHashOfBytes(op.bytes);
+  }
+
+  /** The signing hash of a signed operation's bytes. */
+  signingHashOfBytes(operation: Uint8Array): Uint8Array {
+    const unsigned = operation.subarray(0, operation.length - OPERATION_SIGNATURE_LENGTH);
+    return operationSigningHash(this.genesisHash, unsigned, this.hashes);
+  }
+
+  /** Verifies an operation's signature, unless verified before against the same key. */
+  readonly checkSignature: SignatureCheck = (op, publicKey) => {
+    const key = op.digestHex;
+    if (this.sigCache.has(key, publicKey)) return true;
+    const ok = this.secp.verify(op.signature, this.signingHashOf(op), publicKey);
+    if (ok) this.sigCache.add(key, publicKey);
+    return ok;
+  };
+
+  /** Where pending operations apply: the block after the head, at the current time. */
+  pendingEnv(): ApplyEnv {
+    return {
+      genesis: this.genesis,
+      actPrice: this.actPrice,
+      hashes: this.hashes,
+      registry: this.registry,
+      height: this.headState.height + 1,
+      timestamp: nowSeconds(),
+      pending: true,
+    };
+  }
+
+  blockEnv(height: number, timestamp: number): ApplyEnv {
+    return {
+      genesis: this.genesis,
+      actPrice: this.actPrice,
+      hashes: this.hashes,
+      registry: this.registry,
+      height,
+      timestamp,
+      pending: false,
+    };
+  }
+
+  publicKeyOf(privateKey: Uint8Array): Uint8Array {
+    const id = hashKey(this.hashes.sha256(privateKey));
+    let publicKey = this.publicKeys.get(id);
+    if (publicKey === undefined) {
+      publicKey = getPublicKey(privateKey);
+      if (this.publicKeys.size >= PUBLIC_KEY_CACHE_SIZE) this.publicKeys.clear();
+      this.publicKeys.set(id, publicKey);
+    }
+    return publicKey;
+  }
+
+  notifyPending(bytes: Uint8Array, origin: PendingOrigin): void {
+    for (const listener of this.pendingListeners) {
+      try {
+        listener(bytes, origin);
+      } catch {
+        // A listener's failure is its own; the operation is pending regardless.
+      }
+    }
+  }
+
+  notifyBlock(info: BlockInfo, origin: BlockOrigin): void {
+    for (const listener of this.blockListeners) {
+      try {
+        listener(info, origin);
+      } catch {
+        // Listeners must not undo a committed block.
+      }
+    }
+  }
+}

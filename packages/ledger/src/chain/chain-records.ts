@@ -1,0 +1,127 @@
+import { ErrorCode } from '@chain/crypto';
+import { opHashIdentityOf } from '@chain/ophash';
+import type { Block, BlockHeader } from '../block/block';
+import { LedgerError } from '../errors';
+import type { Operation } from '../operation/operation';
+import type { BlockChanges } from '../state/block-changes';
+import type { StateLayer } from '../state/state-layer';
+
+/**
+ * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and
+ * the small encodings and errors several of them use.
+ */
+
+/** The committed head as stored under META_HEAD. */
+export interface HeadState {
+  height: number;
+  hash: Uint8Array;
+  timestamp: number;
+  stateRoot: Uint8Array;
+}
+
+/** A block read back and decoded (block cache, queries, rollback). */
+export interface LoadedBlock {
+  block: Block;
+  ops: Operation[];
+  fees: bigint;
+  zeroFee: number;
+}
+
+/** A block whose operations have been applied to a layer, ready to be committed. */
+export interface ExecutedBlock {
+  header: BlockHeader;
+  headerBytes: Uint8Array;
+  signature: Uint8Array;
+  hash: Uint8Array;
+  bytes: Uint8Array;
+  ops: Operation[];
+  layer: StateLayer;
+  changes: BlockChanges;
+  fees: bigint;
+  zeroFee: number;
+  /** An imported block's: the key each operation's signature verified against. */
+  verifiedKeys?: readonly (Uint8Array | undefined)[];
+}
+
+/** A block queued for import, its signatures checked ahead (see verifyBlockAhead). */
+export interface AheadBlock {
+  block: Block;
+  verifiedKeys: (Uint8Array | undefined)[];
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+export function invalidBlock(reason: string, message: string, cause?: unknown): LedgerError {
+  return new LedgerError(ErrorCode.INVALID_BLOCK, reason, message, {
+    param: 'block',
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+export function notOpen(): LedgerError {
+  return new LedgerError(ErrorCode.NOT_ALLOWED, 'CHAIN_CLOSED', 'the chain is not open');
+}
+
+export function encodeHead(head: HeadState): Uint8Array {
+  const out = new Uint8Array(4 + 32 + 4 + 32);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, head.height, true);
+  out.set(head.hash, 4);
+  view.setUint32(36, head.timestamp, true);
+  out.set(head.stateRoot, 40);
+  return out;
+}
+
+export function decodeHead(bytes: Uint8Array): HeadState {
+  if (bytes.length !== 72) throw new Error('bad head record');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    height: view.getUint32(0, true),
+    hash: bytes.slice(4, 36),
+    timestamp: view.getUint32(36, true),
+    stateRoot: bytes.slice(40, 72),
+  };
+}
+
+export function feeSummary(ops: readonly Operation[]): { fees: bigint; zeroFee: number } {
+  let fees = 0n;
+  let zeroFee = 0;
+  for (const op of ops) {
+    fees += op.fee;
+    if (op.fee === 0n) zeroFee++;
+  }
+  return { fees, zeroFee };
+}
+
+export function identityOf(op: Operation): string {
+  return opHashIdentityOf(op.signer, op.nOperation, op.digestHex);
+}
+
+/** `height u32le || index u32le`. */
+export function opLocation(height: number, index: number): Uint8Array {
+  const out = new Uint8Array(8);
+  out[0] = height;
+  out[1] = height >>> 8;
+  out[2] = height >>> 16;
+  out[3] = height >>> 24;
+  out[4] = index;
+  out[5] = index >>> 8;
+  out[6] = index >>> 16;
+  out[7] = index >>> 24;
+  return out;
+}
+
+/** Serialises the chain's state-changing tasks (produce, import, rollback). */
+export class TaskQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(task, task);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+  idle(): Promise<unknown> {
+    return this.tail;
+  }
+}

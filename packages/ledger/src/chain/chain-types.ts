@@ -1,0 +1,115 @@
+import type { Hashes, Secp256k1Backend } from '@chain/crypto';
+import type { Genesis } from '../genesis';
+import type { OperationRegistry } from '../operation/registry';
+import type { Timelock } from '../state/account';
+
+/** The options of `createChain` and the types of the `Chain` surface (chain.ts re-exports them). */
+
+export interface ChainOptions {
+  dataDir: string;
+  genesis: Genesis;
+  /** Default: libsecp256k1 (`nativeSecp256k1`). */
+  secp256k1?: Secp256k1Backend;
+  /** Default: node:crypto (`nativeHashes`). */
+  hashes?: Hashes;
+  /** Default: `createRegistry()` (transfer and activation). */
+  registry?: OperationRegistry;
+  /** Most operations the mempool holds (MEMPOOL_FULL beyond). */
+  maxPending?: number;
+  /** Verified signatures remembered (so block import does not verify them again). */
+  signatureCacheSize?: number;
+  /**
+   * Most operations the recent blocks kept decoded may hold together (a decoded operation costs
+   * about 1 KB; the newest block is kept whatever its size), beside their count of at most 32.
+   */
+  blockCacheOperations?: number;
+  /** Blocks that can be rolled back (undo data kept). */
+  maxRollback?: number;
+  /** Seconds a block timestamp may lie in the future. */
+  maxFutureSeconds?: number;
+  /**
+   * Worker threads that verify a block's signatures beside the calling thread (default: cores - 1,
+   * at most 3; used with the default libsecp256k1 backend only; 0 = none).
+   */
+  verifyThreads?: number;
+}
+
+export const DEFAULT_CHAIN_OPTIONS = {
+  maxPending: 200_000,
+  signatureCacheSize: 262_144,
+  blockCacheOperations: 8_192,
+  maxRollback: 64,
+  maxFutureSeconds: 15,
+} as const;
+
+/** An account as read from the committed state. */
+export interface AccountView {
+  number: number;
+  address: string;
+  hash160: Uint8Array;
+  publicKey: Uint8Array | null;
+  active: boolean;
+  balance: bigint;
+  /** balance - volumeLock - volumeTimelock. */
+  spendable: bigint;
+  volumeLock: bigint;
+  volumeTimelock: bigint;
+  timelocks: readonly Timelock[];
+  nOperation: number;
+  updatedActive: number;
+  updatedPassive: number;
+  lastZeroFeeBlock: number;
+}
+
+export interface SignRequest {
+  optype: number;
+  subtype?: number;
+  /** The signer's wallet address. */
+  signer: string;
+  privateKey: Uint8Array;
+  body: unknown;
+  /** Default: the act price (activation: 0 when the account's free operation is unused). */
+  fee?: bigint;
+}
+
+export interface BuildRequest {
+  optype: number;
+  subtype?: number;
+  signerAccount: number;
+  nOperation: number;
+  privateKey: Uint8Array;
+  body: unknown;
+  /** Default: the act price. */
+  fee?: bigint;
+}
+
+export interface ChainHead {
+  height: number;
+  hash: Uint8Array;
+  timestamp: number;
+  /** Cumulative weight of the blocks after genesis (in turn 2, out of turn 1): the fork choice. */
+  weight: number;
+}
+
+/** How a block reached the chain: made here, or received (gossip, sync, reorganisation). */
+export type BlockOrigin = 'produced' | 'imported';
+
+/**
+ * Why an operation entered the mempool: submitted to this node, relayed by a peer, or returned from a
+ * block that a rollback or reorganisation took off the chain.
+ */
+export type PendingOrigin = 'local' | 'network' | 'returned';
+
+export interface BlockPlacement {
+  height: number;
+  hash: Uint8Array;
+  prevHash: Uint8Array;
+  producer: number;
+  timestamp: number;
+}
+
+export interface ReorganizeResult {
+  /** True when the given branch won the fork choice and is now the chain. */
+  adopted: boolean;
+  head: ChainHead;
+}

@@ -1,0 +1,242 @@
+import { ChainError, decodeAddress, ErrorCode, equalBytes, hash160 } from '@chain/crypto';
+import { LedgerError } from '../errors';
+import {
+  decodeOperation,
+  encodeUnsignedOperation,
+  NEW_ACCOUNT,
+  OPERATION_SIGNATURE_LENGTH,
+  type Operation,
+  operationSigningHash,
+} from '../operation/operation';
+import { applyOperation } from '../state/apply-operation';
+import type { ChainCore } from './chain-core';
+import { presentPending } from './chain-presentation';
+import { identityOf, nowSeconds } from './chain-records';
+import type { BuildRequest, SignRequest } from './chain-types';
+import type { JournalRecord } from './journal';
+import type { PendingEntry } from './mempool';
+import type { OperationObject } from './presentation';
+
+/**
+ * Mempool admission: signing, validating operations against the pending state, journaling local
+ * ones, and rebuilding the pending state when the committed state moves.
+ */
+
+export function buildSignedOperation(core: ChainCore, request: BuildRequest): Uint8Array {
+  const subtype = request.subtype ?? 0;
+  const type = core.typeOf(request.optype, subtype);
+  const unsigned = encodeUnsignedOperation(
+    {
+      optype: request.optype,
+      subtype,
+      signer: request.signerAccount,
+      nOperation: request.nOperation,
+      fee: request.fee ?? core.actPrice,
+    },
+    type,
+    request.body,
+  );
+  const signature = core.secp.sign(
+    operationSigningHash(core.genesisHash, unsigned, core.hashes),
+    request.privateKey,
+  );
+  const bytes = new Uint8Array(unsigned.length + OPERATION_SIGNATURE_LENGTH);
+  bytes.set(unsigned, 0);
+  bytes.set(signature, unsigned.length);
+  return bytes;
+}
+
+/**
+ * Validates `op` against the pending state and adds it to the mempool, synchronously (so
+ * concurrent submitters see each other's n_operation).
+ */
+export function admit(
+  core: ChainCore,
+  op: Operation,
+  journal: JournalRecord | undefined,
+): PendingEntry {
+  const mempool = core.mempool;
+  if (mempool.size >= core.maxPending) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the mempool is full (${core.maxPending} pending operations); retry after the next block`,
+    );
+  }
+  const key = op.digestHex;
+  if (mempool.entries.has(key)) {
+    throw new LedgerError(
+      ErrorCode.DUPLICATE_OPERATION,
+      'DUPLICATE_OPERATION',
+      'this operation is already pending',
+    );
+  }
+  const type = core.typeOf(op.optype, op.subtype);
+  const applied = applyOperation(mempool.layer, core.pendingEnv(), op, type, core.checkSignature);
+  const entry: PendingEntry = {
+    op,
+    type,
+    key,
+    identity: identityOf(op),
+    arrival: nowSeconds(),
+    signer: applied.signer,
+    publicKey: applied.publicKey,
+    journal,
+  };
+  mempool.insert(entry);
+  return entry;
+}
+
+/** Admits, journals when local, and resolves once durable. */
+async function admitAndJournal(
+  core: ChainCore,
+  op: Operation,
+  local: boolean,
+): Promise<OperationObject> {
+  const entry = admit(core, op, undefined);
+  const result = presentPending(core, entry, core.mempool.size - 1);
+  let durable: Promise<void> | undefined;
+  if (local) {
+    const appended = core.journal!.append(op.bytes);
+    entry.journal = appended.record;
+    durable = appended.durable;
+  }
+  core.notifyPending(op.bytes, local ? 'local' : 'network');
+  if (durable !== undefined) await durable;
+  return result;
+}
+
+export async function submitOperation(
+  core: ChainCore,
+  bytes: Uint8Array,
+  options: { local?: boolean },
+): Promise<OperationObject> {
+  const store = core.requireStore();
+  const op = decodeOperation(bytes, core.registry, core.hashes);
+  try {
+    return await admitAndJournal(core, op, options.local ?? true);
+  } catch (error) {
+    // A replay of a mined operation fails on its n_operation; say what it really is.
+    if (
+      error instanceof ChainError &&
+      (error.code === ErrorCode.INVALID_N_OPERATION ||
+        error.reason === 'ALREADY_ACTIVE' ||
+        error.reason === 'ACCOUNT_EXISTS')
+    ) {
+      if ((await store.read(store.ops, identityOf(op))) !== undefined) {
+        throw new LedgerError(
+          ErrorCode.DUPLICATE_OPERATION,
+          'DUPLICATE_OPERATION',
+          'this operation is already on chain',
+        );
+      }
+    }
+    throw error;
+  }
+}
+
+export async function signAndSubmit(
+  core: ChainCore,
+  request: SignRequest,
+): Promise<OperationObject> {
+  core.requireStore();
+  const subtype = request.subtype ?? 0;
+  const type = core.typeOf(request.optype, subtype);
+  const signerHash = decodeAddress(request.signer, core.prefix, 'signer').hash160;
+  const pending = core.mempool.layer;
+  const number = pending.numberOf(signerHash);
+  const account = number === undefined ? undefined : pending.account(number);
+  let signingKey: Uint8Array;
+  try {
+    signingKey = core.publicKeyOf(request.privateKey);
+  } catch (error) {
+    throw error instanceof ChainError ? error.withParam('privateKey') : error;
+  }
+  let body = request.body;
+  if (type.signerKey !== undefined) {
+    const given = (body as { publicKey?: unknown } | undefined)?.publicKey;
+    if (!(given instanceof Uint8Array)) body = { ...(body as object), publicKey: signingKey };
+    const carried = type.signerKey(body);
+    if (carried.length !== 33 || !equalBytes(hash160(carried, core.hashes), signerHash)) {
+      throw new LedgerError(
+        ErrorCode.SIGNATURE_MISMATCH,
+        'KEY_NOT_OF_ACCOUNT',
+        `the public key is not the key of wallet ${request.signer}`,
+        { param: 'signer' },
+      );
+    }
+  } else if (account === undefined) {
+    throw new LedgerError(
+      ErrorCode.INVALID_ACCOUNT,
+      'UNKNOWN_ACCOUNT',
+      `wallet ${request.signer} is not on chain (it has never received anything)`,
+      { param: 'signer' },
+    );
+  }
+  let fee = request.fee;
+  if (fee === undefined) {
+    const zeroFeeFree = (account?.lastZeroFeeBlock ?? -1) !== core.headState.height + 1;
+    fee = type.signerKey !== undefined && zeroFeeFree ? 0n : core.actPrice;
+  }
+  const bytes = buildSignedOperation(core, {
+    optype: request.optype,
+    subtype,
+    signerAccount: account?.number ?? NEW_ACCOUNT,
+    nOperation: (account?.nOperation ?? 0) + 1,
+    privateKey: request.privateKey,
+    body,
+    fee,
+  });
+  const op = decodeOperation(bytes, core.registry, core.hashes);
+  // Signed here with the key the operation must verify against: as good as verified.
+  const expected = type.signerKey?.(op.body) ?? account?.publicKey ?? undefined;
+  if (expected !== undefined && expected !== null && equalBytes(expected, signingKey)) {
+    core.sigCache.add(op.digestHex, expected);
+  }
+  return admitAndJournal(core, op, true);
+}
+
+/**
+ * Re-admits operations (in order) on the current committed state; the invalid ones are dropped
+ * and their journal entries removed.
+ */
+export function rebuildPending(core: ChainCore, entries: readonly PendingEntry[]): void {
+  const env = core.pendingEnv();
+  const mempool = core.mempool;
+  const stale: JournalRecord[] = [];
+  for (const entry of entries) {
+    try {
+      if (mempool.entries.has(entry.key)) continue;
+      const applied = applyOperation(mempool.layer, env, entry.op, entry.type, core.checkSignature);
+      entry.signer = applied.signer;
+      entry.publicKey = applied.publicKey;
+      mempool.insert(entry);
+    } catch {
+      if (entry.journal !== undefined) stale.push(entry.journal);
+    }
+  }
+  if (stale.length > 0) void core.journal?.release(stale).catch(() => undefined);
+}
+
+/** Removes entries (and their journal records); `rebuild` re-applies the rest to a fresh layer. */
+export function dropEntries(
+  core: ChainCore,
+  entries: readonly PendingEntry[],
+  rebuild: boolean,
+): void {
+  if (entries.length === 0) return;
+  const records: JournalRecord[] = [];
+  for (const entry of entries) {
+    core.mempool.remove(entry.key);
+    if (entry.journal !== undefined) records.push(entry.journal);
+  }
+  if (rebuild) rebuildPending(core, core.mempool.drain(core.root));
+  void core.journal?.release(records).catch(() => undefined);
+}
+
+/** Tells listeners about rolled-back operations that are pending again (to be relayed). */
+export function notifyReturned(core: ChainCore, ops: readonly Operation[]): void {
+  for (const op of ops) {
+    if (core.mempool.entries.has(op.digestHex)) core.notifyPending(op.bytes, 'returned');
+  }
+}
