@@ -25,7 +25,7 @@ import { callStatsTable, type MethodCounter } from './call-stats.js';
 import { catalogue, type MethodName, type MethodSpec } from './catalogue/index.js';
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
 import { didYouMeanHint } from './did-you-mean.js';
-import { LazyTree, recoverDuplicateKeys } from './duplicate-keys.js';
+import { recoverDuplicateKeys } from './duplicate-keys.js';
 import {
   type JsonRpcErrorObject,
   jsonRpcError,
@@ -34,6 +34,7 @@ import {
   RpcErrorCode,
   toJsonRpcError,
 } from './errors.js';
+import { JsonNumberText, LazyTree, parseRequestBody } from './exact-json.js';
 import {
   type CallContext,
   type CreateRpcServerOptions,
@@ -92,6 +93,12 @@ const PARSE_ERROR_BODY = JSON.stringify({
   error: jsonRpcError(RpcErrorCode.PARSE_ERROR, 'PARSE_ERROR', 'Parse error'),
   id: null,
 });
+const TOO_DEEP_BODY = JSON.stringify(
+  invalidRequest(
+    null,
+    'request nested too deeply to read its numbers exactly; send fewer levels of arrays or objects',
+  ),
+);
 
 function withoutUndefined<T extends object>(options: T): Partial<T> {
   const out: Partial<T> = {};
@@ -115,7 +122,12 @@ function invalidRequest(id: string | null, message: string): JsonRpcResponse {
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof JsonNumberText)
+  );
 }
 
 /** The inner id of a nested result: an integer when the request id is numeric. */
@@ -277,6 +289,8 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     let id: string | null = null;
     if (typeof rawId === 'string') id = rawId;
     else if (typeof rawId === 'number') id = String(rawId);
+    else if (rawId instanceof JsonNumberText)
+      id = rawId.text; // every digit, as sent
     else if (rawId !== undefined && rawId !== null) {
       return invalidRequest(null, 'id must be a string, a number or null');
     }
@@ -284,7 +298,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     const name = entry.method;
     if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
     let params: unknown = entry.params;
-    if (params !== undefined && (typeof params !== 'object' || params === null)) {
+    if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
       return invalidRequest(id, 'params must be an object or an array');
     }
 
@@ -449,18 +463,17 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     res: ServerResponse,
     body: string,
   ): Promise<void> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      sendJson(req, res, 200, PARSE_ERROR_BODY);
+    const read = parseRequestBody(body);
+    if (!read.ok) {
+      sendJson(req, res, 200, read.error === 'PARSE_ERROR' ? PARSE_ERROR_BODY : TOO_DEEP_BODY);
       return;
     }
+    const parsed = read.value;
     const remoteAddress = req.socket.remoteAddress ?? '';
     const state: RequestState = {
       context: { remoteAddress, loopback: isLoopback(remoteAddress) },
       body,
-      tree: undefined,
+      tree: read.tree,
     };
     if (!Array.isArray(parsed)) {
       const response = processCall(parsed, state, undefined);

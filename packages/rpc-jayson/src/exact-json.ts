@@ -1,0 +1,153 @@
+/**
+ * Request bodies read without losing a digit. JSON.parse turns every number into a JS number, which
+ * rounds 12345678901234567891 to 12345678901234567000 and 0.000000000000000001 to 1e-18. A JSON
+ * number is taken exactly as written instead: a number whose text a JS number gives back unchanged
+ * (`String(Number(text)) === text`, as for 7, 1.5 or 100) stays a JS number; any other (too many
+ * digits, an exponent, a trailing zero in a fraction, -0) becomes a JsonNumberText holding its text.
+ *
+ * JSON.parse still reads every body first (it validates, and it is fast); a scan of the body then
+ * finds the rare body with such a number, and only that one is read again from its syntax tree.
+ */
+import { type Node as JsonNode, parseTree } from 'jsonc-parser';
+
+/** A JSON number of a request that a JS number would not hold exactly: its text as written. */
+export class JsonNumberText {
+  constructor(readonly text: string) {}
+}
+
+/** The syntax tree of a body JSON.parse accepted, parsed at most once per HTTP request. */
+export class LazyTree {
+  private tree: JsonNode | undefined;
+  private parsed = false;
+
+  constructor(private readonly body: string) {}
+
+  get text(): string {
+    return this.body;
+  }
+
+  /** The root node; undefined when the body is nested too deeply for the (recursive) parser. */
+  get root(): JsonNode | undefined {
+    if (!this.parsed) {
+      this.parsed = true;
+      try {
+        this.tree = parseTree(this.body);
+      } catch {
+        // The tree parser recurses and overflows the stack on nesting that JSON.parse accepts.
+        this.tree = undefined;
+      }
+    }
+    return this.tree;
+  }
+}
+
+/** The body as one JSON value, or why it cannot be read. */
+export type ParsedBody =
+  | { readonly ok: true; readonly value: unknown; readonly tree: LazyTree | undefined }
+  | { readonly ok: false; readonly error: 'PARSE_ERROR' | 'TOO_DEEP' };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+function isNumberChar(code: number): boolean {
+  // digits, '.', 'e', 'E', '+', '-': the characters of a JSON number token
+  return (
+    (code >= DIGIT_0 && code <= DIGIT_9) ||
+    code === 0x2e ||
+    code === 0x65 ||
+    code === 0x45 ||
+    code === 0x2b ||
+    code === MINUS
+  );
+}
+
+/** Whether a JS number gives back exactly the text of this JSON number token. */
+export function numberTextIsExact(text: string): boolean {
+  return String(Number(text)) === text;
+}
+
+/** The index of the quote that closes the string opened at `open`. */
+function stringEnd(body: string, open: number): number {
+  let close = body.indexOf('"', open + 1);
+  for (;;) {
+    if (close === -1) return body.length; // not valid JSON: cannot happen after JSON.parse
+    let backslashes = 0;
+    while (body.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return close;
+    close = body.indexOf('"', close + 1);
+  }
+}
+
+/**
+ * Whether valid JSON `body` holds a number token a JS number does not reproduce. Strings are
+ * skipped whole (a string's digits are not numbers); outside strings only numbers have digits.
+ */
+export function hasInexactNumber(body: string): boolean {
+  const length = body.length;
+  for (let i = 0; i < length; i++) {
+    const code = body.charCodeAt(i);
+    if (code === QUOTE) {
+      i = stringEnd(body, i);
+    } else if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
+      const start = i;
+      while (i + 1 < length && isNumberChar(body.charCodeAt(i + 1))) i++;
+      if (!numberTextIsExact(body.slice(start, i + 1))) return true;
+    }
+  }
+  return false;
+}
+
+/** The value of a syntax-tree node, inexact numbers as JsonNumberText (recursive: may overflow). */
+export function exactNodeValue(node: JsonNode, body: string): unknown {
+  switch (node.type) {
+    case 'object': {
+      const object: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (key === undefined || value === undefined) continue;
+        // As JSON.parse: an own property even for `__proto__`, and the last of repeated keys.
+        Object.defineProperty(object, key.value as string, {
+          value: exactNodeValue(value, body),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return object;
+    }
+    case 'array':
+      return (node.children ?? []).map((child) => exactNodeValue(child, body));
+    case 'number': {
+      const text = body.slice(node.offset, node.offset + node.length);
+      return numberTextIsExact(text) ? Number(text) : new JsonNumberText(text);
+    }
+    default:
+      return node.value;
+  }
+}
+
+/**
+ * The request body as a JSON value with every number exact. A body too deeply nested for the
+ * syntax tree is refused (TOO_DEEP) rather than answered from numbers JSON.parse rounded.
+ */
+export function parseRequestBody(body: string): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return { ok: false, error: 'PARSE_ERROR' };
+  }
+  if (!hasInexactNumber(body)) return { ok: true, value, tree: undefined };
+  const tree = new LazyTree(body);
+  const root = tree.root;
+  if (root === undefined) return { ok: false, error: 'TOO_DEEP' };
+  try {
+    return { ok: true, value: exactNodeValue(root, body), tree };
+  } catch (error) {
+    if (error instanceof RangeError) return { ok: false, error: 'TOO_DEEP' };
+    throw error;
+  }
+}
