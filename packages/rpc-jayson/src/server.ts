@@ -613,7 +613,9 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       );
       return;
     }
-    if (req.method === 'OPTIONS' && corsOrigins.size > 0) {
+    // A preflight (OPTIONS with an Origin) is answered as such even when no origin is configured:
+    // 403 ORIGIN_NOT_ALLOWED tells the browser's caller what is wrong, a 405 would not.
+    if (req.method === 'OPTIONS' && (corsOrigins.size > 0 || req.headers.origin !== undefined)) {
       preflight(req, res);
       return;
     }
