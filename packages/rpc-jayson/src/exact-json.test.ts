@@ -17,6 +17,13 @@ describe('hasInexactNumber', () => {
     ['{"a":"ends in a backslash \\\\","b":1.0}', true],
     ['{"a":"\\\\\\"","b":3}', false],
     ['[true,false,null,"x"]', false],
+    ['{"a":123456789012345,"b":-123456789012345,"c":0}', false],
+    ['{"a":1234567890123456}', false],
+    ['{"a":9007199254740993}', true],
+    ['[-0]', true],
+    ['[-0.0]', true],
+    ['[1E+2]', true],
+    ['[-5,0,-10]', false],
   ])('%s: %s', (body, expected) => {
     expect(hasInexactNumber(body)).toBe(expected);
   });

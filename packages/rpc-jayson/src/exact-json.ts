@@ -51,11 +51,17 @@ const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
+/** Digits an integer literal may have and still be read exactly by a JS number, whatever they are. */
+const EXACT_INTEGER_DIGITS = 15;
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
 
 function isNumberChar(code: number): boolean {
   // digits, '.', 'e', 'E', '+', '-': the characters of a JSON number token
   return (
-    (code >= DIGIT_0 && code <= DIGIT_9) ||
+    isDigit(code) ||
     code === 0x2e ||
     code === 0x65 ||
     code === 0x45 ||
@@ -83,7 +89,8 @@ function stringEnd(body: string, open: number): number {
 
 /**
  * Whether valid JSON `body` holds a number token a JS number does not reproduce. Strings are
- * skipped whole (a string's digits are not numbers); outside strings only numbers have digits.
+ * skipped whole (a string's digits are not numbers); outside strings only numbers have digits. An
+ * integer literal of at most 15 digits (ids, most integers) is exact without being converted.
  */
 export function hasInexactNumber(body: string): boolean {
   const length = body.length;
@@ -91,10 +98,21 @@ export function hasInexactNumber(body: string): boolean {
     const code = body.charCodeAt(i);
     if (code === QUOTE) {
       i = stringEnd(body, i);
-    } else if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
+    } else if (code === MINUS || isDigit(code)) {
       const start = i;
-      while (i + 1 < length && isNumberChar(body.charCodeAt(i + 1))) i++;
-      if (!numberTextIsExact(body.slice(start, i + 1))) return true;
+      const first = code === MINUS ? i + 1 : i;
+      let end = first;
+      while (end < length && isDigit(body.charCodeAt(end))) end++;
+      let plainInteger = true;
+      while (end < length && isNumberChar(body.charCodeAt(end))) {
+        plainInteger = false;
+        end++;
+      }
+      const digits = end - first;
+      const negativeZero = code === MINUS && digits === 1 && body.charCodeAt(first) === DIGIT_0;
+      const mayBeInexact = !plainInteger || digits > EXACT_INTEGER_DIGITS || negativeZero;
+      if (mayBeInexact && !numberTextIsExact(body.slice(start, end))) return true;
+      i = end - 1;
     }
   }
   return false;
