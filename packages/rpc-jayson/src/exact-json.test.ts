@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasInexactNumber, JsonNumberText, parseRequestBody } from './exact-json.js';
+import {
+  hasInexactNumber,
+  JsonNumberText,
+  parseRequestBody,
+  quoteInexactNumbers,
+} from './exact-json.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
@@ -71,5 +76,17 @@ describe('parseRequestBody', () => {
       error: 'TOO_DEEP',
     });
     expect(parseRequestBody(`${'['.repeat(depth)}1${']'.repeat(depth)}`).ok).toBe(true);
+  });
+});
+
+describe('quoteInexactNumbers', () => {
+  it('writes each number JS would not reproduce as a string of its text, and nothing else', () => {
+    expect(quoteInexactNumbers('{"a":12345678901234567891,"b":[1.0,2,"3.0"],"c":1.5}')).toBe(
+      '{"a":"12345678901234567891","b":["1.0",2,"3.0"],"c":1.5}',
+    );
+    expect(quoteInexactNumbers('{"a":1}')).toBe('{"a":1}');
+    expect(JSON.parse(quoteInexactNumbers('[0.000000000000000001]'))).toEqual([
+      '0.000000000000000001',
+    ]);
   });
 });

@@ -88,11 +88,12 @@ function stringEnd(body: string, open: number): number {
 }
 
 /**
- * Whether valid JSON `body` holds a number token a JS number does not reproduce. Strings are
- * skipped whole (a string's digits are not numbers); outside strings only numbers have digits. An
- * integer literal of at most 15 digits (ids, most integers) is exact without being converted.
+ * Calls `inexact(start, end)` for each number token of valid JSON `body` that a JS number does not
+ * reproduce, until it returns true. Strings are skipped whole (a string's digits are not numbers);
+ * outside strings only numbers have digits. An integer literal of at most 15 digits (ids, most
+ * integers) is exact without being converted.
  */
-export function hasInexactNumber(body: string): boolean {
+function scanInexactNumbers(body: string, inexact: (start: number, end: number) => boolean): void {
   const length = body.length;
   for (let i = 0; i < length; i++) {
     const code = body.charCodeAt(i);
@@ -111,11 +112,36 @@ export function hasInexactNumber(body: string): boolean {
       const digits = end - first;
       const negativeZero = code === MINUS && digits === 1 && body.charCodeAt(first) === DIGIT_0;
       const mayBeInexact = !plainInteger || digits > EXACT_INTEGER_DIGITS || negativeZero;
-      if (mayBeInexact && !numberTextIsExact(body.slice(start, end))) return true;
+      if (mayBeInexact && !numberTextIsExact(body.slice(start, end)) && inexact(start, end)) return;
       i = end - 1;
     }
   }
-  return false;
+}
+
+/** Whether valid JSON `body` holds a number token a JS number does not reproduce. */
+export function hasInexactNumber(body: string): boolean {
+  let found = false;
+  scanInexactNumbers(body, () => {
+    found = true;
+    return true;
+  });
+  return found;
+}
+
+/**
+ * Valid JSON `text` with each number a JS number would not reproduce written as a string of its
+ * text, so that it survives JSON.parse and JSON.stringify unchanged (`chain-node call --params`).
+ * The server reads such a string as it reads the number (amounts, integers, object fields).
+ */
+export function quoteInexactNumbers(text: string): string {
+  let out = '';
+  let copied = 0;
+  scanInexactNumbers(text, (start, end) => {
+    out += `${text.slice(copied, start)}"${text.slice(start, end)}"`;
+    copied = end;
+    return false;
+  });
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** The value of a syntax-tree node, inexact numbers as JsonNumberText (recursive: may overflow). */
