@@ -171,3 +171,17 @@ describe('integers given as JSON numbers', () => {
     expect(reply.error?.message).toContain('12345678901234567891');
   });
 });
+
+describe("blockchainStart's repeated mine key with an explicit share", () => {
+  it('refuses conflicting values naming share, never choosing one silently', async () => {
+    const [top, mine, second, share] = [dev, stranger(), stranger(), stranger()];
+    const reply = await rawCall(
+      'blockchainStart',
+      `{"code":"0000000000000000","wallet":"${top}","passphrase":"dev","mine":"${mine}","minepass":"pw","mine":"${second}","share":"${share}","nodes":""}`,
+    );
+    expect(reply.error).toMatchObject({
+      code: -32602,
+      data: { reason: 'INVALID_PARAMS', param: 'share' },
+    });
+  });
+});
