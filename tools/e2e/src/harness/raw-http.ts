@@ -98,3 +98,18 @@ export function rawRequest(
     req.end(options.body);
   });
 }
+
+/** Writes `text` on a fresh connection and resolves with everything the server sends until it closes. */
+export async function rawExchange(url: string, text: string): Promise<string> {
+  const socket = await openSocket(url);
+  return new Promise((resolve) => {
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', () => resolve(answer));
+    socket.write(text);
+  });
+}
