@@ -160,7 +160,8 @@ function describeKind(param: AnyParam): string {
     case 'enum':
       return `one of ${(bounds.values ?? []).map((value) => `\`${value}\``).join(', ')}`;
     default:
-      return bounds.maxLength !== undefined ? `string, at most ${bounds.maxLength}` : 'string';
+      if (bounds.maxLength !== undefined) return `string, at most ${bounds.maxLength}`;
+      return bounds.minLength === 1 ? 'string, not empty' : 'string';
   }
 }
 
