@@ -89,7 +89,10 @@ const PARAM_NOTES: Record<string, string> = {
   'getKeyStoreInfo.max': 'most wallets returned',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
   'activeWallet.private': 'encoded private key (dumpPrivateKey)',
-  'verifyMessage.data': 'a signed message object as signMessage returns it',
+  'verifyMessage.data':
+    'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
+  'walletRefresh.details':
+    'return `{loaded, unresolved, failed}` instead of the boolean (see the WalletRefreshDetails object)',
   'addNode.nodes': '`ip1:port1;ip2:port2;...`; a missing port means 9714',
   'addBlacklist.why': 'reason recorded with the entry',
   'nodeIPStats.ip': 'peer IP',
@@ -113,6 +116,10 @@ const FIELD_NOTES: Record<string, string> = {
   'WalletInfo.volume_timelock': 'rewards not matured yet; spendable = balance - both volumes',
   'WalletInfo.state': '`normal wallet` (active), `inactive wallet`, `unknown wallet`',
   'WalletInfo.key_state': 'the key store: `unlocked`, `locked`, `not in key store`',
+  'WalletRefreshDetails.loaded': 'wallets of the key store after the rescan (getKeyStoreCount)',
+  'WalletRefreshDetails.unresolved':
+    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); each becomes a wallet the first time its chain address is used with its passphrase',
+  'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.one_hash': 'previous block hash',
@@ -188,10 +195,18 @@ function paramTable(name: string, spec: MethodSpec): string[] {
 
 const SCALAR_RESULTS = new Set(['integer', 'boolean', 'string']);
 
+/** The types a result name lists (`boolean | WalletRefreshDetails`: one or the other, by the params). */
+function resultTypes(name: string): string[] {
+  return name.split(' | ');
+}
+
 function resultLine(spec: MethodSpec): string {
-  const name = spec.result.name;
-  const base = name.replace(/\[\]$/, '');
-  const shown = SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+  const shown = resultTypes(spec.result.name)
+    .map((name) => {
+      const base = name.replace(/\[\]$/, '');
+      return SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+    })
+    .join(' or ');
   const nested = spec.nestedResult
     ? ' inside `{ "result": …, "id": …, "jsonrpc": "2.0" }`, as the spec shows'
     : '';
@@ -351,9 +366,11 @@ function fieldRows(type: string, value: unknown, prefix = ''): string[] {
 function resultSections(examples: RpcExample[]): string[] {
   const types = new Map<string, string[]>();
   for (const name of METHOD_NAMES) {
-    const base = specOf(name).result.name.replace(/\[\]$/, '');
-    if (SCALAR_RESULTS.has(base)) continue;
-    types.set(base, [...(types.get(base) ?? []), name]);
+    for (const type of resultTypes(specOf(name).result.name)) {
+      const base = type.replace(/\[\]$/, '');
+      if (SCALAR_RESULTS.has(base)) continue;
+      types.set(base, [...(types.get(base) ?? []), name]);
+    }
   }
   const lines = ['## Result objects', ''];
   for (const [type, methods] of [...types].sort(([a], [b]) => a.localeCompare(b))) {
@@ -364,7 +381,10 @@ function resultSections(examples: RpcExample[]): string[] {
       '',
     );
     const sample = examples.find(
-      (example) => methods.includes(example.method) && example.reply.error === undefined,
+      (example) =>
+        methods.includes(example.method) &&
+        example.reply.error === undefined &&
+        typeof example.reply.result === 'object',
     );
     if (sample === undefined) {
       lines.push(
@@ -396,7 +416,8 @@ const ERROR_NOTES: Record<string, string> = {
   NOT_FOUND:
     'not found: a wallet not in the key store (`UNKNOWN_WALLET`), a token (`UNKNOWN_TOKEN`), a participation (`NOT_PARTICIPATING`)',
   WALLET_LOCKED: 'the wallet is locked (`WALLET_LOCKED`): unlockWallet first',
-  INVALID_DATA: 'bytes that do not decode (`INVALID_HEX`, `INVALID_OPHASH`, `BAD_OPTYPE`, ...)',
+  INVALID_DATA:
+    'bytes that do not decode (`INVALID_HEX`, `INVALID_OPHASH`, `BAD_OPTYPE`, `INVALID_SIGNED_MESSAGE`, ...)',
   SIGNATURE_MISMATCH:
     'a signature that does not verify (`SIGNATURE_MISMATCH`, `KEY_NOT_OF_ACCOUNT`)',
   NOT_ALLOWED: 'refused in this state (`NOT_A_PRODUCER`, `CHAIN_CLOSED`, ...)',
@@ -408,7 +429,8 @@ const ERROR_NOTES: Record<string, string> = {
     'malformed or too precise amount (`INVALID_AMOUNT`, `TOO_PRECISE`, `AMOUNT_TOO_LARGE`)',
   DUPLICATE_OPERATION: 'the same operation again (`DUPLICATE_OPERATION`)',
   FEE_TOO_LOW: 'fee below the act price, or a second zero-fee operation in a block',
-  TOO_MANY_ATTEMPTS: 'too many wrong passphrases for this wallet: wait',
+  TOO_MANY_ATTEMPTS:
+    'too many passphrase checks waiting from this address after its wrong passphrases: retry later',
   MEMPOOL_FULL: 'too many pending operations: retry later',
   TOKEN_RULE: 'a token rule (not the owner, transfers disabled, volume locked, ...)',
   PARTICIPATION_RULE:
