@@ -17,6 +17,7 @@ import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
 import { watchHeap } from './heap-watch';
+import { logKeyDirectoryScan } from './keystore-log';
 import type { Logger } from './logger';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
@@ -98,6 +99,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
     });
     await keystore.open();
+    logKeyDirectoryScan(log, {
+      invalid: keystore.invalidFiles(),
+      unresolved: keystore.unresolved(),
+    });
 
     let devWallet: DevWallet | undefined;
     if (isDev) {

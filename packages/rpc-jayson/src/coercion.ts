@@ -86,9 +86,15 @@ function booleanCoercer(name: string, secret: boolean): Coerce {
 }
 
 function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const minLength = bounds.minLength ?? 0;
   const maxLength = bounds.maxLength ?? Number.POSITIVE_INFINITY;
   return (value) => {
     if (typeof value !== 'string') return refuse(name, secret, 'must be a string', value);
+    if (value.length < minLength) {
+      const why =
+        minLength === 1 ? 'must not be empty' : `must be at least ${minLength} characters`;
+      return refuse(name, secret, why, value);
+    }
     if (value.length > maxLength) {
       return refuse(name, secret, `must be at most ${maxLength} characters`, value);
     }

@@ -68,10 +68,18 @@ export interface RawReply {
   text: string;
 }
 
-/** One HTTP request on a fresh connection, any header allowed (Host and Origin included). */
+/**
+ * One HTTP request on a fresh connection, any header allowed (Host and Origin included), from
+ * `localAddress` when given (127.0.0.2, 127.0.0.3, ...: the node sees another client).
+ */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    localAddress?: string;
+  } = {},
 ): Promise<RawReply> {
   const { host, port } = endpoint(url);
   return new Promise((resolve, reject) => {
@@ -82,6 +90,7 @@ export function rawRequest(
         path: '/',
         method: options.method ?? 'POST',
         agent: false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
         headers: { 'content-type': 'application/json', ...options.headers },
       },
       (res) => {

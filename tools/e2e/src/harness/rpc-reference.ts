@@ -89,7 +89,10 @@ const PARAM_NOTES: Record<string, string> = {
   'getKeyStoreInfo.max': 'most wallets returned',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
   'activeWallet.private': 'encoded private key (dumpPrivateKey)',
-  'verifyMessage.data': 'a signed message object as signMessage returns it',
+  'verifyMessage.data':
+    'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
+  'walletRefresh.details':
+    'return `{loaded, unresolved, failed}` instead of the boolean (see the WalletRefreshDetails object)',
   'addNode.nodes': '`ip1:port1;ip2:port2;...`; a missing port means 9714',
   'addBlacklist.why': 'reason recorded with the entry',
   'nodeIPStats.ip': 'peer IP',
@@ -125,6 +128,10 @@ const FIELD_NOTES: Record<string, string> = {
   'TokenInfo.name': 'in single quotes; a quote or backslash inside is escaped with a backslash',
   'TokenInfo.symbol': 'in single quotes, escaped as `name`',
   'TokenInfo.summary': 'in single quotes, escaped as `name`',
+  'WalletRefreshDetails.loaded': 'wallets of the key store after the rescan (getKeyStoreCount)',
+  'WalletRefreshDetails.unresolved':
+    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); each becomes a wallet the first time its chain address is used with its passphrase',
+  'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.one_hash': 'previous block hash',
@@ -172,7 +179,8 @@ function describeKind(param: AnyParam): string {
     case 'enum':
       return `one of ${(bounds.values ?? []).map((value) => `\`${value}\``).join(', ')}`;
     default:
-      return bounds.maxLength !== undefined ? `string, at most ${bounds.maxLength}` : 'string';
+      if (bounds.maxLength !== undefined) return `string, at most ${bounds.maxLength}`;
+      return bounds.minLength === 1 ? 'string, not empty' : 'string';
   }
 }
 
@@ -199,10 +207,18 @@ function paramTable(name: string, spec: MethodSpec): string[] {
 
 const SCALAR_RESULTS = new Set(['integer', 'boolean', 'string']);
 
+/** The types a result name lists (`boolean | WalletRefreshDetails`: one or the other, by the params). */
+function resultTypes(name: string): string[] {
+  return name.split(' | ');
+}
+
 function resultLine(spec: MethodSpec): string {
-  const name = spec.result.name;
-  const base = name.replace(/\[\]$/, '');
-  const shown = SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+  const shown = resultTypes(spec.result.name)
+    .map((name) => {
+      const base = name.replace(/\[\]$/, '');
+      return SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+    })
+    .join(' or ');
   const nested = spec.nestedResult
     ? ' inside `{ "result": …, "id": …, "jsonrpc": "2.0" }`, as the spec shows'
     : '';
@@ -364,9 +380,11 @@ function fieldRows(type: string, value: unknown, prefix = ''): string[] {
 function resultSections(examples: RpcExample[]): string[] {
   const types = new Map<string, string[]>();
   for (const name of METHOD_NAMES) {
-    const base = specOf(name).result.name.replace(/\[\]$/, '');
-    if (SCALAR_RESULTS.has(base)) continue;
-    types.set(base, [...(types.get(base) ?? []), name]);
+    for (const type of resultTypes(specOf(name).result.name)) {
+      const base = type.replace(/\[\]$/, '');
+      if (SCALAR_RESULTS.has(base)) continue;
+      types.set(base, [...(types.get(base) ?? []), name]);
+    }
   }
   const lines = ['## Result objects', ''];
   for (const [type, methods] of [...types].sort(([a], [b]) => a.localeCompare(b))) {
@@ -377,7 +395,10 @@ function resultSections(examples: RpcExample[]): string[] {
       '',
     );
     const sample = examples.find(
-      (example) => methods.includes(example.method) && example.reply.error === undefined,
+      (example) =>
+        methods.includes(example.method) &&
+        example.reply.error === undefined &&
+        typeof example.reply.result === 'object',
     );
     if (sample === undefined) {
       lines.push(
@@ -410,7 +431,7 @@ const ERROR_NOTES: Record<string, string> = {
     'not found: a wallet not in the key store (`UNKNOWN_WALLET`), a token (`UNKNOWN_TOKEN`), a participation (`NOT_PARTICIPATING`)',
   WALLET_LOCKED: 'the wallet is locked (`WALLET_LOCKED`): unlockWallet first',
   INVALID_DATA:
-    'bytes or text that do not decode (`TRUNCATED`, `INVALID_HEX`, `INVALID_OPHASH`, `BAD_IP`, `BAD_PEER_ADDRESS`, ...)',
+    'bytes or text that do not decode (`TRUNCATED`, `INVALID_HEX`, `INVALID_OPHASH`, `BAD_OPTYPE`, `INVALID_SIGNED_MESSAGE`, `BAD_IP`, `BAD_PEER_ADDRESS`, ...)',
   SIGNATURE_MISMATCH:
     'a signature that does not verify (`SIGNATURE_MISMATCH`, `KEY_NOT_OF_ACCOUNT`); excuteRaw, see below',
   NOT_ALLOWED:
@@ -427,8 +448,9 @@ const ERROR_NOTES: Record<string, string> = {
   FEE_TOO_LOW:
     'fee below the act price (`FEE_TOO_LOW`), or a second zero-fee operation of an account in a block (`ZERO_FEE_USED`); excuteRaw, see below',
   TOO_MANY_ATTEMPTS:
-    'too many wrong passphrases for this wallet (`TOO_MANY_ATTEMPTS`, past 30 a minute): wait',
-  MEMPOOL_FULL: 'the mempool holds 200,000 operations (`MEMPOOL_FULL`): retry after the next block',
+    'too many passphrase checks waiting from this address after its wrong passphrases (`TOO_MANY_ATTEMPTS`): retry later',
+  MEMPOOL_FULL:
+    'the mempool holds 200,000 operations (`MEMPOOL_FULL`), or 32 new accounts already activate themselves in the next block (`NEW_ACCOUNTS_FULL`): retry after the next block',
   TOKEN_RULE:
     'a token rule: not the owner, transfers disabled, volume locked, ... (`NOT_TOKEN_OWNER`, `TOKEN_TRANSFER_DISABLED`, `TOKEN_VOLUME_LOCKED`, `NAME_EMPTY`, ...)',
   PARTICIPATION_RULE:
