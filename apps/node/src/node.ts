@@ -17,12 +17,17 @@ import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
 import { watchHeap } from './heap-watch';
+import { logKeyDirectoryScan } from './keystore-log';
 import type { Logger } from './logger';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
 import { type NodeOptions, resolveNodeOptions } from './options';
 import { createProducerKeys } from './producer-keys';
-import { LOCKED_PRODUCER_WARNING, warnUnloadedProducerWallets } from './producer-wallets';
+import {
+  LOCKED_PRODUCER_WARNING,
+  warnUnloadedProducerWallets,
+  watchUnloadedProducerWallets,
+} from './producer-wallets';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
@@ -94,6 +99,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
     });
     await keystore.open();
+    logKeyDirectoryScan(log, {
+      invalid: keystore.invalidFiles(),
+      unresolved: keystore.unresolved(),
+    });
 
     let devWallet: DevWallet | undefined;
     if (isDev) {
@@ -139,6 +148,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       // Mine wallets' keys do not survive a restart (see producer-wallets.ts); a key loaded again
       // (or added by blockchainStart) may be the one the waiting operations need.
       warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
+      watchUnloadedProducerWallets(chain, keystore, producerKeys, log);
       producerKeys.onAdd(() => producer?.wake());
     }
     chain.onBlock((block) =>

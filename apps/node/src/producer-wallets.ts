@@ -54,6 +54,26 @@ export function warnUnloadedProducerWallets(
   );
 }
 
+/**
+ * Warns again whenever the producer set changes: a blockchainStart signed offline (or on another
+ * node) makes a wallet of this key store a producer without its key being loaded here, and the
+ * network then waits out that wallet's turns. Returns the unsubscribe.
+ */
+export function watchUnloadedProducerWallets(
+  chain: Chain,
+  keystore: KeyStore,
+  producerKeys: ProducerKeys,
+  log: Logger,
+): () => void {
+  let producers = chain.producers().join();
+  return chain.onBlock(() => {
+    const now = chain.producers().join();
+    if (now === producers) return;
+    producers = now;
+    warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
+  });
+}
+
 /** After lockWallet: the locked wallet's key, if it signed blocks here, signs no more. */
 export function dropLockedProducerKey(
   keystore: KeyStore,

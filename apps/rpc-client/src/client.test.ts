@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { catalogue, type MethodName, type WalletInfo } from '@chain/rpc-jayson/catalogue';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { type BatchCall, createClient } from './client.js';
-import { RpcError, TimeoutError, TransportError } from './errors.js';
+import { AmountError, RpcError, TimeoutError, TransportError } from './errors.js';
 import {
   type CannedServer,
   type RecordedRequest,
@@ -121,6 +121,46 @@ describe('calls', () => {
 
     expect(reply.result.code).toBe('abc');
     expect(reply).toEqual({ result: part, id: 1, jsonrpc: '2.0' });
+  });
+});
+
+describe('amounts', () => {
+  it('go out as the decimal strings given and come back as strings, never as JS numbers', async () => {
+    const sent = { ...WALLET_INFO, balance: '12345678901234567891' };
+    const node = await start((request, response) => replyResult(response, request, sent));
+    const client = createClient({ url: node.url });
+    const params = {
+      sender: WALLET,
+      passphrase: 'pw',
+      receiver: RECEIVER,
+      amount: '1.234567890123456789',
+    };
+    await client.operations.sendTo(params);
+    expect(node.requests[0]!.text).toContain('"amount":"1.234567890123456789"');
+    const info = await client.wallet.getWalletInfo({ wallet: WALLET });
+    expect(info.balance).toBe('12345678901234567891');
+  });
+
+  it.each([
+    ['a number', 0.1 + 0.2],
+    ['an unsafe integer', Number('12345678901234567891')],
+    ['a bigint', 10n ** 18n],
+  ])('refuses %s for an amount param before sending anything', async (_title, amount) => {
+    const node = await start((request, response) => replyResult(response, request, {}));
+    const client = createClient({ url: node.url });
+    const params = { sender: WALLET, passphrase: 'pw', receiver: RECEIVER, amount };
+    const refused = client.call('sendTo', params as never);
+    await expect(refused).rejects.toBeInstanceOf(AmountError);
+    await expect(refused).rejects.toMatchObject({
+      reason: 'INVALID_AMOUNT',
+      message: expect.stringContaining("'amount' must be a decimal string"),
+    });
+    const positional = [WALLET, 'pw', RECEIVER, amount];
+    await expect(client.call('sendTo', positional as never)).rejects.toBeInstanceOf(AmountError);
+    await expect(
+      client.batch([{ method: 'createToken', params: { totalAmount: amount } as never }]),
+    ).rejects.toBeInstanceOf(AmountError);
+    expect(node.requests).toHaveLength(0);
   });
 });
 

@@ -1,4 +1,5 @@
 import {
+  type AnyParam,
   type Catalogue,
   catalogue,
   type MethodGroup,
@@ -6,7 +7,7 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@chain/rpc-jayson/catalogue';
-import { RpcError, TransportError } from './errors.js';
+import { AmountError, RpcError, TransportError } from './errors.js';
 import { createHttpTransport, type HttpTransport } from './http-transport.js';
 import { isIdempotentRead } from './read-methods.js';
 
@@ -101,6 +102,7 @@ export function createClient(options: ClientOptions): ChainClient {
   let nextId = 1;
 
   function request(method: string, params: unknown): { id: number; body: object } {
+    checkAmounts(method, params);
     const id = nextId++;
     return { id, body: { jsonrpc: '2.0', method, params: params ?? {}, id } };
   }
@@ -157,6 +159,28 @@ export function createClient(options: ClientOptions): ChainClient {
       call(name, params);
   }
   return client as ChainClient;
+}
+
+/**
+ * Amounts go out as the decimal strings the caller wrote, never through a JS number: a number given
+ * to an amount param (from untyped JavaScript) is refused before anything is sent, since it may
+ * already be rounded (`0.1 + 0.2`, `12345678901234567891`), and a bigint would be taken for whole
+ * coins rather than base units.
+ */
+function checkAmounts(method: string, params: unknown): void {
+  if (typeof params !== 'object' || params === null) return;
+  const spec = (catalogue as Record<string, { params: Record<string, AnyParam> }>)[method]?.params;
+  if (spec === undefined) return;
+  Object.entries(spec).forEach(([name, param], index) => {
+    if (param.kind !== 'amount') return;
+    const value = Array.isArray(params) ? params[index] : (params as Record<string, unknown>)[name];
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      throw new AmountError(
+        'INVALID_AMOUNT',
+        `${method}: '${name}' must be a decimal string like "1.5" (parseUnits/formatUnits convert base units), got the ${typeof value} ${String(value)}`,
+      );
+    }
+  });
 }
 
 /** The result of a reply; its error as an RpcError, thrown or returned. */

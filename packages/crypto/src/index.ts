@@ -52,6 +52,8 @@ export {
   randomPrivateKey,
 } from './keys';
 export {
+  type DecodedSignedMessage,
+  decodeSignedMessage,
   MESSAGE_PREFIX,
   MESSAGE_VERSION,
   messageHash,

@@ -114,7 +114,8 @@ describe('signMessage / verifyMessage', () => {
           const other = signMessage(msg, OTHER_KEY, 'CH');
           expect(verifyMessage({ ...signed, msg: `${msg} ` })).toBe(false);
           const sig = hexToBytes(signed.sig);
-          sig[sigByte]! ^= xor;
+          // r and s take any value; the recovery id (byte 0) stays in its range 0-3.
+          sig[sigByte]! ^= sigByte === 0 ? 1 + (xor % 3) : xor;
           expect(verifyMessage({ ...signed, sig: bytesToHex(sig) })).toBe(false);
           expect(verifyMessage({ ...signed, wallet: other.wallet })).toBe(false);
           expect(verifyMessage({ ...signed, enc: other.enc })).toBe(false);
@@ -137,32 +138,48 @@ describe('signMessage / verifyMessage', () => {
     }
   });
 
-  it('is false on the wrong network and on any malformed field, never throwing', () => {
+  it('throws on a malformed object, naming the field; false is only for a signature that does not match', () => {
     const signed: SignedMessage = signMessage('fields', KEY, 'CH');
-    expect(verifyMessage(signed, 'XY')).toBe(false);
     const sameHashOtherPrefix = `XY${signed.wallet.slice(2)}`;
-    expect(verifyMessage({ ...signed, wallet: sameHashOtherPrefix })).toBe(false);
-    const bad: unknown[] = [
-      null,
-      undefined,
-      'string',
-      42,
-      [],
-      {},
-      { ...signed, wallet: undefined },
-      { ...signed, wallet: signed.wallet.slice(1) },
-      { ...signed, msg: 7 },
-      { ...signed, enc: '' },
-      { ...signed, enc: signed.enc.slice(2) },
-      { ...signed, enc: 12 },
-      { ...signed, sig: signed.sig.slice(2) },
-      { ...signed, sig: `${signed.sig}00` },
-      { ...signed, sig: `0x${signed.sig}` },
-      { ...signed, sig: 'zz'.repeat(65) },
-      { ...signed, sig: null },
-      { ...signed, sig: `04${signed.sig.slice(2)}` },
-      { ...signed, version: {} },
+    const cases: Array<[unknown, string, string]> = [
+      [null, 'data', 'INVALID_SIGNED_MESSAGE'],
+      ['string', 'data', 'INVALID_SIGNED_MESSAGE'],
+      [42, 'data', 'INVALID_SIGNED_MESSAGE'],
+      [[], 'data', 'INVALID_SIGNED_MESSAGE'],
+      [{}, 'data.wallet', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, wallet: undefined }, 'data.wallet', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, wallet: signed.wallet.slice(1) }, 'data.wallet', 'INVALID_ADDRESS_FORMAT'],
+      [{ ...signed, wallet: sameHashOtherPrefix }, 'data.wallet', 'WRONG_NETWORK_PREFIX'],
+      [{ ...signed, wallet: 7 }, 'data.wallet', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, msg: 7 }, 'data.msg', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, msg: null }, 'data.msg', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, enc: '' }, 'data.enc', 'INVALID_PUBLIC_KEY'],
+      [{ ...signed, enc: signed.enc.slice(2) }, 'data.enc', 'INVALID_PUBLIC_KEY'],
+      [{ ...signed, enc: 12 }, 'data.enc', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: signed.sig.slice(2) }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: `${signed.sig}00` }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: `0x${signed.sig}` }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: 'zz'.repeat(65) }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: null }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, sig: `04${signed.sig.slice(2)}` }, 'data.sig', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, version: {} }, 'data.version', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, version: 2 }, 'data.version', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, version: ['1'] }, 'data.version', 'INVALID_SIGNED_MESSAGE'],
+      [{ ...signed, version: undefined }, 'data.version', 'INVALID_SIGNED_MESSAGE'],
     ];
-    for (const data of bad) expect(verifyMessage(data)).toBe(false);
+    for (const [data, param, reason] of cases) {
+      expect(() => verifyMessage(data, 'CH'), JSON.stringify(data)).toThrow(
+        expect.objectContaining({ param, reason }),
+      );
+    }
+    expect(() => verifyMessage(signed, 'XY')).toThrow(
+      expect.objectContaining({ param: 'data.wallet', reason: 'WRONG_NETWORK_PREFIX' }),
+    );
+    expect(() => verifyMessage({ ...signed, sig: 'zz' }, 'CH', 'message')).toThrow(
+      expect.objectContaining({ param: 'message.sig', code: 1016 }),
+    );
+    // Well formed, not matching: false. A zero r and s is the form of a signature, not a valid one.
+    expect(verifyMessage({ ...signed, sig: `00${'00'.repeat(64)}` }, 'CH')).toBe(false);
+    expect(verifyMessage({ ...signed, version: '1' }, 'CH')).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import {
   u64le,
   utf8ToBytes,
 } from './bytes';
+import { CryptoError, ErrorCode } from './errors';
 import { hash160, sha256 } from './hashes';
 import { decodePublicKey, encodePublicKey } from './key-encoding';
 import { getPublicKey } from './keys';
@@ -46,27 +47,80 @@ export function signMessage(msg: string, privateKey: Uint8Array, prefix: string)
   };
 }
 
+/** A signed message object whose every field has the right form (not yet verified). */
+export interface DecodedSignedMessage {
+  /** The wallet's 20-byte hash. */
+  walletHash: Uint8Array;
+  msg: string;
+  /** The 33-byte compressed key of `enc`. */
+  publicKey: Uint8Array;
+  /** 65 bytes: recovery id (0-3) || r || s. */
+  signature: Uint8Array;
+}
+
+const SIGNED_MESSAGE_FIELDS = ['wallet', 'msg', 'enc', 'sig', 'version'] as const;
+const SIGNATURE_HEX_LENGTH = 130;
+
 /**
- * True only when `enc` is a key whose address is `wallet` and `sig` is a valid low-S recoverable
- * signature of `msg` by that key. Any mismatch or malformed field gives false, never an error.
+ * Checks the form of a signed message object field by field, as signMessage writes it, and throws
+ * a CryptoError naming the first malformed field (`data.sig` when `param` is `data`): a missing
+ * field, a wrong JSON type, a `wallet` that is not an address of this network (1002, as every
+ * address param), an `enc` that is not a public key (1005), a `sig` that is not 65 bytes of hex
+ * with a recovery id 0-3, or a `version` other than MESSAGE_VERSION (1016 INVALID_SIGNED_MESSAGE).
  */
-export function verifyMessage(data: unknown, expectedPrefix?: string): boolean {
-  if (typeof data !== 'object' || data === null) return false;
-  const { wallet, msg, enc, sig, version } = data as Record<string, unknown>;
-  if (typeof wallet !== 'string' || typeof msg !== 'string') return false;
-  if (typeof enc !== 'string' || typeof sig !== 'string' || !isHex(sig)) return false;
-  if (version !== undefined && typeof version !== 'string' && typeof version !== 'number') {
-    return false;
+export function decodeSignedMessage(
+  data: unknown,
+  expectedPrefix?: string,
+  param = 'data',
+): DecodedSignedMessage {
+  const fail = (field: string | null, why: string): never => {
+    const name = field === null ? param : `${param}.${field}`;
+    throw new CryptoError(ErrorCode.INVALID_DATA, 'INVALID_SIGNED_MESSAGE', `'${name}' ${why}`, {
+      param: name,
+    });
+  };
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return fail(null, `must be a signed message object {${SIGNED_MESSAGE_FIELDS.join(', ')}}`);
   }
-  try {
-    const { hash160: walletHash } = decodeAddress(wallet, expectedPrefix);
-    const publicKey = decodePublicKey(enc);
-    if (!equalBytes(hash160(publicKey), walletHash)) return false;
-    const recovered = recoverPublicKey(hexToBytes(sig), messageHash(msg));
-    return recovered !== null && equalBytes(recovered, publicKey);
-  } catch {
-    return false;
+  const fields = data as Record<string, unknown>;
+  for (const name of SIGNED_MESSAGE_FIELDS) {
+    if (fields[name] === undefined || fields[name] === null) fail(name, 'is missing');
   }
+  const { wallet, msg, enc, sig, version } = fields;
+  if (typeof wallet !== 'string') fail('wallet', 'must be a string (a wallet address)');
+  const { hash160: walletHash } = decodeAddress(
+    wallet as string,
+    expectedPrefix,
+    `${param}.wallet`,
+  );
+  if (typeof msg !== 'string') fail('msg', 'must be a string');
+  if (typeof enc !== 'string') fail('enc', 'must be a string (an encoded public key)');
+  const publicKey = decodePublicKey(enc as string, `${param}.enc`);
+  if (typeof sig !== 'string' || !isHex(sig) || sig.length !== SIGNATURE_HEX_LENGTH) {
+    fail('sig', `must be ${SIGNATURE_HEX_LENGTH} hex characters (recovery id, r, s)`);
+  }
+  const signature = hexToBytes(sig as string);
+  if (signature[0]! > 3) fail('sig', 'has a recovery id above 3 (its first byte)');
+  if (version !== MESSAGE_VERSION && version !== String(MESSAGE_VERSION)) {
+    fail('version', `must be ${MESSAGE_VERSION} (the only version of signed messages)`);
+  }
+  return { walletHash, msg: msg as string, publicKey, signature };
+}
+
+/**
+ * True when `enc` is a key whose address is `wallet` and `sig` is a valid low-S recoverable
+ * signature of `msg` by that key, false when any of that does not hold. A malformed object is not
+ * an answer: decodeSignedMessage's error, naming the field.
+ */
+export function verifyMessage(data: unknown, expectedPrefix?: string, param = 'data'): boolean {
+  const { walletHash, msg, publicKey, signature } = decodeSignedMessage(
+    data,
+    expectedPrefix,
+    param,
+  );
+  if (!equalBytes(hash160(publicKey), walletHash)) return false;
+  const recovered = recoverPublicKey(signature, messageHash(msg));
+  return recovered !== null && equalBytes(recovered, publicKey);
 }
 
 /** Bitcoin's CompactSize unsigned integer. */

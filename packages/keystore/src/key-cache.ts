@@ -5,6 +5,8 @@ export interface KeyCache {
   remember(id: string, privateKey: Uint8Array, passphrase: string): void;
   /** A copy of the cached key when `passphrase` is the one it was remembered with, else undefined. */
   recall(id: string, passphrase: string): Uint8Array | undefined;
+  /** True when a key is cached for `id`, whatever its passphrase. */
+  holds(id: string): boolean;
   /** Wipes one key. */
   forget(id: string): void;
   /** Wipes every key. */
@@ -43,6 +45,9 @@ export function createKeyCache(): KeyCache {
       const entry = entries.get(id);
       if (entry === undefined || !timingSafeEqual(tagOf(passphrase), entry.tag)) return undefined;
       return entry.privateKey.slice();
+    },
+    holds(id) {
+      return entries.has(id);
     },
     forget,
     clear() {

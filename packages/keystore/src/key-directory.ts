@@ -15,8 +15,11 @@ export interface KeyFileRecord {
    */
   createdAt: bigint;
   file: ParsedKeyFile;
-  /** The key's identity: its Ethereum-style address, 40 lowercase hex characters. */
-  ethAddress: string;
+  /**
+   * The key's identity: its Ethereum-style address, 40 lowercase hex characters, or null for a file
+   * that does not say (the v3 format makes `address` optional): known once it is decrypted.
+   */
+  ethAddress: string | null;
 }
 
 /** A file in the key directory that holds no usable key, and why. */
@@ -57,6 +60,7 @@ export async function scanKeyDirectory(dir: string): Promise<KeyDirectoryScan> {
   );
   const seen = new Map<string, string>();
   const unique = records.filter((record) => {
+    if (record.ethAddress === null) return true;
     const first = seen.get(record.ethAddress);
     if (first === undefined) {
       seen.set(record.ethAddress, record.fileName);
@@ -92,12 +96,6 @@ async function readKeyFile(dir: string, fileName: string): Promise<KeyFileRecord
     throw new KeyStoreError('INVALID_KEY_FILE', 'not JSON');
   }
   const file = parseKeyFile(json);
-  if (file.ethAddress === null) {
-    throw new KeyStoreError(
-      'INVALID_KEY_FILE',
-      'no address field: the key cannot be identified without its passphrase',
-    );
-  }
   const createdAt = creationTimeOfName(fileName) ?? info.mtimeNs;
   return { fileName, createdAt, file, ethAddress: file.ethAddress };
 }

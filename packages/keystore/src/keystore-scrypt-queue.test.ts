@@ -43,7 +43,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 const newDir = useTempDirs();
 
 describe('scrypt scheduling', () => {
-  it('runs at most one scrypt per wallet (others queue), wallets in parallel, never sync', async () => {
+  it('runs at most one scrypt per client (its others queue), clients in parallel, never sync', async () => {
     const store = createKeyStore({
       dir: await newDir(),
       addressOf: devAddressOf,
@@ -54,16 +54,44 @@ describe('scrypt scheduling', () => {
     const b = await store.create('b');
     observed.reset();
 
-    const attempts = [a, a, a, b, b, b].map((address, i) =>
-      rejectionOf(store.getPrivateKey(address, `wrong ${i}`)),
+    // Client 10.0.0.1 guesses at both wallets, 10.0.0.2 at one of them.
+    const attempts = [
+      [a, '10.0.0.1'],
+      [b, '10.0.0.1'],
+      [a, '10.0.0.1'],
+      [a, '10.0.0.2'],
+      [a, '10.0.0.2'],
+      [b, '10.0.0.1'],
+    ].map(([address, client], i) =>
+      rejectionOf(store.getPrivateKey(address!, `wrong ${i}`, { client: client! })),
     );
     const reasons = (await Promise.all(attempts)).map((error) => error.reason);
     expect(reasons).toEqual(Array(6).fill('WRONG_PASSPHRASE'));
     expect(observed.calls).toBe(6);
-    expect(observed.maxPerSalt).toBe(1);
-    // The two wallets' queues did overlap, so the observer can see concurrency when it happens.
+    // Two derivations at once at most, one per client: 10.0.0.1 never ran two, even on two
+    // wallets, while the two clients' checks of wallet a did overlap.
     expect(observed.maxTotal).toBe(2);
     expect(observed.syncCalls).toBe(0);
+    await store.close();
+  });
+
+  it('one client alone runs one scrypt at a time, whatever the wallets', async () => {
+    const store = createKeyStore({
+      dir: await newDir(),
+      addressOf: devAddressOf,
+      scrypt: { N: 2 ** 14, r: 8, p: 1 },
+    });
+    await store.open();
+    const wallets = [await store.create('a'), await store.create('b'), await store.create('c')];
+    observed.reset();
+    const attempts = wallets.map((address, i) =>
+      rejectionOf(store.getPrivateKey(address, `wrong ${i}`, { client: '10.0.0.9' })),
+    );
+    expect((await Promise.all(attempts)).map((error) => error.reason)).toEqual(
+      Array(3).fill('WRONG_PASSPHRASE'),
+    );
+    expect(observed.calls).toBe(3);
+    expect(observed.maxTotal).toBe(1);
     await store.close();
   });
 });

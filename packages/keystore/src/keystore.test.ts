@@ -2,12 +2,14 @@ import { copyFile, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bytesToHex, getPublicKey, hexToBytes, randomPrivateKey } from '@chain/crypto';
-import { computeAddress, encryptKeystoreJson } from 'ethers';
+import { computeAddress, decryptKeystoreJson, encryptKeystoreJson } from 'ethers';
 import { describe, expect, it } from 'vitest';
 import {
   devAddressOf,
   LIGHT_SCRYPT,
+  manualClock,
   rejectionOf,
+  settle,
   useTempDirs,
   WIKI_VECTORS,
 } from '../test/fixtures';
@@ -114,8 +116,16 @@ describe('create, load, decrypt', () => {
     const store = await openStore(dir);
     const privateKey = hexToBytes(WIKI_VECTORS.privateKey);
     const address = devAddressOf(getPublicKey(privateKey));
-    expect(await store.importKey(privateKey, 'first')).toEqual({ address, created: true });
-    expect(await store.importKey(privateKey, 'second')).toEqual({ address, created: false });
+    expect(await store.importKey(privateKey, 'first')).toEqual({
+      address,
+      created: true,
+      reencrypted: false,
+    });
+    expect(await store.importKey(privateKey, 'second')).toEqual({
+      address,
+      created: false,
+      reencrypted: false,
+    });
     expect(await keyFiles(dir)).toHaveLength(1);
     expect(store.list()).toEqual([address]);
     await store.close();
@@ -194,28 +204,94 @@ describe('passphrases', () => {
     await store.close();
   });
 
-  it('rate limits wrong passphrases per wallet and serves nothing while limited', async () => {
-    const store = await openStore(await newDir(), { maxAttemptsPerMinute: 3 });
-    const target = await store.create('right');
+  it('wrong passphrases slow down the client that makes them; the owner elsewhere is never refused nor kept waiting', async () => {
+    const clock = manualClock();
+    const options = { maxAttemptsPerMinute: 3, maxWaitingPerClient: 2, clock };
+    const store = await openStore(await newDir(), options);
+    const target = await store.create('right'); // cached since create
     const bystander = await store.create('other');
+    const guesser = { client: '127.0.0.2' };
+    const owner = { client: '127.0.0.3' };
 
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => rejectionOf(store.getPrivateKey(target, `guess ${i}`))),
+    // The allowance: three wrong guesses, checked at once.
+    const first = await Promise.all(
+      [0, 1, 2].map((i) => rejectionOf(store.getPrivateKey(target, `guess ${i}`, guesser))),
     );
-    const reasons = results.map((error) => error.reason);
-    expect(reasons.filter((r) => r === 'WRONG_PASSPHRASE')).toHaveLength(3);
-    expect(reasons.filter((r) => r === 'TOO_MANY_ATTEMPTS')).toHaveLength(5);
-    const limited = results.find((error) => error.reason === 'TOO_MANY_ATTEMPTS')!;
-    expect(limited).toMatchObject({ code: 1037 });
-    expect(limited.message).toMatch(/retry in \d+ s/);
+    expect(first.map((error) => error.reason)).toEqual(Array(3).fill('WRONG_PASSPHRASE'));
+    expect(clock.sleepers()).toBe(0);
 
-    // Even the right passphrase fails fast now (it is cached since create, so it would be cheap):
-    // otherwise guessing against the cache would bypass the limit.
-    const right = await timed(() => rejectionOf(store.getPrivateKey(target, 'right')));
-    expect(right.value.reason).toBe('TOO_MANY_ATTEMPTS');
-    expect((await rejectionOf(store.unlock(target, 'right'))).reason).toBe('TOO_MANY_ATTEMPTS');
-    // Other wallets are not affected.
-    expect(await store.getPrivateKey(bystander, 'other')).toHaveLength(32);
+    // Over it, the guesser's checks wait their turn, one at a time; the right passphrase too.
+    const wrong = rejectionOf(store.getPrivateKey(target, 'guess 3', guesser));
+    const right = store.getPrivateKey(target, 'right', guesser);
+    const refused = await rejectionOf(store.getPrivateKey(target, 'guess 4', guesser));
+    expect(refused).toMatchObject({ reason: 'TOO_MANY_ATTEMPTS', code: 1037, param: 'passphrase' });
+    expect(refused.message).toMatch(/retry in \d+ s/);
+    await settle();
+    expect(clock.sleepers()).toBe(1);
+
+    // The owner, calling from elsewhere meanwhile: served at once, this wallet and others.
+    expect(devAddressOf(getPublicKey(await store.getPrivateKey(target, 'right', owner)))).toBe(
+      target,
+    );
+    expect(await store.unlock(target, 'right', owner)).toBe(true);
+    expect(await store.getPrivateKey(bystander, 'other', owner)).toHaveLength(32);
+    expect(clock.sleepers()).toBe(1);
+
+    // The guesser's turn comes: its wrong guess fails, then its right passphrase works.
+    clock.wake();
+    expect((await wrong).reason).toBe('WRONG_PASSPHRASE');
+    await settle();
+    clock.wake();
+    expect(devAddressOf(getPublicKey(await right))).toBe(target);
+    // The allowance comes back as failures leak away (a minute for all three).
+    clock.advance(60_000);
+    expect(await store.getPrivateKey(target, 'right', guesser)).toHaveLength(32);
+    expect(clock.sleepers()).toBe(0);
+    await store.close();
+  });
+
+  it('parallel guesses against a cached key are counted before any is answered: no quick answer for the right one', async () => {
+    const clock = manualClock();
+    const store = await openStore(await newDir(), { maxAttemptsPerMinute: 3, clock });
+    const target = await store.create('right'); // cached: the check of 'right' costs an HMAC
+    const outcomes: string[] = [];
+    const guesses = ['g0', 'g1', 'g2', 'g3', 'right', 'g5'].map((guess) =>
+      store.getPrivateKey(target, guess, { client: '10.1.1.1' }).then(
+        () => outcomes.push(`${guess}: key`),
+        (error: { reason: string }) => outcomes.push(`${guess}: ${error.reason}`),
+      ),
+    );
+    // The first three were counted as they came in, so the rest go the slow way.
+    await Promise.all(guesses.slice(0, 3));
+    await settle();
+    expect(outcomes).toEqual([
+      'g0: WRONG_PASSPHRASE',
+      'g1: WRONG_PASSPHRASE',
+      'g2: WRONG_PASSPHRASE',
+    ]);
+    expect(clock.sleepers()).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      clock.wake();
+      await guesses[3 + i];
+      await settle();
+    }
+    expect(outcomes.slice(3)).toEqual([
+      'g3: WRONG_PASSPHRASE',
+      'right: key',
+      'g5: WRONG_PASSPHRASE',
+    ]);
+    await store.close();
+  });
+
+  it('a passphrase the cache does not know but the file opens is not held against the client', async () => {
+    const clock = manualClock();
+    const store = await openStore(await newDir(), { maxAttemptsPerMinute: 1, clock });
+    const composed = 'caf\u00e9';
+    const decomposed = 'cafe\u0301'; // the same text to NFKC, another string to the cache
+    const address = await store.create(composed);
+    expect(await store.getPrivateKey(address, decomposed, { client: 'x' })).toHaveLength(32);
+    expect(await store.getPrivateKey(address, composed, { client: 'x' })).toHaveLength(32);
+    expect(clock.sleepers()).toBe(0);
     await store.close();
   });
 
@@ -340,14 +416,20 @@ describe('refresh and foreign files', () => {
 
     await copyFile(join(dirB, copiedFile!), join(dirA, copiedFile!));
     await rm(join(dirA, removedFile));
-    expect(await a.refresh()).toEqual({ added: 1, removed: 1, invalid: [] });
+    expect(await a.refresh()).toEqual({
+      added: 1,
+      removed: 1,
+      loaded: 2,
+      unresolved: [],
+      invalid: [],
+    });
     expect(a.list().sort()).toEqual([kept, copied].sort());
     expect(a.has(removed)).toBe(false);
     expect(bytesToHex(await a.getPrivateKey(copied, 'c'))).toBe(
       bytesToHex(await b.getPrivateKey(copied, 'c')),
     );
     expect((await rejectionOf(a.getPrivateKey(removed, 'b'))).reason).toBe('UNKNOWN_WALLET');
-    expect(await a.refresh()).toEqual({ added: 0, removed: 0, invalid: [] });
+    expect(await a.refresh()).toMatchObject({ added: 0, removed: 0, invalid: [] });
     await a.close();
     await b.close();
   });
@@ -359,8 +441,9 @@ describe('refresh and foreign files', () => {
     const { json, ethAddress } = await ethersKeyFile(privateKey, 'foreign pass');
     await writeFile(join(dir, `UTC--2020-01-01T00-00-00.0Z--${ethAddress}`), json);
 
-    expect(await store.refresh()).toMatchObject({ added: 1, removed: 0 });
-    expect(store.unresolved()).toEqual([ethAddress]);
+    expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, loaded: 0 });
+    const file = `UTC--2020-01-01T00-00-00.0Z--${ethAddress}`;
+    expect(store.unresolved()).toEqual([{ file, ethAddress }]);
     expect(store.list()).toEqual([]);
 
     expect((await rejectionOf(store.resolveForeign(ethAddress, 'nope'))).reason).toBe(
@@ -410,7 +493,7 @@ describe('refresh and foreign files', () => {
       foreign.push({ ethAddress, address: devAddressOf(getPublicKey(privateKey)) });
     }
     await store.refresh();
-    expect(store.unresolved()).toEqual(foreign.map((f) => f.ethAddress));
+    expect(store.unresolved().map((f) => f.ethAddress)).toEqual(foreign.map((f) => f.ethAddress));
     await store.resolveForeign(foreign[1]!.ethAddress, 'f');
     await store.resolveForeign(foreign[0]!.ethAddress, 'f');
     const expected = [foreign[0]!.address, foreign[1]!.address, ours];
@@ -430,7 +513,11 @@ describe('refresh and foreign files', () => {
     await writeFile(join(dir, `${ethAddress}.json`), json);
     await store.refresh();
     const address = devAddressOf(getPublicKey(privateKey));
-    expect(await store.importKey(privateKey, 'new')).toEqual({ address, created: false });
+    expect(await store.importKey(privateKey, 'new')).toEqual({
+      address,
+      created: false,
+      reencrypted: false,
+    });
     expect(store.list()).toEqual([address]);
     expect(await keyFiles(dir)).toEqual([`${ethAddress}.json`]);
     expect(await store.getPrivateKey(address, 'foreign')).toEqual(privateKey);
@@ -486,7 +573,6 @@ describe('refresh and foreign files', () => {
       [
         'big.json',
         'copy.json',
-        'no-address.json',
         'notes.txt',
         'other.json',
         'tampered.json',
@@ -496,7 +582,9 @@ describe('refresh and foreign files', () => {
     expect(problems['notes.txt']).toBe('not JSON');
     expect(problems['copy.json']).toBe(`holds the same key as ${goodFile}`);
     expect(problems['tampered.json']).toMatch(/scrypt N above/);
-    expect((await store.refresh()).invalid).toHaveLength(7);
+    // A v3 file without an address is no error: it waits for its passphrase (see below).
+    expect(store.unresolved()).toEqual([{ file: 'no-address.json', ethAddress: null }]);
+    expect((await store.refresh()).invalid).toHaveLength(6);
     expect(await store.getPrivateKey(good, 'p')).toHaveLength(32);
     await store.close();
   });
@@ -511,6 +599,179 @@ describe('refresh and foreign files', () => {
     const error = await rejectionOf(store.resolveForeign(liar, 'p'));
     expect(error).toMatchObject({ reason: 'INVALID_KEY_FILE', code: 1016 });
     expect(error.message).toContain('liar.json');
+    await store.close();
+  });
+});
+
+describe('importing a key already in the store, to re-encrypt it', () => {
+  it('rewrites its file under the new passphrase: the old one stops working, the cache too', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    const { address } = await store.importKey(privateKey, 'old'); // cached under 'old'
+    const [name] = await keyFiles(dir);
+    const before = await readJson(join(dir, name!));
+
+    expect(await store.importKey(privateKey, 'new', { existing: 'reencrypt' })).toEqual({
+      address,
+      created: false,
+      reencrypted: true,
+    });
+    expect(await keyFiles(dir)).toEqual([name]);
+    const after = await readJson(join(dir, name!));
+    expect(after.id).toBe(before.id);
+    expect(after.chain).toEqual(before.chain);
+    expect(after.crypto).not.toEqual(before.crypto);
+    expect((await rejectionOf(store.getPrivateKey(address, 'old'))).reason).toBe(
+      'WRONG_PASSPHRASE',
+    );
+    expect(await store.getPrivateKey(address, 'new')).toEqual(privateKey);
+    const opened = await decryptKeystoreJson(JSON.stringify(after), 'new');
+    expect(opened.privateKey).toBe(`0x${bytesToHex(privateKey)}`);
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(await reopened.getPrivateKey(address, 'new')).toEqual(privateKey);
+    await reopened.close();
+  });
+
+  it('a locked wallet stays locked, under its new passphrase', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    const { address } = await store.importKey(privateKey, 'old');
+    await store.lock(address);
+    await store.importKey(privateKey, 'new', { existing: 'reencrypt' });
+    expect(store.isLocked(address)).toBe(true);
+    expect((await rejectionOf(store.getPrivateKey(address, 'new'))).reason).toBe('WALLET_LOCKED');
+    expect((await rejectionOf(store.unlock(address, 'old'))).reason).toBe('WRONG_PASSPHRASE');
+    expect(await store.unlock(address, 'new')).toBe(true);
+    expect(await store.getPrivateKey(address, 'new')).toEqual(privateKey);
+    await store.close();
+  });
+
+  it('re-encrypting the key of an unresolved foreign file resolves it, in the same file', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    const { json, ethAddress } = await ethersKeyFile(privateKey, 'foreign');
+    await writeFile(join(dir, `${ethAddress}.json`), json);
+    await store.refresh();
+    const address = devAddressOf(getPublicKey(privateKey));
+    await store.importKey(privateKey, 'mine now', { existing: 'reencrypt' });
+    expect(store.list()).toEqual([address]);
+    expect(store.unresolved()).toEqual([]);
+    expect(await keyFiles(dir)).toEqual([`${ethAddress}.json`]);
+    expect(await store.getPrivateKey(address, 'mine now')).toEqual(privateKey);
+    await store.close();
+  });
+});
+
+describe('foreign files resolved on first use', () => {
+  /** A plain v3 file: version, id, crypto, and `address` only when asked. */
+  async function plainKeyFile(privateKey: Uint8Array, passphrase: string, withAddress: boolean) {
+    const { json, ethAddress } = await ethersKeyFile(privateKey, passphrase);
+    const parsed = JSON.parse(json);
+    return JSON.stringify({
+      version: 3,
+      id: parsed.id,
+      ...(withAddress ? { address: ethAddress } : {}),
+      crypto: parsed.Crypto,
+    });
+  }
+
+  it('a file with or without its address becomes a wallet when its chain address comes with its passphrase', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const keys = [randomPrivateKey(), randomPrivateKey()];
+    await writeFile(join(dir, 'with-address.json'), await plainKeyFile(keys[0]!, 'one', true));
+    await writeFile(join(dir, 'no-address.json'), await plainKeyFile(keys[1]!, 'two', false));
+    const scan = await store.refresh();
+    expect(scan).toMatchObject({ added: 2, loaded: 0, invalid: [] });
+    expect(scan.unresolved.map((f) => f.file).sort()).toEqual([
+      'no-address.json',
+      'with-address.json',
+    ]);
+    const [first, second] = keys.map((key) => devAddressOf(getPublicKey(key)));
+    expect(store.has(first!)).toBe(false);
+
+    expect(await store.getPrivateKey(first!, 'one')).toEqual(keys[0]);
+    expect(await store.unlock(second!, 'two')).toBe(true);
+    expect(store.list().sort()).toEqual([first, second].sort());
+    expect(store.unresolved()).toEqual([]);
+    expect(await store.getPrivateKey(second!, 'two')).toEqual(keys[1]);
+
+    // Both files now say who they are, and still open in ethers.
+    const rewritten = await readJson(join(dir, 'no-address.json'));
+    expect(rewritten.address).toBe(
+      computeAddress(`0x${bytesToHex(keys[1]!)}`)
+        .slice(2)
+        .toLowerCase(),
+    );
+    expect(rewritten.chain).toEqual({
+      address: second,
+      publicKey: bytesToHex(getPublicKey(keys[1]!)),
+    });
+    const opened = await decryptKeystoreJson(JSON.stringify(rewritten), 'two');
+    expect(opened.privateKey).toBe(`0x${bytesToHex(keys[1]!)}`);
+    await store.close();
+
+    const reopened = await openStore(dir);
+    expect(reopened.list().sort()).toEqual([first, second].sort());
+    await reopened.close();
+  });
+
+  it('a passphrase that opens no foreign file is an unknown wallet, and a failure of its client', async () => {
+    const clock = manualClock();
+    const dir = await newDir();
+    const store = await openStore(dir, { maxAttemptsPerMinute: 1, clock });
+    const privateKey = randomPrivateKey();
+    await writeFile(join(dir, 'foreign.json'), await plainKeyFile(privateKey, 'right', false));
+    await store.refresh();
+    const address = devAddressOf(getPublicKey(privateKey));
+    const error = await rejectionOf(store.getPrivateKey(address, 'wrong', { client: 'x' }));
+    expect(error).toMatchObject({ reason: 'UNKNOWN_WALLET', code: 1010, param: 'address' });
+    expect(error.message).toMatch(/opens none of the 1 key files made elsewhere/);
+    expect(store.unresolved()).toHaveLength(1);
+    // Client x is over its allowance now: its next try waits.
+    const next = store.getPrivateKey(address, 'right', { client: 'x' });
+    await settle();
+    expect(clock.sleepers()).toBe(1);
+    clock.wake();
+    expect(await next).toEqual(privateKey);
+    await store.close();
+  });
+
+  it('an address nobody holds costs nothing when no foreign file waits', async () => {
+    const clock = manualClock();
+    const store = await openStore(await newDir(), { maxAttemptsPerMinute: 1, clock });
+    await store.create('p');
+    const stranger = devAddressOf(getPublicKey(randomPrivateKey()));
+    for (let i = 0; i < 3; i++) {
+      expect((await rejectionOf(store.getPrivateKey(stranger, 'p', { client: 'x' }))).reason).toBe(
+        'UNKNOWN_WALLET',
+      );
+    }
+    expect(clock.sleepers()).toBe(0);
+    await store.close();
+  });
+
+  it('a foreign copy of a key already listed is reported as a second copy once opened', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const privateKey = randomPrivateKey();
+    await store.importKey(privateKey, 'ours');
+    const other = randomPrivateKey();
+    await writeFile(join(dir, 'copy.json'), await plainKeyFile(privateKey, 'shared', false));
+    await writeFile(join(dir, 'other.json'), await plainKeyFile(other, 'shared', false));
+    await store.refresh();
+    const otherAddress = devAddressOf(getPublicKey(other));
+    expect(await store.getPrivateKey(otherAddress, 'shared')).toEqual(other);
+    const [ours] = await keyFiles(dir);
+    expect(store.invalidFiles()).toEqual([
+      { file: 'copy.json', problem: `holds the same key as ${ours}` },
+    ]);
+    expect(store.unresolved()).toEqual([]);
     await store.close();
   });
 });

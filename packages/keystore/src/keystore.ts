@@ -1,97 +1,35 @@
 import { mkdir } from 'node:fs/promises';
-import {
-  ADDRESS_PREFIX_LENGTH,
-  bytesToHex,
-  getPublicKey,
-  isValidPrivateKey,
-  randomPrivateKey,
-} from '@chain/crypto';
+import { bytesToHex, getPublicKey, isValidPrivateKey, randomPrivateKey } from '@chain/crypto';
 import { writeFileAtomic } from './atomic-file';
-import { createAttemptLimiter } from './attempt-limiter';
 import { KeyStoreError } from './errors';
 import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address';
-import { type ScryptParams, scryptParamsProblem } from './kdf';
+import { scryptParamsProblem } from './kdf';
 import { createKeyCache } from './key-cache';
-import { type InvalidKeyFile, type KeyFileRecord, scanKeyDirectory } from './key-directory';
 import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile, parseKeyFile } from './key-file';
 import { createCreationClock, keyFileName } from './key-file-name';
+import { createKeyIndex, type KeyEntry, normalizeAddress } from './key-index';
 import { createKeyedMutex } from './keyed-mutex';
+import {
+  type Caller,
+  DEFAULT_KEYSTORE_OPTIONS,
+  type ImportOptions,
+  type ImportResult,
+  type KeyStore,
+  type KeyStoreOptions,
+} from './keystore-api';
 import { readLockState, writeLockState } from './lock-state';
+import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
 
-export interface KeyStoreOptions {
-  /** The key directory (the node passes `<datadir>/keystore`); created with mode 0700 if missing. */
-  dir: string;
-  /** The node's chain address of a 33-byte compressed public key, network prefix included. */
-  addressOf: (publicKey33: Uint8Array) => string;
-  /** scrypt cost for files written here; files written elsewhere keep their own parameters. */
-  scrypt?: ScryptParams;
-  /** Wrong passphrases per wallet within a minute before further attempts fail fast. */
-  maxAttemptsPerMinute?: number;
-}
-
-export const DEFAULT_KEYSTORE_OPTIONS = {
-  /** Geth's "standard" cost: about 1 s and 256 MiB per passphrase check. */
-  scrypt: { N: 2 ** 18, r: 8, p: 1 },
-  maxAttemptsPerMinute: 30,
-} as const satisfies Required<Omit<KeyStoreOptions, 'dir' | 'addressOf'>>;
-
-export interface RefreshResult {
-  /** Keys found that were not in the store before (resolved or not). */
-  added: number;
-  /** Keys whose file is gone. */
-  removed: number;
-  /** Files in the directory that hold no usable key. */
-  invalid: InvalidKeyFile[];
-}
-
-export interface KeyStore {
-  /** Creates the directory (0700), loads every key file and the persisted lock state. */
-  open(): Promise<void>;
-  /** Idempotent; wipes every cached key. */
-  close(): Promise<void>;
-  /** Chain addresses, in file-creation order. */
-  list(): string[];
-  count(): number;
-  /** The prefix is compared exactly, the hex part in either case. */
-  has(address: string): boolean;
-  /** A new random key encrypted under `passphrase`; returns its address. */
-  create(passphrase: string): Promise<string>;
-  /** created=false when the key is already in the store, which is then left as it is. */
-  importKey(
-    privateKey: Uint8Array,
-    passphrase: string,
-  ): Promise<{ address: string; created: boolean }>;
-  /** A copy of the key (the caller should wipe it after use). */
-  getPrivateKey(address: string, passphrase: string): Promise<Uint8Array>;
-  isLocked(address: string): boolean;
-  /** A number that changes whenever the listed wallets or their lock states do. */
-  revision(): number;
-  /** false if the address is not in the store; the lock survives restarts. */
-  lock(address: string): Promise<boolean>;
-  /** Checks the passphrase (even for a wallet that is not locked), unlocks, persists; true. */
-  unlock(address: string, passphrase: string): Promise<boolean>;
-  /** Rescans the directory for files added, removed or changed by hand or by other tools. */
-  refresh(): Promise<RefreshResult>;
-  /**
-   * A v3 file made elsewhere has no `chain` field, so its chain address is unknown until it is
-   * decrypted once: this decrypts it, records the chain field in the file and returns the address.
-   */
-  resolveForeign(ethAddress: string, passphrase: string): Promise<string>;
-  /** Ethereum-style addresses (40 hex, no 0x) of foreign files not yet resolved. */
-  unresolved(): string[];
-  /** Files skipped by the last scan (open or refresh), and why. */
-  invalidFiles(): InvalidKeyFile[];
-}
-
-interface KeyEntry {
-  /** The Ethereum-style address: known for every file, so it identifies keys before resolution. */
-  readonly id: string;
-  readonly fileName: string;
-  readonly createdAt: bigint;
-  file: ParsedKeyFile;
-  /** Normalised chain address, null until the key's public key is known. */
-  address: string | null;
-}
+export {
+  type Caller,
+  DEFAULT_KEYSTORE_OPTIONS,
+  type ImportOptions,
+  type ImportResult,
+  type KeyStore,
+  type KeyStoreOptions,
+  type RefreshResult,
+  type UnresolvedKeyFile,
+} from './keystore-api';
 
 /** Queue key for changes to the directory listing (scans, new files, rewrites). */
 const DIRECTORY = '<directory>';
@@ -99,24 +37,38 @@ const MINUTE_MS = 60_000;
 
 export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const { dir, addressOf } = options;
-  const scrypt = options.scrypt ?? DEFAULT_KEYSTORE_OPTIONS.scrypt;
-  const maxAttempts = options.maxAttemptsPerMinute ?? DEFAULT_KEYSTORE_OPTIONS.maxAttemptsPerMinute;
+  const settings = { ...DEFAULT_KEYSTORE_OPTIONS, ...definedOnly(options) };
+  const { scrypt } = settings;
   const scryptProblem = scryptParamsProblem(scrypt);
   if (scryptProblem !== null) throw new RangeError(`KeyStoreOptions.scrypt: ${scryptProblem}`);
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
-    throw new RangeError('KeyStoreOptions.maxAttemptsPerMinute must be a positive integer');
+  for (const name of [
+    'maxAttemptsPerMinute',
+    'maxWaitingPerClient',
+    'maxTrackedClients',
+  ] as const) {
+    const value = settings[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`KeyStoreOptions.${name} must be a positive integer`);
+    }
+  }
+  if (!Number.isSafeInteger(settings.throttleDelayMs) || settings.throttleDelayMs < 0) {
+    throw new RangeError('KeyStoreOptions.throttleDelayMs must be a non-negative integer');
   }
 
   const cache = createKeyCache();
-  const limiter = createAttemptLimiter({ maxFailures: maxAttempts, windowMs: MINUTE_MS });
+  const throttle = createPassphraseThrottle({
+    maxFailures: settings.maxAttemptsPerMinute,
+    windowMs: MINUTE_MS,
+    delayMs: settings.throttleDelayMs,
+    maxWaiting: settings.maxWaitingPerClient,
+    maxClients: settings.maxTrackedClients,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   const queue = createKeyedMutex();
   const nextCreationTime = createCreationClock();
 
-  let entries: KeyEntry[] = [];
-  let byId = new Map<string, KeyEntry>();
-  let byAddress = new Map<string, KeyEntry>();
+  const index = createKeyIndex(dir, addressOf);
   let locked = new Set<string>();
-  let invalid: InvalidKeyFile[] = [];
   /** Bumped by every change of the wallets listed or of their locks (see revision()). */
   let revision = 0;
   /** Bumped by every open and close, so a call that outlives its session changes nothing. */
@@ -136,26 +88,12 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     throw new KeyStoreError('KEYSTORE_CLOSED', 'key store was closed during the call');
   }
 
-  function normalizeAddress(address: string): string {
-    if (typeof address !== 'string') return '';
-    return (
-      address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase()
+  function unknownWallet(address: string, detail = ''): KeyStoreError {
+    return new KeyStoreError(
+      'UNKNOWN_WALLET',
+      `wallet ${shown(address)} is not in the key store${detail}`,
+      { param: 'address' },
     );
-  }
-
-  function walletEntry(address: string): KeyEntry {
-    ensureOpen();
-    const entry = byAddress.get(normalizeAddress(address));
-    if (entry === undefined) {
-      throw new KeyStoreError(
-        'UNKNOWN_WALLET',
-        `wallet ${shown(address)} is not in the key store`,
-        {
-          param: 'address',
-        },
-      );
-    }
-    return entry;
   }
 
   function isEntryLocked(entry: KeyEntry): boolean {
@@ -169,18 +107,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   }
 
   function label(entry: KeyEntry): string {
-    return entry.address ?? entry.id;
-  }
-
-  function assertAttemptAllowed(entry: KeyEntry): void {
-    const waitMs = limiter.retryAfter(entry.id);
-    if (waitMs > 0) {
-      throw new KeyStoreError(
-        'TOO_MANY_ATTEMPTS',
-        `too many wrong passphrases for ${label(entry)}: retry in ${Math.ceil(waitMs / 1000)} s`,
-        { param: 'passphrase' },
-      );
-    }
+    return entry.address ?? (entry.id.startsWith('?') ? entry.fileName : entry.id);
   }
 
   function assertPassphrase(passphrase: unknown): asserts passphrase is string {
@@ -193,40 +120,81 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 
   /**
    * The key, once `passphrase` is proven right: by the cache's HMAC tag when the key is cached,
-   * else by scrypt and the MAC. At most one scrypt per key runs at a time (later calls queue),
-   * and wrong passphrases are rate limited per key. The limit is checked before the cache too,
-   * or guesses against the cheap cache check would bypass it.
+   * else by the key derivation and the MAC. Derivations run one at a time per client, and wrong
+   * passphrases are throttled per client (see passphrase-throttle.ts). A cache check that fails is
+   * counted at once, before anything is queued: parallel guesses cannot all reach the cheap check
+   * before the first of them is counted.
    */
-  async function verifyPassphrase(entry: KeyEntry, passphrase: string): Promise<Uint8Array> {
+  async function verifyPassphrase(
+    entry: KeyEntry,
+    passphrase: string,
+    client: string,
+  ): Promise<Uint8Array> {
     assertPassphrase(passphrase);
     const started = ensureOpen();
-    assertAttemptAllowed(entry);
-    const cached = cache.recall(entry.id, passphrase);
-    if (cached !== undefined) return cached;
-    return queue.runExclusive(entry.id, async () => {
-      ensureSession(started);
-      // Failures queued ahead of this call may have used up the allowance, and a success queued
-      // ahead may have filled the cache.
-      assertAttemptAllowed(entry);
-      const nowCached = cache.recall(entry.id, passphrase);
-      if (nowCached !== undefined) return nowCached;
-      const privateKey = await decryptFileOf(entry, passphrase);
-      ensureSession(started, privateKey ?? undefined);
-      if (privateKey === null) {
-        limiter.recordFailure(entry.id);
-        throw new KeyStoreError('WRONG_PASSPHRASE', `wrong passphrase for ${label(entry)}`, {
-          param: 'passphrase',
-        });
+    let counted = false;
+    if (!throttle.isThrottled(client)) {
+      const cached = cache.recall(entry.id, passphrase);
+      if (cached !== undefined) return cached;
+      if (cache.holds(entry.id)) {
+        throttle.recordFailure(client);
+        counted = true;
       }
-      limiter.reset(entry.id);
-      if (!isEntryLocked(entry)) cache.remember(entry.id, privateKey, passphrase);
-      return privateKey;
-    });
+    }
+    return throttle.run(
+      client,
+      (slow) => checkPassphrase(entry, passphrase, client, { slow, counted, started }),
+      counted ? 1 : 0,
+    );
   }
 
-  async function decryptFileOf(entry: KeyEntry, passphrase: string): Promise<Uint8Array | null> {
+  /** verifyPassphrase's part that runs in the client's turn. */
+  async function checkPassphrase(
+    entry: KeyEntry,
+    passphrase: string,
+    client: string,
+    turn: { slow: boolean; counted: boolean; started: number },
+  ): Promise<Uint8Array> {
+    ensureSession(turn.started);
+    // A check queued ahead may have filled the cache; a slow check never asks it.
+    const cached = turn.slow ? undefined : cache.recall(entry.id, passphrase);
+    const privateKey = cached ?? (await decryptCurrent(entry, passphrase, turn.started));
+    if (privateKey === null) {
+      if (!turn.counted) throttle.recordFailure(client);
+      throw new KeyStoreError('WRONG_PASSPHRASE', `wrong passphrase for ${label(entry)}`, {
+        param: 'passphrase',
+      });
+    }
+    // A passphrase the cache did not know but the file accepts (another Unicode form of it).
+    if (turn.counted) throttle.refund(client);
+    if (cached === undefined && !isEntryLocked(entry) && index.isCurrent(entry)) {
+      cache.remember(entry.id, privateKey, passphrase);
+    }
+    return privateKey;
+  }
+
+  /** The file's key for `passphrase`, or null; tried again if the file was replaced meanwhile. */
+  async function decryptCurrent(
+    entry: KeyEntry,
+    passphrase: string,
+    started: number,
+  ): Promise<Uint8Array | null> {
+    for (;;) {
+      const file = entry.file;
+      const privateKey = await decryptFileOf(entry, file, passphrase);
+      ensureSession(started, privateKey ?? undefined);
+      if (entry.file === file) return privateKey;
+      privateKey?.fill(0);
+    }
+  }
+
+  async function decryptFileOf(
+    entry: KeyEntry,
+    file: ParsedKeyFile,
+    passphrase: string,
+  ): Promise<Uint8Array | null> {
     try {
-      return await decryptKeyFile(entry.file, passphrase);
+      return await decryptKeyFile(file, passphrase);
     } catch (error) {
       if (error instanceof KeyStoreError) {
         throw new KeyStoreError(
@@ -238,6 +206,80 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
   }
 
+  /**
+   * The entry of `address` and its key, `passphrase` proven right. An address not listed may be
+   * that of a file made elsewhere whose chain address is unknown: the passphrase is tried on every
+   * such file, in the client's turn, and counts as one wrong passphrase when none opens.
+   */
+  async function checkedKey(
+    address: string,
+    passphrase: string,
+    client: string,
+  ): Promise<{ entry: KeyEntry; privateKey: Uint8Array }> {
+    const started = ensureOpen();
+    const wanted = normalizeAddress(address);
+    const known = index.byAddress(wanted);
+    if (known !== undefined) {
+      return { entry: known, privateKey: await verifyPassphrase(known, passphrase, client) };
+    }
+    if (index.unresolved().length === 0) throw unknownWallet(address);
+    assertPassphrase(passphrase);
+    return throttle.run(client, async (slow) => {
+      ensureSession(started);
+      const resolvedMeanwhile = index.byAddress(wanted);
+      if (resolvedMeanwhile !== undefined) {
+        const turn = { slow, counted: false, started };
+        const privateKey = await checkPassphrase(resolvedMeanwhile, passphrase, client, turn);
+        return { entry: resolvedMeanwhile, privateKey };
+      }
+      const candidates = index.entries().filter((entry) => entry.address === null);
+      for (const candidate of candidates) {
+        const found = await tryForeignFile(candidate, passphrase, started);
+        if (found === null) continue;
+        if (found.entry.address === wanted) return found;
+        found.privateKey.fill(0);
+      }
+      throttle.recordFailure(client);
+      throw unknownWallet(
+        address,
+        ` (the passphrase opens none of the ${candidates.length} key files made elsewhere)`,
+      );
+    });
+  }
+
+  /** Decrypts an unresolved file and resolves it when the passphrase opens it. */
+  async function tryForeignFile(
+    entry: KeyEntry,
+    passphrase: string,
+    started: number,
+  ): Promise<{ entry: KeyEntry; privateKey: Uint8Array } | null> {
+    let privateKey: Uint8Array | null;
+    try {
+      privateKey = await decryptCurrent(entry, passphrase, started);
+    } catch (error) {
+      // A file whose MAC matches but whose content is not its key: reported, then passed over.
+      if (!(error instanceof KeyStoreError) || error.reason !== 'INVALID_KEY_FILE') throw error;
+      await markInvalid(entry, error.message.slice(entry.fileName.length + 2));
+      return null;
+    }
+    if (privateKey === null) return null;
+    const resolved = await resolveEntry(entry, getPublicKey(privateKey));
+    if (resolved === null) {
+      privateKey.fill(0);
+      return null;
+    }
+    if (!isEntryLocked(resolved)) cache.remember(resolved.id, privateKey, passphrase);
+    return { entry: resolved, privateKey };
+  }
+
+  async function markInvalid(entry: KeyEntry, problem: string): Promise<void> {
+    await queue.runExclusive(DIRECTORY, async () => {
+      if (!index.isCurrent(entry)) return;
+      index.reject(entry, problem);
+      revision++;
+    });
+  }
+
   function persistLocks(): Promise<void> {
     // Each write serialises the state as it is when the write starts, so the last one wins.
     const write = persisting.then(() => writeLockState(dir, locked));
@@ -245,62 +287,19 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     return write;
   }
 
-  function sortedInsert(entry: KeyEntry): void {
-    let index = entries.length;
-    while (index > 0 && entries[index - 1]!.createdAt > entry.createdAt) index--;
-    entries.splice(index, 0, entry);
-  }
-
   function chainAddressOf(publicKey: Uint8Array): string {
     return normalizeAddress(addressOf(publicKey));
   }
 
-  function entryFromRecord(record: KeyFileRecord): KeyEntry {
-    const previous = byId.get(record.ethAddress);
-    if (previous !== undefined && sameFile(previous, record)) return previous;
-    // New, or rewritten by someone else (a changed passphrase): the cached key no longer belongs
-    // to the passphrase that unlocked it.
-    cache.forget(record.ethAddress);
-    return {
-      id: record.ethAddress,
-      fileName: record.fileName,
-      createdAt: record.createdAt,
-      file: record.file,
-      address: record.file.chain === null ? null : chainAddressOf(record.file.chain.publicKey),
-    };
-  }
-
   async function load(): Promise<{ added: number; removed: number }> {
-    const scan = await scanKeyDirectory(dir);
-    const next: KeyEntry[] = [];
-    const skipped: InvalidKeyFile[] = [...scan.invalid];
-    for (const record of scan.records) {
-      try {
-        next.push(entryFromRecord(record));
-      } catch {
-        skipped.push({ file: record.fileName, problem: 'no chain address for its public key' });
-      }
-    }
-    const nextIds = new Set(next.map((entry) => entry.id));
-    let removed = 0;
-    for (const id of byId.keys()) {
-      if (nextIds.has(id)) continue;
-      removed++;
-      cache.forget(id);
-    }
-    const added = next.filter((entry) => !byId.has(entry.id)).length;
-    entries = next;
-    byId = new Map(next.map((entry) => [entry.id, entry]));
-    byAddress = new Map();
-    for (const entry of next) if (entry.address !== null) byAddress.set(entry.address, entry);
-    invalid = skipped;
+    const counts = await index.load((id) => cache.forget(id));
     revision++;
-    return { added, removed };
+    return counts;
   }
 
   /** Rewrites keep the creation time, which for files without a geth-style name is the mtime. */
-  async function writeKeyFile(entry: KeyEntry): Promise<void> {
-    const text = `${JSON.stringify(entry.file.json, null, 2)}\n`;
+  async function writeKeyFile(entry: KeyEntry, file: ParsedKeyFile): Promise<void> {
+    const text = `${JSON.stringify(file.json, null, 2)}\n`;
     const mtime = new Date(Number(entry.createdAt / 1_000_000n));
     await writeFileAtomic(dir, entry.fileName, text, { mtime });
   }
@@ -308,7 +307,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   async function addKey(
     privateKey: Uint8Array,
     passphrase: string,
-  ): Promise<{ address: string; created: boolean }> {
+    existingPolicy: ImportOptions['existing'] = 'keep',
+  ): Promise<ImportResult> {
     assertPassphrase(passphrase);
     const started = ensureOpen();
     const publicKey = getPublicKey(privateKey);
@@ -316,11 +316,15 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     const address = chainAddressOf(publicKey);
     return queue.runExclusive(id, async () => {
       ensureSession(started);
-      const existing = byId.get(id);
+      const existing = index.byId(id);
       if (existing !== undefined) {
+        if (existingPolicy === 'reencrypt') {
+          await reencryptEntry(existing, privateKey, passphrase, started);
+          return { address, created: false, reencrypted: true };
+        }
         // A foreign file of this very key: knowing the key, its public key is known too.
-        if (existing.address === null) await resolveEntry(existing, publicKey, address);
-        return { address, created: false };
+        if (existing.address === null) await resolveEntry(existing, publicKey);
+        return { address, created: false, reencrypted: false };
       }
       const json = await encryptKeyFile(privateKey, passphrase, scrypt, address);
       const createdAt = nextCreationTime();
@@ -334,48 +338,89 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       await queue.runExclusive(DIRECTORY, async () => {
         ensureSession(started);
         // A refresh may have found a copy of this key while scrypt ran.
-        if (byId.has(id)) return;
-        await writeKeyFile(entry);
-        sortedInsert(entry);
-        byId.set(id, entry);
-        byAddress.set(address, entry);
+        if (index.byId(id) !== undefined) return;
+        await writeKeyFile(entry, entry.file);
+        index.insert(entry);
         revision++;
       });
-      if (byId.get(id) !== entry) return { address, created: false };
+      if (!index.isCurrent(entry)) return { address, created: false, reencrypted: false };
       cache.remember(id, privateKey, passphrase);
       // New keys start unlocked, even if a deleted file of the same key was locked.
       if (locked.delete(address)) {
         revision++;
         await persistLocks();
       }
-      return { address, created: true };
+      return { address, created: true, reencrypted: false };
     });
   }
 
-  /** Records the chain field in a foreign file (rewritten atomically) and lists the key. */
-  async function resolveEntry(
+  /**
+   * Rewrites a key's file (same name, creation time and v3 id) encrypted under a new passphrase, at
+   * this store's scrypt cost. The old passphrase stops working at once: the cache forgets it, and a
+   * check that was deriving from the old file when it was replaced starts again on the new one.
+   */
+  async function reencryptEntry(
     entry: KeyEntry,
-    publicKey: Uint8Array,
-    address: string,
+    privateKey: Uint8Array,
+    passphrase: string,
+    started: number,
   ): Promise<void> {
-    const started = ensureOpen();
+    const address = chainAddressOf(getPublicKey(privateKey));
+    const json = await encryptKeyFile(privateKey, passphrase, scrypt, address);
+    const v3Id = entry.file.json.id;
+    const file = parseKeyFile(typeof v3Id === 'string' ? { ...json, id: v3Id } : json);
     await queue.runExclusive(DIRECTORY, async () => {
       ensureSession(started);
-      if (byId.get(entry.id) !== entry) {
-        throw new KeyStoreError(
-          'UNKNOWN_WALLET',
-          `the key file of ${entry.id} changed or disappeared; refresh and retry`,
-          { param: 'ethAddress' },
-        );
-      }
-      if (entry.address !== null) return;
-      const json = { ...entry.file.json, chain: { address, publicKey: bytesToHex(publicKey) } };
-      const file = parseKeyFile(json);
-      await writeKeyFile({ ...entry, file });
+      if (!index.isCurrent(entry)) throw fileChanged(entry, 'privateKey');
+      await writeKeyFile(entry, file);
       entry.file = file;
-      entry.address = address;
-      byAddress.set(address, entry);
+      cache.forget(entry.id);
+      if (entry.address === null) {
+        index.resolve(entry, entry.id, address);
+        revision++;
+      }
+    });
+    if (!isEntryLocked(entry)) cache.remember(entry.id, privateKey, passphrase);
+  }
+
+  function fileChanged(entry: KeyEntry, param: string): KeyStoreError {
+    return new KeyStoreError(
+      'UNKNOWN_WALLET',
+      `the key file ${entry.fileName} changed or disappeared; refresh and retry`,
+      { param },
+    );
+  }
+
+  /**
+   * Records the chain field (and the `address` a file may lack) in a foreign file, rewritten
+   * atomically, and lists the key. null when the entry is gone, or when another file already holds
+   * this key (this one is then reported as a second copy, as a scan would have).
+   */
+  async function resolveEntry(entry: KeyEntry, publicKey: Uint8Array): Promise<KeyEntry | null> {
+    const started = ensureOpen();
+    const address = chainAddressOf(publicKey);
+    const ethAddress = ethereumAddressOf(publicKey);
+    return queue.runExclusive(DIRECTORY, async () => {
+      ensureSession(started);
+      if (!index.isCurrent(entry)) return null;
+      if (entry.address !== null) return entry;
+      const holder = index.byId(ethAddress);
+      if (holder !== undefined && holder !== entry) {
+        index.reject(entry, `holds the same key as ${holder.fileName}`);
+        revision++;
+        return null;
+      }
+      const json = {
+        ...entry.file.json,
+        address: ethAddress,
+        chain: { address, publicKey: bytesToHex(publicKey) },
+      };
+      const file = parseKeyFile(json);
+      await writeKeyFile(entry, file);
+      entry.file = file;
+      index.resolve(entry, ethAddress, address);
       revision++;
+      return entry;
     });
   }
 
@@ -386,9 +431,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         try {
           await mkdir(dir, { recursive: true, mode: 0o700 });
           const lockState = await readLockState(dir);
-          entries = [];
-          byId = new Map();
-          byAddress = new Map();
+          index.clear();
           await load();
           locked = new Set([...lockState].map(normalizeAddress));
           revision++;
@@ -407,27 +450,25 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       isOpen = false;
       session++;
       cache.clear();
-      limiter.clear();
-      entries = [];
-      byId = new Map();
-      byAddress = new Map();
+      throttle.clear();
+      index.clear();
       revision++;
       await persisting;
     },
 
     list() {
       ensureOpen();
-      return entries.flatMap((entry) => (entry.address === null ? [] : [entry.address]));
+      return index.entries().flatMap((entry) => (entry.address === null ? [] : [entry.address]));
     },
 
     count() {
       ensureOpen();
-      return byAddress.size;
+      return index.walletCount();
     },
 
     has(address) {
       ensureOpen();
-      return byAddress.has(normalizeAddress(address));
+      return index.byAddress(address) !== undefined;
     },
 
     async create(passphrase) {
@@ -439,7 +480,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       }
     },
 
-    async importKey(privateKey, passphrase) {
+    async importKey(privateKey, passphrase, importOptions = {}) {
       if (!(privateKey instanceof Uint8Array) || !isValidPrivateKey(privateKey)) {
         throw new KeyStoreError(
           'INVALID_PRIVATE_KEY',
@@ -447,13 +488,15 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           { param: 'privateKey' },
         );
       }
-      return addKey(privateKey, passphrase);
+      return addKey(privateKey, passphrase, importOptions.existing);
     },
 
-    async getPrivateKey(address, passphrase) {
-      const entry = walletEntry(address);
-      if (isEntryLocked(entry)) throw walletLocked(entry);
-      const privateKey = await verifyPassphrase(entry, passphrase);
+    async getPrivateKey(address, passphrase, caller: Caller = {}) {
+      ensureOpen();
+      // A locked wallet is refused before any passphrase check: no guessing against it either.
+      const known = index.byAddress(address);
+      if (known !== undefined && isEntryLocked(known)) throw walletLocked(known);
+      const { entry, privateKey } = await checkedKey(address, passphrase, clientOf(caller.client));
       // lock() may have run while scrypt did.
       if (isEntryLocked(entry)) {
         privateKey.fill(0);
@@ -468,13 +511,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 
     isLocked(address) {
       ensureOpen();
-      const entry = byAddress.get(normalizeAddress(address));
+      const entry = index.byAddress(address);
       return entry !== undefined && isEntryLocked(entry);
     },
 
     async lock(address) {
       ensureOpen();
-      const entry = byAddress.get(normalizeAddress(address));
+      const entry = index.byAddress(address);
       if (entry === undefined || entry.address === null) return false;
       cache.forget(entry.id);
       if (!locked.has(entry.address)) {
@@ -485,10 +528,9 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return true;
     },
 
-    async unlock(address, passphrase) {
-      const entry = walletEntry(address);
-      const started = session;
-      const privateKey = await verifyPassphrase(entry, passphrase);
+    async unlock(address, passphrase, caller: Caller = {}) {
+      const started = ensureOpen();
+      const { entry, privateKey } = await checkedKey(address, passphrase, clientOf(caller.client));
       try {
         ensureSession(started);
         cache.remember(entry.id, privateKey, passphrase);
@@ -507,14 +549,19 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return queue.runExclusive(DIRECTORY, async () => {
         ensureSession(started);
         const counts = await load();
-        return { ...counts, invalid: [...invalid] };
+        return {
+          ...counts,
+          loaded: index.walletCount(),
+          unresolved: index.unresolved(),
+          invalid: index.invalid(),
+        };
       });
     },
 
-    async resolveForeign(ethAddress, passphrase) {
+    async resolveForeign(ethAddress, passphrase, caller: Caller = {}) {
       ensureOpen();
       const id = normalizeEthereumAddress(ethAddress);
-      const entry = id === null ? undefined : byId.get(id);
+      const entry = id === null ? undefined : index.byId(id);
       if (entry === undefined) {
         throw new KeyStoreError(
           'UNKNOWN_WALLET',
@@ -523,13 +570,14 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         );
       }
       if (entry.address !== null) return entry.address;
-      const privateKey = await verifyPassphrase(entry, passphrase);
+      const privateKey = await verifyPassphrase(entry, passphrase, clientOf(caller.client));
       try {
-        const publicKey = getPublicKey(privateKey);
-        const address = chainAddressOf(publicKey);
-        await queue.runExclusive(entry.id, () => resolveEntry(entry, publicKey, address));
-        if (isEntryLocked(entry)) cache.forget(entry.id);
-        return address;
+        const resolved = await queue.runExclusive(entry.id, () =>
+          resolveEntry(entry, getPublicKey(privateKey)),
+        );
+        if (resolved === null || resolved.address === null) throw fileChanged(entry, 'ethAddress');
+        if (isEntryLocked(resolved)) cache.forget(resolved.id);
+        return resolved.address;
       } finally {
         privateKey.fill(0);
       }
@@ -537,25 +585,21 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 
     unresolved() {
       ensureOpen();
-      return entries.flatMap((entry) => (entry.address === null ? [entry.id] : []));
+      return index.unresolved();
     },
 
     invalidFiles() {
       ensureOpen();
-      return [...invalid];
+      return index.invalid();
     },
   };
 }
 
-function sameFile(entry: KeyEntry, record: KeyFileRecord): boolean {
-  const a = entry.file;
-  const b = record.file;
-  return (
-    entry.fileName === record.fileName &&
-    bytesToHex(a.mac) === bytesToHex(b.mac) &&
-    bytesToHex(a.ciphertext) === bytesToHex(b.ciphertext) &&
-    (a.chain === null) === (b.chain === null)
-  );
+/** The options a caller set, so an explicit `undefined` does not hide a default. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }
 
 /** Caller input echoed in a message, bounded so a hostile value cannot flood logs. */

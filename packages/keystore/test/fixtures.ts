@@ -92,3 +92,25 @@ export async function rejectionOf(
   }
   throw new Error('expected a rejection');
 }
+
+/** A clock the test moves by hand, whose sleeps end only when woken (a key store's `clock`). */
+export function manualClock() {
+  let time = 0;
+  const sleeping: Array<() => void> = [];
+  return {
+    now: () => time,
+    sleep: (_ms: number) => new Promise<void>((resolve) => sleeping.push(resolve)),
+    advance(ms: number) {
+      time += ms;
+    },
+    /** Sleeps not ended yet. */
+    sleepers: () => sleeping.length,
+    /** Ends the oldest sleep. */
+    wake() {
+      sleeping.shift()?.();
+    },
+  };
+}
+
+/** Lets every promise already settled run its callbacks, and I/O callbacks already due. */
+export const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -67,6 +67,15 @@ describe('param coercion, per type', () => {
       ['abcd'],
     ],
     [
+      'string with minLength',
+      compileParam('s', p.string({ minLength: 1 })),
+      [
+        ['a', 'a'],
+        [' ', ' '],
+      ],
+      ['', 5, null],
+    ],
+    [
       'amount',
       compileParam('amount', p.amount()),
       [

@@ -3,10 +3,15 @@
  * params (omitted, a named object, or a positional array in catalogue order) become the object the
  * handler receives, or an InvalidParamsError naming the param and why. Secret values are never
  * echoed.
+ *
+ * A JSON number is taken exactly as written: it arrives as a JS number only when that number gives
+ * back its text, else as a JsonNumberText (exact-json.ts). Amounts and integers read that text as
+ * they read the same digits in a string, so nothing is ever rounded.
  */
 import type { AnyParam, MethodSpec, ParamBounds } from './catalogue/index.js';
 import { didYouMeanHint } from './did-you-mean.js';
 import { InvalidParamsError } from './errors.js';
+import { JsonNumberText } from './exact-json.js';
 
 const INTEGER_STRING = /^-?\d+$/;
 const AMOUNT_STRING = /^\d+(\.\d+)?$/;
@@ -34,7 +39,7 @@ export interface ParamTable {
 function describe(value: unknown): string {
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text = value instanceof JsonNumberText ? value.text : (JSON.stringify(value) ?? String(value));
   } catch {
     text = typeof value;
   }
@@ -59,9 +64,11 @@ function integerCoercer(name: string, secret: boolean, bounds: ParamBounds): Coe
   const bounded = bounds.min !== undefined || bounds.max !== undefined;
   return (value) => {
     let n: number;
-    if (typeof value === 'number') n = value;
+    if (typeof value === 'number' && Number.isInteger(value)) n = value;
     else if (typeof value === 'string' && INTEGER_STRING.test(value)) n = Number(value);
-    else return refuse(name, secret, 'must be an integer', value);
+    else if (value instanceof JsonNumberText && INTEGER_STRING.test(value.text)) {
+      n = Number(value.text); // more digits than a safe integer has: refused just below
+    } else return refuse(name, secret, 'must be an integer', value);
     if (!Number.isSafeInteger(n)) return refuse(name, secret, 'must be a safe integer', value);
     if (bounded && (n < min || n > max)) {
       return refuse(name, secret, `must be ${rangeText(bounds)}`, value);
@@ -79,9 +86,15 @@ function booleanCoercer(name: string, secret: boolean): Coerce {
 }
 
 function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const minLength = bounds.minLength ?? 0;
   const maxLength = bounds.maxLength ?? Number.POSITIVE_INFINITY;
   return (value) => {
     if (typeof value !== 'string') return refuse(name, secret, 'must be a string', value);
+    if (value.length < minLength) {
+      const why =
+        minLength === 1 ? 'must not be empty' : `must be at least ${minLength} characters`;
+      return refuse(name, secret, why, value);
+    }
     if (value.length > maxLength) {
       return refuse(name, secret, `must be at most ${maxLength} characters`, value);
     }
@@ -89,10 +102,15 @@ function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coer
   };
 }
 
+/**
+ * An amount stays the decimal text the client wrote (precision is a domain rule): a string, or a
+ * JSON number's text, exactly (a JS number here is one whose String() is that text).
+ */
 function amountCoercer(name: string, secret: boolean): Coerce {
   return (value) => {
     let text: string;
     if (typeof value === 'string') text = value;
+    else if (value instanceof JsonNumberText) text = value.text;
     else if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
       text = String(value);
     else return refuse(name, secret, 'must be a non-negative decimal amount', value);
@@ -133,12 +151,43 @@ function walletCoercer(name: string, secret: boolean): Coerce {
   };
 }
 
+/** A copy of `value` with each JsonNumberText as its text (a string), or `value` itself if none. */
+function numbersAsText(value: unknown): unknown {
+  if (value instanceof JsonNumberText) return value.text;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value.map(numbersAsText);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const inner = numbersAsText(object[key]);
+    if (inner !== object[key]) {
+      copy ??= { ...object };
+      Object.defineProperty(copy, key, {
+        value: inner,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return copy ?? value;
+}
+
+/** The handler checks an object's fields; a number JS cannot hold exactly reaches it as its text. */
 function objectCoercer(name: string, secret: boolean): Coerce {
   return (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      Array.isArray(value) ||
+      value instanceof JsonNumberText
+    ) {
       return refuse(name, secret, 'must be an object', value);
     }
-    return value;
+    return numbersAsText(value);
   };
 }
 

@@ -3,29 +3,11 @@
  * (first = mine wallet, second = share wallet). This re-reads the raw body with jsonc-parser to
  * recover every occurrence, in order.
  */
-import { getNodeValue, type Node as JsonNode, parseTree } from 'jsonc-parser';
+import type { Node as JsonNode } from 'jsonc-parser';
+import { InvalidParamsError } from './errors.js';
+import { exactNodeValue, JsonNumberText, type LazyTree } from './exact-json.js';
 
-/** The syntax tree of a body JSON.parse accepted, parsed at most once per HTTP request. */
-export class LazyTree {
-  private tree: JsonNode | undefined;
-  private parsed = false;
-
-  constructor(private readonly body: string) {}
-
-  get root(): JsonNode | undefined {
-    if (!this.parsed) {
-      this.parsed = true;
-      try {
-        this.tree = parseTree(this.body);
-      } catch {
-        // The tree parser recurses and overflows the stack on nesting that JSON.parse accepts;
-        // such a body has no repeated keys to recover, and its params meet the coercion as parsed.
-        this.tree = undefined;
-      }
-    }
-    return this.tree;
-  }
-}
+export { LazyTree } from './exact-json.js';
 
 function propertyValue(object: JsonNode, key: string): JsonNode | undefined {
   let found: JsonNode | undefined;
@@ -36,10 +18,21 @@ function propertyValue(object: JsonNode, key: string): JsonNode | undefined {
   return found;
 }
 
+/** Whether two request values are the same JSON value (numbers by their text). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof JsonNumberText || b instanceof JsonNumberText) {
+    return a instanceof JsonNumberText && b instanceof JsonNumberText && a.text === b.text;
+  }
+  if (typeof a !== 'object' || a === null) return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /**
  * Params with repeated keys spread over their names: the n-th occurrence of `key` fills the n-th
- * name of `duplicateKeys[key]`, unless the request also names that param explicitly.
- * `requestIndex` is the position in a batch, or undefined for a single request.
+ * name of `duplicateKeys[key]`. A request that also names that param explicitly must give it the
+ * same value, and a key may not repeat more often than it has names: either is a -32602 naming the
+ * param, never a silent choice. `requestIndex` is the position in a batch, or undefined for a single
+ * request.
  */
 export function recoverDuplicateKeys(
   tree: LazyTree,
@@ -49,10 +42,12 @@ export function recoverDuplicateKeys(
 ): Record<string, unknown> {
   try {
     return recover(tree, requestIndex, duplicateKeys, params);
-  } catch {
+  } catch (error) {
     // A value nested too deeply for the recursive tree walk (JSON.parse took it): the params stay
-    // as JSON.parse left them, and the coercion judges them.
-    return params;
+    // as JSON.parse left them, and the coercion judges them. (Their numbers are exact: a body with
+    // a number JSON.parse rounds was read from the tree already, or refused.)
+    if (error instanceof RangeError) return params;
+    throw error;
   }
 }
 
@@ -77,12 +72,26 @@ function recover(
       }
     }
     if (occurrences.length < 2) continue;
+    if (occurrences.length > names.length) {
+      throw new InvalidParamsError(
+        `parameter '${key}' is repeated ${occurrences.length} times; it may appear at most ${names.length} times (${names.join(', ')})`,
+        key,
+      );
+    }
     if (out === params) out = { ...params };
-    const count = Math.min(occurrences.length, names.length);
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < occurrences.length; i++) {
       const name = names[i]!;
-      if (i > 0 && name !== key && Object.hasOwn(params, name)) continue;
-      out[name] = getNodeValue(occurrences[i]!);
+      const value = exactNodeValue(occurrences[i]!, tree.text);
+      if (i > 0 && name !== key && Object.hasOwn(params, name)) {
+        if (!sameValue(params[name], value)) {
+          throw new InvalidParamsError(
+            `parameter '${name}' is given twice with different values: as '${name}' and as the repeated '${key}'`,
+            name,
+          );
+        }
+        continue;
+      }
+      out[name] = value;
     }
   }
   return out;

@@ -9,6 +9,7 @@ export {
   type RpcErrorData,
   toJsonRpcError,
 } from './errors.js';
+export { quoteInexactNumbers } from './exact-json.js';
 export {
   type CallContext,
   type CreateRpcServerOptions,

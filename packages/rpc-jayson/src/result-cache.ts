@@ -1,3 +1,5 @@
+import { JsonNumberText } from './exact-json.js';
+
 /**
  * Results of `cacheable` methods (a pure function of their params and the node's state), kept as
  * JSON text until the state version moves: wallets polled between two blocks are answered without
@@ -40,7 +42,8 @@ export class ResultCache {
 /**
  * The cache key of a call: its method and its params as sent (absent, positional or named), each
  * with its name or position and (strings) its length, so that no two different calls share a key;
- * undefined when a param is not a scalar, and the call then goes uncached.
+ * undefined when a param is not a scalar, and the call then goes uncached. A number JS cannot hold
+ * exactly is keyed by its text (`#`), which is all the coercion reads of it.
  */
 export function resultCacheKey(method: string, params: unknown): string | undefined {
   if (params === undefined) return method;
@@ -52,7 +55,8 @@ export function resultCacheKey(method: string, params: unknown): string | undefi
     if (typeof value === 'string') key += `\u0000${name}:${value.length}:${value}`;
     else if (typeof value === 'number' || typeof value === 'boolean') {
       key += `\u0000${name}=${Object.is(value, -0) ? '-0' : value}`;
-    } else return undefined;
+    } else if (value instanceof JsonNumberText) key += `\u0000${name}#${value.text}`;
+    else return undefined;
   }
   return key;
 }

@@ -264,8 +264,16 @@ describe('CORS', () => {
       method: 'OPTIONS',
       headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
     });
-    expect(preflight.status).toBe(405);
+    expect(preflight.status).toBe(403);
+    expect(preflight.json).toMatchObject({
+      id: null,
+      error: { code: -32009, data: { reason: 'ORIGIN_NOT_ALLOWED' } },
+    });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    // OPTIONS without an Origin is no preflight: an HTTP method other than POST.
+    const options = await t.http(undefined, { method: 'OPTIONS' });
+    expect(options.status).toBe(405);
+    expect(options.json).toMatchObject({ error: { code: -32008 } });
   });
 
   it('allows exactly the configured origins, with preflight', async () => {

@@ -12,7 +12,6 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Duplex } from 'node:stream';
 import jayson from 'jayson/promise/index.js';
 import {
   createBasicAuthCheck,
@@ -23,31 +22,41 @@ import {
 } from './access.js';
 import { callStatsTable, type MethodCounter } from './call-stats.js';
 import { catalogue, type MethodName, type MethodSpec } from './catalogue/index.js';
+import { answerClientError } from './client-errors.js';
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
 import { didYouMeanHint } from './did-you-mean.js';
-import { LazyTree, recoverDuplicateKeys } from './duplicate-keys.js';
+import { recoverDuplicateKeys } from './duplicate-keys.js';
+import { jsonRpcError, RpcConfigError, RpcError, RpcErrorCode, toJsonRpcError } from './errors.js';
+import { JsonNumberText, LazyTree, parseRequestBody } from './exact-json.js';
 import {
-  type JsonRpcErrorObject,
-  jsonRpcError,
-  RpcConfigError,
-  RpcError,
-  RpcErrorCode,
-  toJsonRpcError,
-} from './errors.js';
+  type AnyHandler,
+  invokeHandler,
+  isThenable,
+  type JaysonCallback,
+} from './invoke-handler.js';
 import {
   type CallContext,
   type CreateRpcServerOptions,
   DEFAULT_RPC_SERVER_OPTIONS,
-  type Logger,
   type RpcServer,
   type RpcServerAddress,
   type RpcServerOptions,
 } from './options.js';
+import {
+  errorResponse,
+  INTERNAL_ERROR,
+  invalidRequest,
+  type JsonRpcResponse,
+  nestedId,
+  PARSE_ERROR_BODY,
+  type Reply,
+  serializedResult,
+  TOO_DEEP_BODY,
+} from './replies.js';
+import { isPlainObject, moveBesideMethod } from './request-shape.js';
 import { ResultCache, resultCacheKey } from './result-cache.js';
 
-type AnyHandler = (params: Record<string, unknown>, context: CallContext) => unknown;
 type MaybePromise<T> = T | Promise<T>;
-type JaysonCallback = (error: JsonRpcErrorObject | null, result?: unknown) => void;
 type JaysonMethod = (params: unknown, context: CallContext, callback: JaysonCallback) => void;
 
 interface CompiledMethod {
@@ -57,17 +66,6 @@ interface CompiledMethod {
   readonly keyMaterial: boolean;
   readonly cacheable: boolean;
   readonly counter: MethodCounter;
-}
-
-/** A response already serialised (from the result cache). */
-type SerializedResponse = string;
-type Reply = JsonRpcResponse | SerializedResponse;
-
-interface JsonRpcResponse {
-  jsonrpc: '2.0';
-  id: string | null;
-  result?: unknown;
-  error?: JsonRpcErrorObject;
 }
 
 /** Per HTTP request: who is calling, and the raw body for the duplicate-key re-read. */
@@ -81,48 +79,12 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const AUTH_FAILURE_DELAY_MS = 250;
 const LARGE_BODY_CHARS = 4096;
 const MAX_ECHOED_METHOD_LENGTH = 64;
-const NUMERIC_ID = /^-?\d+$/;
-const INTERNAL_ERROR = jsonRpcError(
-  RpcErrorCode.INTERNAL_ERROR,
-  'INTERNAL_ERROR',
-  'Internal error',
-);
-const PARSE_ERROR_BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  error: jsonRpcError(RpcErrorCode.PARSE_ERROR, 'PARSE_ERROR', 'Parse error'),
-  id: null,
-});
-
 function withoutUndefined<T extends object>(options: T): Partial<T> {
   const out: Partial<T> = {};
   for (const key of Object.keys(options) as (keyof T)[]) {
     if (options[key] !== undefined) out[key] = options[key];
   }
   return out;
-}
-
-function errorResponse(id: string | null, error: JsonRpcErrorObject): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error };
-}
-
-/** A success response around a result already in JSON, fields in the order jayson writes them. */
-function serializedResult(id: string | null, resultJson: string): SerializedResponse {
-  return `{"jsonrpc":"2.0","id":${id === null ? 'null' : JSON.stringify(id)},"result":${resultJson}}`;
-}
-
-function invalidRequest(id: string | null, message: string): JsonRpcResponse {
-  return errorResponse(id, jsonRpcError(RpcErrorCode.INVALID_REQUEST, 'INVALID_REQUEST', message));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The inner id of a nested result: an integer when the request id is numeric. */
-function nestedId(id: string | null): number | string | null {
-  if (id === null || !NUMERIC_ID.test(id)) return id;
-  const n = Number(id);
-  return Number.isSafeInteger(n) ? n : id;
 }
 
 function echoName(name: string): string {
@@ -139,22 +101,6 @@ function notAvailable(name: string): AnyHandler {
       `method '${name}' is not available yet`,
     );
   };
-}
-
-/** Moves params given beside `method` (holderToken, infoToken) into `params` when absent there. */
-function moveBesideMethod(
-  request: Record<string, unknown>,
-  params: unknown,
-  names: readonly string[],
-): unknown {
-  let out = params;
-  for (const name of names) {
-    const value = request[name];
-    if (value === undefined) continue;
-    if (out === undefined || (Array.isArray(out) && out.length === 0)) out = { [name]: value };
-    else if (isPlainObject(out) && out[name] === undefined) out = { ...out, [name]: value };
-  }
-  return out;
 }
 
 export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
@@ -277,6 +223,8 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     let id: string | null = null;
     if (typeof rawId === 'string') id = rawId;
     else if (typeof rawId === 'number') id = String(rawId);
+    else if (rawId instanceof JsonNumberText)
+      id = rawId.text; // every digit, as sent
     else if (rawId !== undefined && rawId !== null) {
       return invalidRequest(null, 'id must be a string, a number or null');
     }
@@ -284,7 +232,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     const name = entry.method;
     if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
     let params: unknown = entry.params;
-    if (params !== undefined && (typeof params !== 'object' || params === null)) {
+    if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
       return invalidRequest(id, 'params must be an object or an array');
     }
 
@@ -449,18 +397,17 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     res: ServerResponse,
     body: string,
   ): Promise<void> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      sendJson(req, res, 200, PARSE_ERROR_BODY);
+    const read = parseRequestBody(body);
+    if (!read.ok) {
+      sendJson(req, res, 200, read.error === 'PARSE_ERROR' ? PARSE_ERROR_BODY : TOO_DEEP_BODY);
       return;
     }
+    const parsed = read.value;
     const remoteAddress = req.socket.remoteAddress ?? '';
     const state: RequestState = {
       context: { remoteAddress, loopback: isLoopback(remoteAddress) },
       body,
-      tree: undefined,
+      tree: read.tree,
     };
     if (!Array.isArray(parsed)) {
       const response = processCall(parsed, state, undefined);
@@ -600,7 +547,9 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       );
       return;
     }
-    if (req.method === 'OPTIONS' && corsOrigins.size > 0) {
+    // A preflight (OPTIONS with an Origin) is answered as such even when no origin is configured:
+    // 403 ORIGIN_NOT_ALLOWED tells the browser's caller what is wrong, a 405 would not.
+    if (req.method === 'OPTIONS' && (corsOrigins.size > 0 || req.headers.origin !== undefined)) {
       preflight(req, res);
       return;
     }
@@ -653,42 +602,6 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
       return;
     }
     readBody(req, res);
-  }
-
-  /**
-   * Malformed HTTP and timeouts, answered with a JSON-RPC error body too (Node's default answer is
-   * bare text), then the connection is closed.
-   */
-  function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    let status = '400 Bad Request';
-    let error = jsonRpcError(
-      RpcErrorCode.INVALID_REQUEST,
-      'INVALID_REQUEST',
-      'malformed HTTP request',
-    );
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      status = '408 Request Timeout';
-      error = jsonRpcError(
-        RpcErrorCode.REQUEST_TIMEOUT,
-        'REQUEST_TIMEOUT',
-        'request not received in time',
-      );
-    } else if (err.code === 'HPE_HEADER_OVERFLOW') {
-      status = '431 Request Header Fields Too Large';
-      error = jsonRpcError(
-        RpcErrorCode.INVALID_REQUEST,
-        'INVALID_REQUEST',
-        'request headers too large',
-      );
-    }
-    const body = JSON.stringify(errorResponse(null, error));
-    socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
   }
 
   async function start(): Promise<RpcServerAddress> {
@@ -772,41 +685,4 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     },
   };
   return server;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-/**
- * Runs a handler for jayson (callback style: jayson's promise server passes a callback when the
- * method returns no promise) and maps whatever it throws in the one place errors are mapped.
- */
-function invokeHandler(
-  handler: AnyHandler,
-  name: string,
-  params: unknown,
-  context: CallContext,
-  callback: JaysonCallback,
-  log: Logger | undefined,
-): void {
-  let value: unknown;
-  try {
-    value = handler(params as Record<string, unknown>, context);
-  } catch (err) {
-    callback(toJsonRpcError(err, log, name));
-    return;
-  }
-  if (!isThenable(value)) {
-    callback(null, value);
-    return;
-  }
-  value.then(
-    (result) => callback(null, result),
-    (err: unknown) => callback(toJsonRpcError(err, log, name)),
-  );
 }

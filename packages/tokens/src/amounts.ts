@@ -1,11 +1,11 @@
-import { ChainError, formatUnits, parseUnits } from '@chain/crypto';
-import { tokenRule } from './errors';
+import { ChainError, ErrorCode, formatUnits, parseUnits } from '@chain/crypto';
+import { TokenError, tokenRule } from './errors';
 import { checkDecimal } from './rules';
 
 /**
  * A request amount of whole tokens ("12.5") in base units of a token with `decimal` fraction
- * digits. More fraction digits than the token has is a token rule (TOO_MANY_DECIMALS); anything that
- * is not a decimal amount stays the crypto package's INVALID_AMOUNT.
+ * digits. More fraction digits than the token has is INVALID_AMOUNT (1034) / TOO_PRECISE, as for
+ * the native coin: one answer for a too precise amount, whatever the asset (docs/decisions.md).
  */
 export function parseTokenAmount(text: string, decimal: number, param = 'amount'): bigint {
   checkDecimal(decimal);
@@ -13,10 +13,11 @@ export function parseTokenAmount(text: string, decimal: number, param = 'amount'
     return parseUnits(text, decimal, param);
   } catch (error) {
     if (error instanceof ChainError && error.reason === 'TOO_PRECISE') {
-      throw tokenRule(
-        'TOO_MANY_DECIMALS',
+      throw new TokenError(
+        ErrorCode.INVALID_AMOUNT,
+        'TOO_PRECISE',
         `'${param}' has more than ${decimal} fraction digits, the token's decimal`,
-        param,
+        { param },
       );
     }
     throw error;

@@ -5,7 +5,7 @@ import { randomPrivateKey } from '@chain/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, waitFor } from './harness/chain';
 import { makeKeyFile } from './harness/key-file';
-import { call, type NodeProcess, post, rpc, startNode } from './harness/node-process';
+import { call, type NodeProcess, post, rpc, rpcFrom, startNode } from './harness/node-process';
 import {
   openSocket,
   percentile,
@@ -17,8 +17,8 @@ import {
 
 // The JSON-RPC server under load and abuse, through the binary: the in-flight cap answers a clear
 // BUSY, slow clients do not block others, oversized bodies and batches are refused before they cost
-// memory, and wrong passphrases (key derivation off the event loop, rate limited per wallet) leave
-// reads fast. The figures printed here are the ones docs/reliability.md records.
+// memory, and wrong passphrases (key derivation off the event loop, throttled per client) leave
+// reads fast and never lock the owner out. The figures printed here are the ones docs/reliability.md records.
 const MAX_CONCURRENT = 256; // DEFAULT_RPC_SERVER_OPTIONS.maxConcurrent
 const MAX_BODY = 1024 * 1024;
 
@@ -211,7 +211,7 @@ describe('oversized bodies and batches', () => {
 });
 
 describe('wrong passphrases', () => {
-  it('20 in parallel on a standard-cost wallet leave reads fast; past 30 a minute the wallet refuses at once', async () => {
+  it('20 in parallel on a standard-cost wallet leave reads fast; past 30 a minute that client waits, no other', async () => {
     // A key file at a real cost (scrypt N=2^14: 16 MiB and tens of ms per check), put in the key
     // directory as an operator would, and picked up by walletRefresh.
     const cost = { N: 2 ** 14, r: 8, p: 1 };
@@ -234,24 +234,25 @@ describe('wrong passphrases', () => {
     // Derivations on the event loop would hold every read for their whole length (p50 tens of ms).
     expect(percentile(samples, 50)).toBeLessThan(20);
     expect(percentile(samples, 95)).toBeLessThan(150);
-    // The checks ran one after another (at most one derivation per wallet at a time): the last of
+    // The checks ran one after another (at most one derivation per client at a time): the last of
     // 20 waited for the others (about 20x the first; 5x leaves room for a busy machine).
     expect(slowest).toBeGreaterThan(5 * Math.min(...attempts.map((a) => a.ms)));
 
-    // 30 wrong passphrases a minute per wallet: of 15 more, 10 are checked, 5 refused unchecked.
-    const more = await Promise.all(Array.from({ length: 15 }, (_, i) => unlock(`more ${i}`)));
-    const reasons = more.map((reply) => reply.error?.data?.reason);
-    expect(reasons.filter((r) => r === 'WRONG_PASSPHRASE')).toHaveLength(10);
-    expect(reasons.filter((r) => r === 'TOO_MANY_ATTEMPTS')).toHaveLength(5);
-    // Refused without a derivation, and the right passphrase too while the limit holds.
-    const limited = await timed(() => unlock('right'));
-    expect(limited.value.error).toMatchObject({
-      data: { reason: 'TOO_MANY_ATTEMPTS', param: 'passphrase' },
-    });
-    // Quicker than the quickest check above, which ran one derivation.
-    expect(limited.ms).toBeLessThan(Math.min(...attempts.map((a) => a.ms)));
+    // 30 wrong passphrases a minute per client: of 12 more, 10 are checked as usual, the last 2
+    // only after a delay each (this client is over its allowance). Another client meanwhile is
+    // answered at once: its check does not queue behind this client's.
+    const more = Promise.all(Array.from({ length: 12 }, (_, i) => unlock(`more ${i}`)));
+    const other = await timed(() =>
+      rpcFrom('127.0.0.5', node.url, 'unlockWallet', { wallet: address, passphrase: 'right' }),
+    );
+    expect(other.value.result).toBe(true);
+    const reasons = (await more).map((reply) => reply.error?.data?.reason);
+    expect(reasons).toEqual(Array(12).fill('WRONG_PASSPHRASE'));
+    // The right passphrase from the guessing client works too (late while it is over its allowance).
+    const late = await timed(() => unlock('right'));
+    expect(late.value.result).toBe(true);
     figures.push(
-      `rate limit: attempt 31+ refused (TOO_MANY_ATTEMPTS) in ${limited.ms.toFixed(1)} ms`,
+      `past 30 wrong passphrases a minute from one address: the right passphrase from another address answered in ${other.ms.toFixed(1)} ms meanwhile, from the same address in ${late.ms.toFixed(0)} ms`,
     );
   });
 });

@@ -106,6 +106,19 @@ describe('chain-node call', () => {
     expect(info.balance).toBe((COIN + 1n).toString());
   });
 
+  it('keeps every digit of a number in --params JSON', async () => {
+    const receiver = (await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' }))
+      .wallet;
+    const sent = await chainCall([
+      'sendTo',
+      '--params',
+      `{"sender":"${dev}","passphrase":"dev","receiver":"${receiver}","amount":1.234567890123456789}`,
+      '--json',
+    ]);
+    expect(sent.stderr).toBe('');
+    expect((JSON.parse(sent.stdout) as OperationObject).amount).toBe('1234567890123456789');
+  });
+
   it('reads params JSON from stdin, so a passphrase needs no argv', async () => {
     const input = JSON.stringify({ wallet: dev, passphrase: 'dev', message: 'from stdin' });
     const signed = await chainCall(['signMessage', '--stdin', '--json'], { input });

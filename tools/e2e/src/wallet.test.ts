@@ -1,4 +1,4 @@
-import { copyFile, readdir } from 'node:fs/promises';
+import { copyFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   addressFromPublicKey,
@@ -7,6 +7,7 @@ import {
   hexToBytes,
   randomPrivateKey,
 } from '@chain/crypto';
+import { decryptKeystoreJson, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   activate,
@@ -17,6 +18,7 @@ import {
   type WalletInfo,
   waitFor,
 } from './harness/chain';
+import { makePbkdf2KeyFile } from './harness/key-file';
 import { call, type NodeProcess, rpc, startNode } from './harness/node-process';
 
 // The Wallet group through the real binary.
@@ -65,6 +67,22 @@ describe('newWallet, getKeyStoreCount, getKeyStoreInfo', () => {
       code: -32602,
       data: { param: 'passphrase' },
     });
+  });
+
+  it('refuses an empty passphrase for a new key (newWallet, inputPrivateKey): it would protect nothing', async () => {
+    const before = await call<number>(node.url, 'getKeyStoreCount');
+    for (const [method, params] of [
+      ['newWallet', { passphrase: '' }],
+      ['inputPrivateKey', { private: bytesToHex(randomPrivateKey()), passphrase: '' }],
+    ] as const) {
+      const reply = await rpc(node.url, method, params);
+      expect(reply.error, method).toMatchObject({
+        code: -32602,
+        data: { reason: 'INVALID_PARAMS', param: 'passphrase' },
+      });
+      expect(reply.error?.message).toMatch(/must not be empty/);
+    }
+    expect(await call<number>(node.url, 'getKeyStoreCount')).toBe(before);
   });
 });
 
@@ -245,6 +263,16 @@ describe('lockWallet and unlockWallet', () => {
     expect((await rpc(node.url, 'sendTo', send)).result).toMatchObject({ optype: 2 });
   });
 
+  it('lockWallet of a locked wallet answers true again: it is locked, and stays so', async () => {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    expect(await call(node.url, 'lockWallet', { wallet })).toBe(true);
+    expect(await call(node.url, 'lockWallet', { wallet })).toBe(true);
+    expect(
+      (await call<{ key_state: string }>(node.url, 'getWalletInfo', { wallet })).key_state,
+    ).toBe('locked');
+    expect(await call(node.url, 'unlockWallet', { wallet, passphrase: 'pw' })).toBe(true);
+  });
+
   it('lockWallet answers false for a wallet that is not in the key store', async () => {
     const key = randomPrivateKey();
     expect(
@@ -289,6 +317,41 @@ describe('dumpPrivateKey and inputPrivateKey', () => {
       passphrase: 'other',
     });
     expect(again.priv).toBe(`ca022000${bytesToHex(key)}`);
+  });
+
+  it('inputPrivateKey of a key already in the key store encrypts it again under the new passphrase', async () => {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', {
+      passphrase: 'first',
+    });
+    const { priv } = await call<{ priv: string }>(node.url, 'dumpPrivateKey', {
+      wallet,
+      passphrase: 'first',
+    });
+    const dump = (passphrase: string) => rpc(node.url, 'dumpPrivateKey', { wallet, passphrase });
+
+    expect(
+      await call(node.url, 'inputPrivateKey', { private: priv.slice(8), passphrase: 'second' }),
+    ).toEqual({ status: true, wallet });
+    expect((await dump('second')).result).toEqual({ status: true, priv });
+    expect((await dump('first')).error).toMatchObject({
+      code: 1030,
+      data: { param: 'passphrase' },
+    });
+
+    // A locked wallet stays locked, under its new passphrase.
+    expect(await call(node.url, 'lockWallet', { wallet })).toBe(true);
+    expect(await call(node.url, 'inputPrivateKey', { private: priv, passphrase: 'third' })).toEqual(
+      { status: true, wallet },
+    );
+    expect(
+      (await call<{ key_state: string }>(node.url, 'getWalletInfo', { wallet })).key_state,
+    ).toBe('locked');
+    expect((await dump('third')).error).toMatchObject({ code: 1015 });
+    expect(
+      (await rpc(node.url, 'unlockWallet', { wallet, passphrase: 'second' })).error,
+    ).toMatchObject({ code: 1030 });
+    expect(await call(node.url, 'unlockWallet', { wallet, passphrase: 'third' })).toBe(true);
+    expect((await dump('third')).result).toEqual({ status: true, priv });
   });
 
   it('refuses a wrong passphrase (1030, param passphrase)', async () => {
@@ -337,7 +400,36 @@ describe('signMessage and verifyMessage', () => {
     expect(
       await call(node.url, 'verifyMessage', { data: { ...signed, wallet: other.wallet } }),
     ).toBe(false);
-    expect(await call(node.url, 'verifyMessage', { data: { ...signed, sig: 'zz' } })).toBe(false);
+    // Well formed but not this message's signature: false as well.
+    const forged = `${signed.sig.slice(0, 2)}${'11'.repeat(64)}`;
+    expect(await call(node.url, 'verifyMessage', { data: { ...signed, sig: forged } })).toBe(false);
+  });
+
+  it('refuses a malformed signed message, naming the field (not false)', async () => {
+    const signed = await call<Record<string, unknown>>(node.url, 'signMessage', {
+      wallet: dev,
+      passphrase: 'dev',
+      message: 'fields',
+    });
+    const { enc: _enc, ...withoutEnc } = signed;
+    const cases: Array<[Record<string, unknown>, number, string, string]> = [
+      [{ ...signed, sig: 'zz' }, 1016, 'INVALID_SIGNED_MESSAGE', 'data.sig'],
+      [{ ...signed, sig: `0x${signed.sig}` }, 1016, 'INVALID_SIGNED_MESSAGE', 'data.sig'],
+      [{ ...signed, version: 7 }, 1016, 'INVALID_SIGNED_MESSAGE', 'data.version'],
+      [withoutEnc, 1016, 'INVALID_SIGNED_MESSAGE', 'data.enc'],
+      [{ ...signed, msg: 42 }, 1016, 'INVALID_SIGNED_MESSAGE', 'data.msg'],
+      [{ ...signed, enc: 'ca02' }, 1005, 'INVALID_PUBLIC_KEY', 'data.enc'],
+      [
+        { ...signed, wallet: `${dev.slice(0, -1)}x` },
+        1002,
+        'INVALID_ADDRESS_FORMAT',
+        'data.wallet',
+      ],
+    ];
+    for (const [data, code, reason, param] of cases) {
+      const reply = await rpc(node.url, 'verifyMessage', { data });
+      expect(reply.error, param).toMatchObject({ code, data: { reason, param } });
+    }
   });
 
   it('refuses data that is not an object (-32602, param data)', async () => {
@@ -349,6 +441,112 @@ describe('signMessage and verifyMessage', () => {
 });
 
 describe('walletRefresh', () => {
+  it('loads plain v3 files of other wallets (ethers scrypt, PBKDF2); each signs once its chain address comes with its passphrase', async () => {
+    // Written by other implementations: ethers' Wallet.encrypt cut down to the v3 fields, and a
+    // PBKDF2 file made per the v3 definition with node:crypto, which ethers opens too.
+    const fromEthers = Wallet.createRandom();
+    const encrypted = JSON.parse(await fromEthers.encrypt('ethers pass'));
+    const ethersFile = {
+      version: 3,
+      id: encrypted.id,
+      address: encrypted.address,
+      crypto: encrypted.Crypto,
+    };
+    const pbkdf2Key = randomPrivateKey();
+    const pbkdf2File = await makePbkdf2KeyFile(pbkdf2Key, 'pbkdf2 pass');
+    expect((await decryptKeystoreJson(pbkdf2File, 'pbkdf2 pass')).privateKey).toBe(
+      `0x${bytesToHex(pbkdf2Key)}`,
+    );
+    const dir = join(node.datadir, 'keystore');
+    await writeFile(join(dir, 'from-ethers.json'), JSON.stringify(ethersFile));
+    await writeFile(join(dir, 'from-pbkdf2.json'), pbkdf2File);
+
+    const count = await call<number>(node.url, 'getKeyStoreCount');
+    expect(await call(node.url, 'walletRefresh')).toBe(true);
+    const details = await call<{
+      loaded: number;
+      unresolved: Array<{ file: string; eth_address: string | null }>;
+      failed: unknown[];
+    }>(node.url, 'walletRefresh', { details: true });
+    expect(details.loaded).toBe(count);
+    expect(details.failed).toEqual([]);
+    expect(details.unresolved).toEqual(
+      expect.arrayContaining([
+        { file: 'from-ethers.json', eth_address: fromEthers.address.slice(2).toLowerCase() },
+        { file: 'from-pbkdf2.json', eth_address: null },
+      ]),
+    );
+
+    // The ethers key signs a message.
+    const ethersWallet = addressFromPublicKey(
+      'CH',
+      getPublicKey(hexToBytes(fromEthers.privateKey.slice(2))),
+    );
+    const signed = await call<Record<string, unknown>>(node.url, 'signMessage', {
+      wallet: ethersWallet,
+      passphrase: 'ethers pass',
+      message: 'signed with a key from ethers',
+    });
+    expect(signed.wallet).toBe(ethersWallet);
+    expect(await call(node.url, 'verifyMessage', { data: signed })).toBe(true);
+
+    // The PBKDF2 key, funded and activated, sends coins with its passphrase.
+    const pbkdf2Wallet = addressFromPublicKey('CH', getPublicKey(pbkdf2Key));
+    const funding = await call<{ ophash: string }>(node.url, 'sendTo', {
+      sender: dev,
+      passphrase: 'dev',
+      receiver: pbkdf2Wallet,
+      amount: '3',
+    });
+    await mined(node, funding.ophash);
+    await call(node.url, 'activeWallet', {
+      wallet: pbkdf2Wallet,
+      private: `ca022000${bytesToHex(pbkdf2Key)}`,
+    });
+    await waitFor('activation', async () => {
+      const info = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet: pbkdf2Wallet });
+      return info.state === 'normal wallet';
+    });
+    const sent = await call<{ ophash: string; signer_account: string }>(node.url, 'sendTo', {
+      sender: pbkdf2Wallet,
+      passphrase: 'pbkdf2 pass',
+      receiver: dev,
+      amount: '1',
+    });
+    expect(sent.signer_account).toBe(pbkdf2Wallet);
+    expect((await mined(node, sent.ophash)).block).toBeGreaterThan(0);
+
+    // Both are wallets of the key store now, for good.
+    expect(await call<number>(node.url, 'getKeyStoreCount')).toBe(count + 2);
+    const after = await call<{ unresolved: unknown[] }>(node.url, 'walletRefresh', {
+      details: true,
+    });
+    expect(after.unresolved).toEqual([]);
+  });
+
+  it('reports a file it cannot load: false, which file and why in the details, and in the log', async () => {
+    const broken = join(node.datadir, 'keystore', 'broken-key.json');
+    await writeFile(broken, '{"version": 3, "crypto": ');
+    try {
+      expect(await call(node.url, 'walletRefresh')).toBe(false);
+      const details = await call<{ failed: unknown[] }>(node.url, 'walletRefresh', {
+        details: true,
+      });
+      expect(details.failed).toEqual([{ file: 'broken-key.json', reason: 'not JSON' }]);
+      await waitFor('the log line', async () =>
+        node
+          .stdout()
+          .split('\n')
+          .some((line) => {
+            return line.includes('key file not loaded') && line.includes('broken-key.json');
+          }),
+      );
+    } finally {
+      await rm(broken);
+    }
+    expect(await call(node.url, 'walletRefresh')).toBe(true);
+  });
+
   it('picks up a key file copied into the keystore directory', async () => {
     const donor = await startNode();
     try {

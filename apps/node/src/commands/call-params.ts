@@ -86,6 +86,22 @@ export function buildCallParams(
   return params;
 }
 
+/**
+ * `--params` text with every number a JS number would round (`12345678901234567891`,
+ * `0.000000000000000001`) written as a string of its text, which the node reads exactly as it reads
+ * the number: JSON.parse here must not round it on the way. The front end package is loaded only
+ * for this (other commands do not need it); text that is not JSON is left to buildCallParams.
+ */
+export async function exactParamsJson(text: string): Promise<string> {
+  try {
+    JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const { quoteInexactNumbers } = await import('@chain/rpc-jayson');
+  return quoteInexactNumbers(text);
+}
+
 function parseParamsJson(text: string): CallParams {
   let parsed: unknown;
   try {

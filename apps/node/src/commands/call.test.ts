@@ -8,6 +8,7 @@ import {
   CallUsageError,
   coerceValue,
   describeMethods,
+  exactParamsJson,
   resolveMethod,
 } from './call-params';
 
@@ -18,6 +19,16 @@ describe('resolveMethod', () => {
     expect(resolveMethod('getBlockInfo')).toBe('getBlockInfo');
     expect(() => resolveMethod('getblockinfo')).toThrow(/did you mean 'getBlockInfo'/);
     expect(() => resolveMethod('nosuchthing')).toThrow(CallUsageError);
+  });
+});
+
+describe('exactParamsJson', () => {
+  it('keeps every digit of --params numbers through JSON.parse', async () => {
+    const text = `{"sender":"${WALLET}","amount":12345678901234567891,"payload":"00"}`;
+    const params = buildCallParams('sendTo', [], await exactParamsJson(text));
+    expect(params).toMatchObject({ amount: '12345678901234567891' });
+    expect(buildCallParams('getBlockInfo', [], await exactParamsJson('[7]'))).toEqual([7]);
+    expect(await exactParamsJson('{nope')).toBe('{nope');
   });
 });
 

@@ -10,7 +10,13 @@ import { catalogue } from '@chain/rpc-jayson/catalogue';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_NODE_OPTIONS } from '../options';
 import { formatResult } from './call-output';
-import { buildCallParams, CallUsageError, describeMethods, resolveMethod } from './call-params';
+import {
+  buildCallParams,
+  CallUsageError,
+  describeMethods,
+  exactParamsJson,
+  resolveMethod,
+} from './call-params';
 
 export const CALL_EXIT = { OK: 0, RPC_ERROR: 1, USAGE: 2, NO_REPLY: 3 } as const;
 
@@ -147,7 +153,8 @@ async function runCall(argv: CallArgs): Promise<number> {
     if (argv.stdin && argv.params !== undefined) {
       throw new CallUsageError('give the params JSON either with --params or on --stdin, not both');
     }
-    const paramsJson = argv.stdin ? await readStdin() : argv.params;
+    const rawJson = argv.stdin ? await readStdin() : argv.params;
+    const paramsJson = rawJson === undefined ? undefined : await exactParamsJson(rawJson);
     const params = buildCallParams(method, argv.args ?? [], paramsJson);
     const endpoint = await resolveEndpoint(argv);
     const reply = await postCall(endpoint, method, params, argv.timeout);

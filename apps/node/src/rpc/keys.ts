@@ -7,20 +7,25 @@ import {
   normalizeAddress,
 } from '@chain/crypto';
 import type { SignRequest } from '@chain/ledger';
+import type { CallContext } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
 
 /**
  * A key from the key store. Every failure is attributed to the request parameter that caused it
- * (unknown or locked wallet: the wallet param; wrong passphrase: the passphrase param).
+ * (unknown or locked wallet: the wallet param; wrong passphrase: the passphrase param). The
+ * caller's address is the client the key store throttles wrong passphrases for.
  */
 export async function keyFromStore(
   node: NodeContext,
   address: string,
   passphrase: string,
   params: { wallet: string; passphrase: string },
+  caller: CallContext,
 ): Promise<Uint8Array> {
   try {
-    return await node.keystore.getPrivateKey(address, passphrase);
+    return await node.keystore.getPrivateKey(address, passphrase, {
+      client: caller.remoteAddress,
+    });
   } catch (error) {
     throw attributeKeyStoreError(error, params);
   }

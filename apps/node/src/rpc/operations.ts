@@ -93,17 +93,20 @@ export function operationsHandlers(
   | 'decodeOpHash'
 > {
   return {
-    async sendTo(params) {
+    async sendTo(params, caller) {
       const sender = checkedWallet(node, params.sender, 'sender').address;
       const body = transferBody(
         receiverOf(node, params.receiver),
         coins(params.amount),
         params.payload,
       );
-      const privateKey = await keyFromStore(node, sender, params.passphrase, {
-        wallet: 'sender',
-        passphrase: 'passphrase',
-      });
+      const privateKey = await keyFromStore(
+        node,
+        sender,
+        params.passphrase,
+        { wallet: 'sender', passphrase: 'passphrase' },
+        caller,
+      );
       return submitSigned(
         node,
         { optype: TRANSFER_OPTYPE, signer: sender, privateKey, body },
@@ -122,14 +125,17 @@ export function operationsHandlers(
       );
     },
 
-    async rawSendTo(params) {
+    async rawSendTo(params, caller) {
       const sender = wallet(node, params.senderWallet, 'senderWallet');
       const amount = coins(params.amount);
       refuseTokenAccount(node, params.receiverAccount, 'receiverAccount');
-      const privateKey = await keyFromStore(node, sender, params.passphrase, {
-        wallet: 'senderWallet',
-        passphrase: 'passphrase',
-      });
+      const privateKey = await keyFromStore(
+        node,
+        sender,
+        params.passphrase,
+        { wallet: 'senderWallet', passphrase: 'passphrase' },
+        caller,
+      );
       const fee = node.chain.actPrice;
       const operation = node.chain.buildSignedOperation({
         optype: TRANSFER_OPTYPE,

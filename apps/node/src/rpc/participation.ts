@@ -1,6 +1,6 @@
 import { COIN_DECIMALS, decodeAddress, parseUnits } from '@chain/crypto';
 import type { OperationObject } from '@chain/ledger';
-import type { HandlerResultOf, Handlers } from '@chain/rpc-jayson';
+import type { CallContext, HandlerResultOf, Handlers } from '@chain/rpc-jayson';
 import {
   bottomList,
   describeHardware,
@@ -62,16 +62,20 @@ export function participationHandlers(
    * be made once the key is known to be there (H/W checks describe the machine only then).
    */
   async function submit(
+    caller: CallContext,
     step: ParticipationStep,
     signer: string,
     signerParam: string,
     passphrase: string,
     body: unknown | (() => Promise<unknown>),
   ): Promise<OperationObject> {
-    const privateKey = await keyFromStore(node, signer, passphrase, {
-      wallet: signerParam,
-      passphrase: 'passphrase',
-    });
+    const privateKey = await keyFromStore(
+      node,
+      signer,
+      passphrase,
+      { wallet: signerParam, passphrase: 'passphrase' },
+      caller,
+    );
     try {
       const request = {
         ...PARTICIPATION_OPTYPES[step],
@@ -90,7 +94,7 @@ export function participationHandlers(
       return nodePart(node.chain, wallet(node, params.wallet, 'wallet'));
     },
 
-    nodeStep1(params) {
+    nodeStep1(params, caller) {
       const participant = walletParam(params.wallet, 'wallet');
       const body = {
         stake: stake(params.amount),
@@ -98,16 +102,23 @@ export function participationHandlers(
         penalty: params.penalty,
         extension: params.extension,
       };
-      return submit('nodeStep1', participant.address, 'wallet', params.passphrase, body);
+      return submit(caller, 'nodeStep1', participant.address, 'wallet', params.passphrase, body);
     },
 
-    async nodeStep2(params) {
+    async nodeStep2(params, caller) {
       const top = walletParam(params.wallet, 'wallet');
       const code = parseNodeCode(params.code);
-      const op = await submit('nodeStep2', top.address, 'wallet', params.passphrase, async () => ({
-        code,
-        hardware: await describeHardware(),
-      }));
+      const op = await submit(
+        caller,
+        'nodeStep2',
+        top.address,
+        'wallet',
+        params.passphrase,
+        async () => ({
+          code,
+          hardware: await describeHardware(),
+        }),
+      );
       return withHardware(op);
     },
 
@@ -115,7 +126,7 @@ export function participationHandlers(
       return middleList(node.chain, params.code, wallet(node, params.wallet, 'wallet'));
     },
 
-    nodeStep3_1(params) {
+    nodeStep3_1(params, caller) {
       const middle = walletParam(params.wallet, 'wallet');
       const body = {
         code: parseNodeCode(params.code),
@@ -124,24 +135,25 @@ export function participationHandlers(
         confirmer: walletParam(params.confirmer, 'confirmer').hash160,
         extension: params.extension,
       };
-      return submit('nodeStep3_1', middle.address, 'wallet', params.passphrase, body);
+      return submit(caller, 'nodeStep3_1', middle.address, 'wallet', params.passphrase, body);
     },
 
-    nodeStep3_2(params) {
+    nodeStep3_2(params, caller) {
       const top = walletParam(params.confirmer, 'confirmer');
       const body = {
         code: parseNodeCode(params.code),
         target: walletParam(params.target, 'target').hash160,
         select: params.select,
       };
-      return submit('nodeStep3_2', top.address, 'confirmer', params.passphrase, body);
+      return submit(caller, 'nodeStep3_2', top.address, 'confirmer', params.passphrase, body);
     },
 
-    async nodeStep4_1(params) {
+    async nodeStep4_1(params, caller) {
       const middle = walletParam(params.wallet, 'wallet');
       const code = parseNodeCode(params.code);
       const confirmer = walletParam(params.confirmer, 'confirmer').hash160;
       const op = await submit(
+        caller,
         'nodeStep4_1',
         middle.address,
         'wallet',
@@ -155,14 +167,14 @@ export function participationHandlers(
       return withHardware(op);
     },
 
-    nodeStep4_2(params) {
+    nodeStep4_2(params, caller) {
       const top = walletParam(params.confirmer, 'confirmer');
       const body = {
         code: parseNodeCode(params.code),
         target: walletParam(params.target, 'target').hash160,
         select: params.select,
       };
-      return submit('nodeStep4_2', top.address, 'confirmer', params.passphrase, body);
+      return submit(caller, 'nodeStep4_2', top.address, 'confirmer', params.passphrase, body);
     },
 
     nodeStepBTList(params) {
@@ -174,7 +186,7 @@ export function participationHandlers(
       );
     },
 
-    nodeStep5_1(params) {
+    nodeStep5_1(params, caller) {
       const bottom = walletParam(params.wallet, 'wallet');
       const body = {
         code: parseNodeCode(params.code),
@@ -184,10 +196,10 @@ export function participationHandlers(
         confirmer: walletParam(params.confirmer, 'confirmer').hash160,
         extension: params.extension,
       };
-      return submit('nodeStep5_1', bottom.address, 'wallet', params.passphrase, body);
+      return submit(caller, 'nodeStep5_1', bottom.address, 'wallet', params.passphrase, body);
     },
 
-    nodeStep5_2(params) {
+    nodeStep5_2(params, caller) {
       const middle = walletParam(params.confirmer, 'confirmer');
       const body = {
         code: parseNodeCode(params.code),
@@ -195,7 +207,7 @@ export function participationHandlers(
         target: walletParam(params.target, 'target').hash160,
         select: params.select,
       };
-      return submit('nodeStep5_2', middle.address, 'confirmer', params.passphrase, body);
+      return submit(caller, 'nodeStep5_2', middle.address, 'confirmer', params.passphrase, body);
     },
 
     /**
@@ -204,24 +216,34 @@ export function participationHandlers(
      * turn once the operation is mined. The key is kept in memory only: after a restart,
      * unlockWallet of the mine wallet loads it again (see producer-wallets.ts).
      */
-    async blockchainStart(params) {
+    async blockchainStart(params, caller) {
       const top = walletParam(params.wallet, 'wallet');
       const mine = walletParam(params.mine, 'mine');
       const share = walletParam(params.share, 'share');
       const code = parseNodeCode(params.code);
       parseSubNodes(params.nodes);
-      const mineKey = await keyFromStore(node, mine.address, params.minepass, {
-        wallet: 'mine',
-        passphrase: 'minepass',
-      });
+      const mineKey = await keyFromStore(
+        node,
+        mine.address,
+        params.minepass,
+        { wallet: 'mine', passphrase: 'minepass' },
+        caller,
+      );
       try {
-        const op = await submit('blockchainStart', top.address, 'wallet', params.passphrase, {
-          code,
-          mine: mine.hash160,
-          share: share.hash160,
-          nodes: params.nodes,
-          mineConsent: signMineConsent(node.chain.genesisHash, code, mineKey),
-        });
+        const op = await submit(
+          caller,
+          'blockchainStart',
+          top.address,
+          'wallet',
+          params.passphrase,
+          {
+            code,
+            mine: mine.hash160,
+            share: share.hash160,
+            nodes: params.nodes,
+            mineConsent: signMineConsent(node.chain.genesisHash, code, mineKey),
+          },
+        );
         node.producerKeys.add(mine.address, mineKey);
         node.log.info({ code, mine: mine.address }, 'mine wallet added to the block producer keys');
         return op;
@@ -230,10 +252,10 @@ export function participationHandlers(
       }
     },
 
-    nodeCancel(params) {
+    nodeCancel(params, caller) {
       const participant = walletParam(params.wallet, 'wallet');
       const body = { code: parseNodeCode(params.code) };
-      return submit('nodeCancel', participant.address, 'wallet', params.passphrase, body);
+      return submit(caller, 'nodeCancel', participant.address, 'wallet', params.passphrase, body);
     },
   };
 }

@@ -1,6 +1,11 @@
 import { decodeAddress, hexToBytes } from '@chain/crypto';
 import type { OperationObject, SignRequest } from '@chain/ledger';
-import { type CreateTokenResult, type Handlers, InvalidParamsError } from '@chain/rpc-jayson';
+import {
+  type CallContext,
+  type CreateTokenResult,
+  type Handlers,
+  InvalidParamsError,
+} from '@chain/rpc-jayson';
 import {
   ADMIN_TOKEN_FIELDS,
   ADMIN_TOKEN_SUBTYPES,
@@ -25,8 +30,9 @@ async function submit(
   request: Omit<SignRequest, 'privateKey'>,
   params: { wallet: string; passphrase: string },
   passphrase: string,
+  caller: CallContext,
 ): Promise<OperationObject> {
-  const privateKey = await keyFromStore(node, request.signer, passphrase, params);
+  const privateKey = await keyFromStore(node, request.signer, passphrase, params, caller);
   return submitSigned(node, { ...request, privateKey }, params.wallet);
 }
 
@@ -51,7 +57,7 @@ export function tokenHandlers(
   node: NodeContext,
 ): Pick<Handlers, 'createToken' | 'adminToken' | 'sendToken' | 'holderToken' | 'infoToken'> {
   return {
-    async createToken(params) {
+    async createToken(params, caller) {
       const issuer = wallet(node, params.wallet, 'wallet');
       const body: CreateTokenBody = {
         advanced: params.function,
@@ -66,12 +72,13 @@ export function tokenHandlers(
         { optype: CREATE_TOKEN_OPTYPE, signer: issuer, body },
         { wallet: 'wallet', passphrase: 'passphrase' },
         params.passphrase,
+        caller,
       );
       // The token type's presentation adds `token` and leaves out the transfer-only fields.
       return op as unknown as CreateTokenResult;
     },
 
-    async sendToken(params) {
+    async sendToken(params, caller) {
       const sender = wallet(node, params.sender, 'sender');
       const token = wallet(node, params.token, 'token');
       const receiver = wallet(node, params.receiver, 'receiver');
@@ -87,10 +94,11 @@ export function tokenHandlers(
         { optype: TOKEN_OPTYPE, subtype: SEND_TOKEN_SUBTYPE, signer: sender, body },
         { wallet: 'sender', passphrase: 'passphrase' },
         params.passphrase,
+        caller,
       );
     },
 
-    async adminToken(params) {
+    async adminToken(params, caller) {
       const { method } = params;
       const fields = ADMIN_TOKEN_FIELDS[method];
       const sender = wallet(node, params.sender, 'sender');
@@ -112,6 +120,7 @@ export function tokenHandlers(
         { optype: TOKEN_OPTYPE, subtype: ADMIN_TOKEN_SUBTYPES[method], signer: sender, body },
         { wallet: 'sender', passphrase: 'passphrase' },
         params.passphrase,
+        caller,
       );
     },
 

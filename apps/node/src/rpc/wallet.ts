@@ -6,9 +6,11 @@ import {
   signMessage,
   verifyMessage,
 } from '@chain/crypto';
+import type { RefreshResult } from '@chain/keystore';
 import type { WalletInfo } from '@chain/ledger';
-import type { Handlers } from '@chain/rpc-jayson';
+import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
+import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
 import { attributeKeyStoreError, keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
@@ -95,10 +97,10 @@ export function walletHandlers(
       return locked;
     },
 
-    async unlockWallet(params) {
+    async unlockWallet(params, caller) {
       const address = wallet(node, params.wallet, 'wallet');
       const unlocked = await node.keystore
-        .unlock(address, params.passphrase)
+        .unlock(address, params.passphrase, { client: caller.remoteAddress })
         .catch((error: unknown) => {
           throw attributeKeyStoreError(error, { wallet: 'wallet', passphrase: 'passphrase' });
         });
@@ -108,41 +110,66 @@ export function walletHandlers(
       return unlocked;
     },
 
-    async dumpPrivateKey(params) {
+    async dumpPrivateKey(params, caller) {
       const address = wallet(node, params.wallet, 'wallet');
-      const privateKey = await keyFromStore(node, address, params.passphrase, {
-        wallet: 'wallet',
-        passphrase: 'passphrase',
-      });
+      const privateKey = await keyFromStore(
+        node,
+        address,
+        params.passphrase,
+        { wallet: 'wallet', passphrase: 'passphrase' },
+        caller,
+      );
       return { status: true, priv: encodePrivateKey(privateKey) };
     },
 
+    /**
+     * A key already in the key store is encrypted again under the passphrase given: whoever holds
+     * the raw key owns it anyway, and answering success while keeping the old passphrase would
+     * leave the caller with a passphrase that does not open the wallet. A locked wallet stays
+     * locked.
+     */
     async inputPrivateKey(params) {
       const privateKey = decodePrivateKey(params.private, 'private');
-      const { address } = await node.keystore
-        .importKey(privateKey, params.passphrase)
-        .catch((error: unknown) => {
-          throw attributeKeyStoreError(error, { wallet: 'private', passphrase: 'passphrase' });
-        });
-      return { status: true, wallet: address };
+      try {
+        const { address } = await node.keystore
+          .importKey(privateKey, params.passphrase, { existing: 'reencrypt' })
+          .catch((error: unknown) => {
+            throw attributeKeyStoreError(error, { wallet: 'private', passphrase: 'passphrase' });
+          });
+        return { status: true, wallet: address };
+      } finally {
+        privateKey.fill(0);
+      }
     },
 
-    async signMessage(params) {
+    async signMessage(params, caller) {
       const address = wallet(node, params.wallet, 'wallet');
-      const privateKey = await keyFromStore(node, address, params.passphrase, {
-        wallet: 'wallet',
-        passphrase: 'passphrase',
-      });
+      const privateKey = await keyFromStore(
+        node,
+        address,
+        params.passphrase,
+        { wallet: 'wallet', passphrase: 'passphrase' },
+        caller,
+      );
       return signMessage(params.message, privateKey, node.chain.prefix);
     },
 
     verifyMessage({ data }) {
-      return verifyMessage(data, node.chain.prefix);
+      return verifyMessage(data, node.chain.prefix, 'data');
     },
 
-    async walletRefresh() {
-      await node.keystore.refresh();
-      return true;
+    async walletRefresh({ details }) {
+      const scan = await node.keystore.refresh();
+      logKeyDirectoryScan(node.log, scan);
+      return details ? refreshDetails(scan) : scan.invalid.length === 0;
     },
+  };
+}
+
+function refreshDetails(scan: RefreshResult): WalletRefreshDetails {
+  return {
+    loaded: scan.loaded,
+    unresolved: scan.unresolved.map(({ file, ethAddress }) => ({ file, eth_address: ethAddress })),
+    failed: scan.invalid.map(({ file, problem }) => ({ file, reason: problem })),
   };
 }

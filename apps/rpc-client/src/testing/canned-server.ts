@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body. */
   body: unknown;
+  /** The body as sent. */
+  text: string;
 }
 
 export type CannedHandler = (
@@ -51,10 +53,8 @@ export async function startCannedServer(handler: CannedHandler): Promise<CannedS
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = {
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
-      };
+      const text = Buffer.concat(chunks).toString('utf8');
+      const recorded = { headers: req.headers, body: JSON.parse(text) as unknown, text };
       requests.push(recorded);
       void current(recorded, res, requests.length - 1);
     });

@@ -152,6 +152,7 @@ const EXTENSIONS: Record<string, Expected> = {
     after: { kind: 'wallet', optional: true },
     max: { kind: 'integer', optional: true, default: 100 },
   },
+  walletRefresh: { details: { kind: 'boolean', optional: true, default: false } },
 };
 
 /** Rows `| method | params | result |` of the tables under "## Endpoints". */

@@ -22,6 +22,8 @@ export interface ParamBounds {
   readonly min?: number;
   /** integer: largest accepted value. */
   readonly max?: number;
+  /** string: shortest accepted length in UTF-16 code units. */
+  readonly minLength?: number;
   /** string: longest accepted length in UTF-16 code units. */
   readonly maxLength?: number;
   /** hex: most bytes accepted. */
@@ -85,7 +87,7 @@ export type ParamValue<S> = S extends Param<infer T, Presence> ? T : never;
 
 export const p = {
   /** A JSON string (numbers are refused). */
-  string(bounds: { maxLength?: number } = {}): Param<string> {
+  string(bounds: { minLength?: number; maxLength?: number } = {}): Param<string> {
     return new Param<string>('string', bounds, 'required', undefined, false);
   },
   /** A JSON safe integer, or a decimal string of one; min/max checked. */

@@ -308,6 +308,29 @@ export interface SignedMessage {
   version: string | number;
 }
 
+/** A key file made elsewhere, waiting for its passphrase (walletRefresh details). */
+export interface UnresolvedKeyFile {
+  file: string;
+  /** The Ethereum-style address the file gives, null when it gives none. */
+  eth_address: string | null;
+}
+
+/** A file in the key directory that holds no usable key (walletRefresh details). */
+export interface FailedKeyFile {
+  file: string;
+  reason: string;
+}
+
+/** walletRefresh with `details: true`. */
+export interface WalletRefreshDetails {
+  /** Wallets usable after the rescan (getKeyStoreCount). */
+  loaded: number;
+  /** Key files made elsewhere: usable once their chain address is used with their passphrase. */
+  unresolved: UnresolvedKeyFile[];
+  /** Files that could not be loaded, and why. */
+  failed: FailedKeyFile[];
+}
+
 /** rpcCallStats item; the last one has method `TOTAL`. */
 export interface CallStat {
   method: string;

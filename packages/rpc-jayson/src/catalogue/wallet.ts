@@ -6,14 +6,21 @@ import type {
   SignedMessage,
   WalletAddressResult,
   WalletInfo,
+  WalletRefreshDetails,
 } from './results.js';
+
+/**
+ * A passphrase that protects a key from now on (newWallet, inputPrivateKey): never empty, since an
+ * empty one protects nothing. Passphrases of existing keys are taken as they are.
+ */
+const NEW_PASSPHRASE = p.string({ minLength: 1 }).secret();
 
 export const walletMethods = defineMethods({
   newWallet: {
     name: 'newWallet',
     group: 'wallet',
-    summary: 'Create a key in the key store, encrypted with the passphrase.',
-    params: { passphrase: p.string().secret() },
+    summary: 'Create a key in the key store, encrypted with the passphrase (not empty).',
+    params: { passphrase: NEW_PASSPHRASE },
     result: result<WalletAddressResult>('WalletAddressResult'),
   },
   activeWallet: {
@@ -72,8 +79,9 @@ export const walletMethods = defineMethods({
   inputPrivateKey: {
     name: 'inputPrivateKey',
     group: 'wallet',
-    summary: 'Import an unencrypted private key, stored encrypted with the passphrase.',
-    params: { private: p.hex().secret(), passphrase: p.string().secret() },
+    summary:
+      'Import an unencrypted private key, stored encrypted with the passphrase (not empty); a key already in the key store is encrypted again with it.',
+    params: { private: p.hex().secret(), passphrase: NEW_PASSPHRASE },
     result: result<InputPrivateKeyResult>('InputPrivateKeyResult'),
     keyMaterial: true,
   },
@@ -87,15 +95,17 @@ export const walletMethods = defineMethods({
   verifyMessage: {
     name: 'verifyMessage',
     group: 'wallet',
-    summary: "True when a signed message was signed by the wallet's key.",
+    summary:
+      "True when a signed message was signed by the wallet's key, false when not; a malformed message object is an error naming its field.",
     params: { data: p.object<SignedMessage>() },
     result: result<boolean>('boolean'),
   },
   walletRefresh: {
     name: 'walletRefresh',
     group: 'wallet',
-    summary: 'Rescan the key store directory.',
-    params: {},
-    result: result<boolean>('boolean'),
+    summary:
+      'Rescan the key store directory: true when every key file loaded, false when some could not (each is logged); `details` returns what was found instead.',
+    params: { details: p.boolean().optional(false) },
+    result: result<boolean | WalletRefreshDetails>('boolean | WalletRefreshDetails'),
   },
 });

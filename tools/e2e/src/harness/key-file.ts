@@ -1,4 +1,4 @@
-import { createCipheriv, randomBytes, randomUUID, scrypt } from 'node:crypto';
+import { createCipheriv, pbkdf2, randomBytes, randomUUID, scrypt } from 'node:crypto';
 import { addressFromPublicKey, bytesToHex, getPublicKey, keccak256 } from '@chain/crypto';
 
 export interface ScryptCost {
@@ -48,4 +48,39 @@ export async function makeKeyFile(
     chain: { address, publicKey: bytesToHex(publicKey) },
   };
   return { address, json: JSON.stringify(json) };
+}
+
+/**
+ * A plain v3 key file with the PBKDF2 KDF, as the Web3 Secret Storage definition specifies it and
+ * as other wallets write it: `version`, `id`, `crypto`, no `address` and no chain field.
+ * PBKDF2-HMAC-SHA256 derives 32 bytes; AES-128-CTR under the first 16 encrypts the key; the MAC is
+ * keccak-256 over derived bytes 16-31 and the ciphertext.
+ */
+export async function makePbkdf2KeyFile(
+  privateKey: Uint8Array,
+  passphrase: string,
+  iterations = 262_144,
+): Promise<string> {
+  const salt = randomBytes(32);
+  const iv = randomBytes(16);
+  const derived = await new Promise<Buffer>((resolve, reject) =>
+    pbkdf2(Buffer.from(passphrase, 'utf8'), salt, iterations, 32, 'sha256', (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
+  const cipher = createCipheriv('aes-128-ctr', derived.subarray(0, 16), iv);
+  const ciphertext = Buffer.concat([cipher.update(privateKey), cipher.final()]);
+  const mac = keccak256(Buffer.concat([derived.subarray(16, 32), ciphertext]));
+  return JSON.stringify({
+    version: 3,
+    id: randomUUID(),
+    crypto: {
+      cipher: 'aes-128-ctr',
+      cipherparams: { iv: iv.toString('hex') },
+      ciphertext: ciphertext.toString('hex'),
+      kdf: 'pbkdf2',
+      kdfparams: { c: iterations, dklen: 32, prf: 'hmac-sha256', salt: salt.toString('hex') },
+      mac: bytesToHex(mac),
+    },
+  });
 }

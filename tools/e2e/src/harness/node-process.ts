@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawRequest } from './raw-http';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../../..');
 export const CHAIN_NODE_BIN = join(repoRoot, 'apps/node/bin/chain-node.js');
@@ -152,15 +153,37 @@ export async function post(
   return { status: response.status, text, json, headers: response.headers };
 }
 
+export interface RpcReply {
+  jsonrpc: string;
+  id: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: { reason?: string; param?: string } };
+}
+
 /** A JSON-RPC call that returns the whole reply object. */
-export async function rpc(url: string, method: string, params?: unknown, id: unknown = 1) {
+export async function rpc(
+  url: string,
+  method: string,
+  params?: unknown,
+  id: unknown = 1,
+): Promise<RpcReply> {
   const { json } = await post(url, JSON.stringify({ jsonrpc: '2.0', method, params, id }));
-  return json as {
-    jsonrpc: string;
-    id: unknown;
-    result?: unknown;
-    error?: { code: number; message: string; data?: { reason?: string; param?: string } };
-  };
+  return json as RpcReply;
+}
+
+/**
+ * A JSON-RPC call sent from the loopback address `from` (127.0.0.2, 127.0.0.3, ...), so that the
+ * node sees it come from another client than the other calls of a test.
+ */
+export async function rpcFrom(
+  from: string,
+  url: string,
+  method: string,
+  params?: unknown,
+): Promise<RpcReply> {
+  const body = JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 });
+  const { text } = await rawRequest(url, { body, localAddress: from });
+  return JSON.parse(text) as RpcReply;
 }
 
 /** A JSON-RPC call that returns the result or throws the error. */

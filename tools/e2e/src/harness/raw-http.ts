@@ -68,10 +68,18 @@ export interface RawReply {
   text: string;
 }
 
-/** One HTTP request on a fresh connection, any header allowed (Host and Origin included). */
+/**
+ * One HTTP request on a fresh connection, any header allowed (Host and Origin included), from
+ * `localAddress` when given (127.0.0.2, 127.0.0.3, ...: the node sees another client).
+ */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    localAddress?: string;
+  } = {},
 ): Promise<RawReply> {
   const { host, port } = endpoint(url);
   return new Promise((resolve, reject) => {
@@ -82,6 +90,7 @@ export function rawRequest(
         path: '/',
         method: options.method ?? 'POST',
         agent: false,
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
         headers: { 'content-type': 'application/json', ...options.headers },
       },
       (res) => {
@@ -96,5 +105,20 @@ export function rawRequest(
     );
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** Writes `text` on a fresh connection and resolves with everything the server sends until it closes. */
+export async function rawExchange(url: string, text: string): Promise<string> {
+  const socket = await openSocket(url);
+  return new Promise((resolve) => {
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', () => resolve(answer));
+    socket.write(text);
   });
 }

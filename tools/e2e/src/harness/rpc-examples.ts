@@ -280,12 +280,18 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
     { data: { ...signed, msg: 'hello, changed' } },
     'a message that was not signed',
   );
+  await s.example(
+    'verifyMessage',
+    { data: { ...signed, sig: 'not hex' } },
+    'a malformed signature: an error naming the field',
+  );
   await s.example('inputPrivateKey', {
     private: bytesToHex(randomPrivateKey()),
     passphrase: DOC_PASSPHRASE,
   });
   await s.example('getKeyStoreInfo', { max: 2 });
   await s.example('walletRefresh', undefined);
+  await s.example('walletRefresh', { details: true }, 'what the rescan found');
 
   // ---- tokens
   const createdToken = await s.example('createToken', {

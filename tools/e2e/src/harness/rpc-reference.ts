@@ -84,12 +84,15 @@ const PARAM_NOTES: Record<string, string> = {
   'blockchainStart.mine': 'the mine wallet (its key in the key store signs blocks)',
   'blockchainStart.minepass': "the mine wallet's passphrase",
   'blockchainStart.share':
-    'the share wallet; the spec example names it `mine` a second time, which is accepted',
+    'the share wallet; the spec example names it `mine` a second time, which is accepted (given both ways, the two must be equal, else -32602 naming `share`)',
   'blockchainStart.nodes': 'sub-node IPs, `ip1;ip2;...`',
   'getKeyStoreInfo.max': 'most wallets returned',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
   'activeWallet.private': 'encoded private key (dumpPrivateKey)',
-  'verifyMessage.data': 'a signed message object as signMessage returns it',
+  'verifyMessage.data':
+    'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
+  'walletRefresh.details':
+    'return `{loaded, unresolved, failed}` instead of the boolean (see the WalletRefreshDetails object)',
   'addNode.nodes': '`ip1:port1;ip2:port2;...`; a missing port means 9714',
   'addBlacklist.why': 'reason recorded with the entry',
   'nodeIPStats.ip': 'peer IP',
@@ -125,6 +128,10 @@ const FIELD_NOTES: Record<string, string> = {
   'TokenInfo.name': 'in single quotes; a quote or backslash inside is escaped with a backslash',
   'TokenInfo.symbol': 'in single quotes, escaped as `name`',
   'TokenInfo.summary': 'in single quotes, escaped as `name`',
+  'WalletRefreshDetails.loaded': 'wallets of the key store after the rescan (getKeyStoreCount)',
+  'WalletRefreshDetails.unresolved':
+    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); each becomes a wallet the first time its chain address is used with its passphrase',
+  'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.one_hash': 'previous block hash',
@@ -172,7 +179,8 @@ function describeKind(param: AnyParam): string {
     case 'enum':
       return `one of ${(bounds.values ?? []).map((value) => `\`${value}\``).join(', ')}`;
     default:
-      return bounds.maxLength !== undefined ? `string, at most ${bounds.maxLength}` : 'string';
+      if (bounds.maxLength !== undefined) return `string, at most ${bounds.maxLength}`;
+      return bounds.minLength === 1 ? 'string, not empty' : 'string';
   }
 }
 
@@ -199,10 +207,18 @@ function paramTable(name: string, spec: MethodSpec): string[] {
 
 const SCALAR_RESULTS = new Set(['integer', 'boolean', 'string']);
 
+/** The types a result name lists (`boolean | WalletRefreshDetails`: one or the other, by the params). */
+function resultTypes(name: string): string[] {
+  return name.split(' | ');
+}
+
 function resultLine(spec: MethodSpec): string {
-  const name = spec.result.name;
-  const base = name.replace(/\[\]$/, '');
-  const shown = SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+  const shown = resultTypes(spec.result.name)
+    .map((name) => {
+      const base = name.replace(/\[\]$/, '');
+      return SCALAR_RESULTS.has(base) ? `\`${name}\`` : `[\`${name}\`](#${anchor(base)})`;
+    })
+    .join(' or ');
   const nested = spec.nestedResult
     ? ' inside `{ "result": …, "id": …, "jsonrpc": "2.0" }`, as the spec shows'
     : '';
@@ -261,8 +277,10 @@ function typicalErrors(spec: MethodSpec): string[] {
   if (spec.group === 'participation') {
     lines.push('`1060 PARTICIPATION_RULE`: a rule of the participation procedure');
   }
-  if (spec.group === 'network' && params.length > 0) {
-    lines.push('`1080 NETWORK`: the peer-to-peer layer refused');
+  if (has((_param, key) => key === 'ip' || key === 'nodes')) {
+    lines.push(
+      '`1016 INVALID_DATA`: not an IP address or `ip:port` (`BAD_IP`, `BAD_PEER_ADDRESS`)',
+    );
   }
   return lines;
 }
@@ -362,9 +380,11 @@ function fieldRows(type: string, value: unknown, prefix = ''): string[] {
 function resultSections(examples: RpcExample[]): string[] {
   const types = new Map<string, string[]>();
   for (const name of METHOD_NAMES) {
-    const base = specOf(name).result.name.replace(/\[\]$/, '');
-    if (SCALAR_RESULTS.has(base)) continue;
-    types.set(base, [...(types.get(base) ?? []), name]);
+    for (const type of resultTypes(specOf(name).result.name)) {
+      const base = type.replace(/\[\]$/, '');
+      if (SCALAR_RESULTS.has(base)) continue;
+      types.set(base, [...(types.get(base) ?? []), name]);
+    }
   }
   const lines = ['## Result objects', ''];
   for (const [type, methods] of [...types].sort(([a], [b]) => a.localeCompare(b))) {
@@ -375,7 +395,10 @@ function resultSections(examples: RpcExample[]): string[] {
       '',
     );
     const sample = examples.find(
-      (example) => methods.includes(example.method) && example.reply.error === undefined,
+      (example) =>
+        methods.includes(example.method) &&
+        example.reply.error === undefined &&
+        typeof example.reply.result === 'object',
     );
     if (sample === undefined) {
       lines.push(
@@ -407,24 +430,33 @@ const ERROR_NOTES: Record<string, string> = {
   NOT_FOUND:
     'not found: a wallet not in the key store (`UNKNOWN_WALLET`), a token (`UNKNOWN_TOKEN`), a participation (`NOT_PARTICIPATING`)',
   WALLET_LOCKED: 'the wallet is locked (`WALLET_LOCKED`): unlockWallet first',
-  INVALID_DATA: 'bytes that do not decode (`INVALID_HEX`, `INVALID_OPHASH`, `BAD_OPTYPE`, ...)',
+  INVALID_DATA:
+    'bytes or text that do not decode (`TRUNCATED`, `INVALID_HEX`, `INVALID_OPHASH`, `BAD_OPTYPE`, `INVALID_SIGNED_MESSAGE`, `BAD_IP`, `BAD_PEER_ADDRESS`, ...)',
   SIGNATURE_MISMATCH:
-    'a signature that does not verify (`SIGNATURE_MISMATCH`, `KEY_NOT_OF_ACCOUNT`)',
-  NOT_ALLOWED: 'refused in this state (`NOT_A_PRODUCER`, `CHAIN_CLOSED`, ...)',
+    'a signature that does not verify (`SIGNATURE_MISMATCH`, `KEY_NOT_OF_ACCOUNT`); excuteRaw, see below',
+  NOT_ALLOWED:
+    'refused in this state: the node is shutting down (`CHAIN_CLOSED`, `KEYSTORE_CLOSED`)',
   WRONG_PASSPHRASE: 'wrong passphrase (`WRONG_PASSPHRASE`)',
   INSUFFICIENT_FUNDS: 'not enough spendable balance for amount and fee (`INSUFFICIENT_FUNDS`)',
-  INVALID_N_OPERATION: 'n_operation is not the next one of the account (`INVALID_N_OPERATION`)',
+  INVALID_N_OPERATION:
+    'n_operation is not the next one of the account (`INVALID_N_OPERATION`); excuteRaw, see below',
   INACTIVE_ACCOUNT: 'the signer is not an active wallet (`INACTIVE_ACCOUNT`): activeWallet first',
   INVALID_AMOUNT:
     'malformed or too precise amount (`INVALID_AMOUNT`, `TOO_PRECISE`, `AMOUNT_TOO_LARGE`)',
-  DUPLICATE_OPERATION: 'the same operation again (`DUPLICATE_OPERATION`)',
-  FEE_TOO_LOW: 'fee below the act price, or a second zero-fee operation in a block',
-  TOO_MANY_ATTEMPTS: 'too many wrong passphrases for this wallet: wait',
-  MEMPOOL_FULL: 'too many pending operations: retry later',
-  TOKEN_RULE: 'a token rule (not the owner, transfers disabled, volume locked, ...)',
+  DUPLICATE_OPERATION:
+    'the same operation again (`DUPLICATE_OPERATION`), pending or on chain; excuteRaw, see below',
+  FEE_TOO_LOW:
+    'fee below the act price (`FEE_TOO_LOW`), or a second zero-fee operation of an account in a block (`ZERO_FEE_USED`); excuteRaw, see below',
+  TOO_MANY_ATTEMPTS:
+    'too many passphrase checks waiting from this address after its wrong passphrases (`TOO_MANY_ATTEMPTS`): retry later',
+  MEMPOOL_FULL:
+    'the mempool holds 200,000 operations (`MEMPOOL_FULL`), or 32 new accounts already activate themselves in the next block (`NEW_ACCOUNTS_FULL`): retry after the next block',
+  TOKEN_RULE:
+    'a token rule: not the owner, transfers disabled, volume locked, ... (`NOT_TOKEN_OWNER`, `TOKEN_TRANSFER_DISABLED`, `TOKEN_VOLUME_LOCKED`, `NAME_EMPTY`, ...)',
   PARTICIPATION_RULE:
-    'a rule of the participation procedure (stake too small, wrong order, sub-nodes still participating, ...)',
-  NETWORK: 'the peer-to-peer layer refused',
+    'a rule of the participation procedure: stake too small, wrong order, sub-nodes still participating, ... (`STAKE_TOO_SMALL`, `STEP_OUT_OF_ORDER`, ...)',
+  NETWORK:
+    'the peer-to-peer layer refused (`CLOSED`: nodeStart while the node shuts down); a peer refused at its handshake is blacklisted with the reason `ERRCODE:1080 ...` instead',
 };
 
 function intro(examples: RpcExample[]): string[] {
@@ -476,6 +508,12 @@ function intro(examples: RpcExample[]): string[] {
     '  whole coins or tokens (`"1.5"`); results carry **base units** as decimal strings (18 decimals for',
     "  the native coin, the token's `decimal` for tokens). Hex may have `0x` and either case. Unknown",
     '  params are refused, with a "did you mean".',
+    '- JSON numbers are read exactly as written, never through a floating-point number: an amount given',
+    '  as a number is its decimal text (`12345678901234567891` and `0.000000000000000001` are exact;',
+    '  more fraction digits than allowed is the same `1034 TOO_PRECISE` as in a string; a sign or an',
+    '  exponent is refused, -32602, as in a string); an integer must be an integer literal within its',
+    '  range (`1.0`, `1e3`, `1.0000000000000001` are refused, -32602, naming the param); a numeric `id`',
+    '  comes back with every digit (`"id": 12345678901234567890` answers `"id": "12345678901234567890"`).',
     '- Authentication: none on loopback (the default bind). Bound elsewhere, HTTP Basic with',
     '  `--rpc-user`/`--rpc-password`, or the cookie in `<datadir>/.cookie`. Methods that carry raw keys',
     '  (activeWallet, dumpPrivateKey, inputPrivateKey, privSendTo) answer only on loopback unless',
@@ -513,6 +551,12 @@ function intro(examples: RpcExample[]): string[] {
     '| code | name | when (reasons) |',
     '| --- | --- | --- |',
     ...domainRows,
+    '',
+    'excuteRaw answers each refused operation inside its result (`{"valid": false, "errors":',
+    '"<REASON>: <message>"}`), as the spec shows, not as an error reply: `SIGNATURE_MISMATCH`,',
+    '`INVALID_N_OPERATION`, `DUPLICATE_OPERATION` and `FEE_TOO_LOW` mostly arrive that way, since the',
+    "node's own methods sign with the next n_operation and pay the act price.",
+    '`tools/e2e/src/documented-errors.test.ts` provokes every code of these tables on a live node.',
     '',
   ];
 }
@@ -567,6 +611,36 @@ export function parseDocumentedParams(markdown: string): Map<string, string[]> {
     );
   }
   return params;
+}
+
+export interface DocumentedErrorCode {
+  code: number;
+  /** The protocol table's reason, or the domain table's ErrorCode name. */
+  name: string;
+  /** The reasons the row names (in backticks): the reason itself for a protocol row. */
+  reasons: string[];
+  /** Which table: the protocol one (-32xxx) or the domain one. */
+  table: 'protocol' | 'domain';
+}
+
+/** Every row of the two tables under "## Errors" in docs/rpc.md. */
+export function parseDocumentedErrorCodes(markdown: string): DocumentedErrorCode[] {
+  const start = markdown.indexOf('\n## Errors\n');
+  const end = markdown.indexOf('\n## ', start + 1);
+  const section = markdown.slice(start, end === -1 ? undefined : end);
+  const rows: DocumentedErrorCode[] = [];
+  for (const match of section.matchAll(/^\| (-?\d+) \| `([A-Z_]+)` \| (.*) \|$/gm)) {
+    const code = Number(match[1]);
+    const table = code < 0 ? 'protocol' : 'domain';
+    const named = [...match[3]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!);
+    rows.push({
+      code,
+      name: match[2]!,
+      reasons: table === 'protocol' ? [match[2]!] : named,
+      table,
+    });
+  }
+  return rows;
 }
 
 function kindOf(value: unknown): string {

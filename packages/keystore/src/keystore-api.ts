@@ -1,0 +1,119 @@
+import type { ScryptParams } from './kdf';
+import type { InvalidKeyFile } from './key-directory';
+import type { ThrottleClock } from './passphrase-throttle';
+
+export interface KeyStoreOptions {
+  /** The key directory (the node passes `<datadir>/keystore`); created with mode 0700 if missing. */
+  dir: string;
+  /** The node's chain address of a 33-byte compressed public key, network prefix included. */
+  addressOf: (publicKey33: Uint8Array) => string;
+  /** scrypt cost for files written here; files written elsewhere keep their own parameters. */
+  scrypt?: ScryptParams;
+  /** Wrong passphrases per client within a minute before its checks go the slow way. */
+  maxAttemptsPerMinute?: number;
+  /** Wait before each passphrase check of a client over its allowance. */
+  throttleDelayMs?: number;
+  /** Checks a client over its allowance may have queued; more are refused (TOO_MANY_ATTEMPTS). */
+  maxWaitingPerClient?: number;
+  /** Clients whose wrong passphrases are remembered; past it, new clients share one allowance. */
+  maxTrackedClients?: number;
+  /** The throttle's time (tests replace it). */
+  clock?: ThrottleClock;
+}
+
+export const DEFAULT_KEYSTORE_OPTIONS = {
+  /** Geth's "standard" cost: about 1 s and 256 MiB per passphrase check. */
+  scrypt: { N: 2 ** 18, r: 8, p: 1 },
+  maxAttemptsPerMinute: 30,
+  /** A minute / 30: a client over its allowance keeps guessing no faster than it was allowed to. */
+  throttleDelayMs: 2_000,
+  /** So the owner of a wallet calling from a guesser's address waits at most 8 slow checks. */
+  maxWaitingPerClient: 8,
+  maxTrackedClients: 10_000,
+} as const satisfies Required<Omit<KeyStoreOptions, 'dir' | 'addressOf' | 'clock'>>;
+
+/** Who calls: the key store throttles wrong passphrases per client. */
+export interface Caller {
+  /** The RPC caller's remote address; omitted for calls made inside the process. */
+  client?: string;
+}
+
+export interface ImportOptions {
+  /**
+   * What to do when the key is already in the store: `keep` its file as it is (the default), or
+   * `reencrypt` it under the passphrase given (anyone holding the raw key owns it anyway). A locked
+   * wallet stays locked either way.
+   */
+  existing?: 'keep' | 'reencrypt';
+}
+
+export interface ImportResult {
+  address: string;
+  /** false when the key was already in the store. */
+  created: boolean;
+  /** true when an existing file was rewritten under the new passphrase. */
+  reencrypted: boolean;
+}
+
+/** A file made elsewhere whose chain address is not known until its passphrase opens it. */
+export interface UnresolvedKeyFile {
+  file: string;
+  /** Its Ethereum-style address, null when the file does not say. */
+  ethAddress: string | null;
+}
+
+export interface RefreshResult {
+  /** Keys found that were not in the store before (resolved or not). */
+  added: number;
+  /** Keys whose file is gone. */
+  removed: number;
+  /** Wallets usable after the scan (what `count()` says). */
+  loaded: number;
+  /** Files made elsewhere, loaded but waiting for their passphrase (see `getPrivateKey`). */
+  unresolved: UnresolvedKeyFile[];
+  /** Files in the directory that hold no usable key. */
+  invalid: InvalidKeyFile[];
+}
+
+export interface KeyStore {
+  /** Creates the directory (0700), loads every key file and the persisted lock state. */
+  open(): Promise<void>;
+  /** Idempotent; wipes every cached key. */
+  close(): Promise<void>;
+  /** Chain addresses, in file-creation order. */
+  list(): string[];
+  count(): number;
+  /** The prefix is compared exactly, the hex part in either case. */
+  has(address: string): boolean;
+  /** A new random key encrypted under `passphrase`; returns its address. */
+  create(passphrase: string): Promise<string>;
+  importKey(
+    privateKey: Uint8Array,
+    passphrase: string,
+    options?: ImportOptions,
+  ): Promise<ImportResult>;
+  /**
+   * A copy of the key (the caller should wipe it after use). An address not listed may be the key
+   * of a file made elsewhere, not resolved yet: the passphrase is then tried on those files, and
+   * the ones it opens are resolved (their chain field recorded).
+   */
+  getPrivateKey(address: string, passphrase: string, caller?: Caller): Promise<Uint8Array>;
+  isLocked(address: string): boolean;
+  /** A number that changes whenever the listed wallets or their lock states do. */
+  revision(): number;
+  /** false if the address is not in the store; the lock survives restarts. */
+  lock(address: string): Promise<boolean>;
+  /** Checks the passphrase (even for a wallet that is not locked), unlocks, persists; true. */
+  unlock(address: string, passphrase: string, caller?: Caller): Promise<boolean>;
+  /** Rescans the directory for files added, removed or changed by hand or by other tools. */
+  refresh(): Promise<RefreshResult>;
+  /**
+   * A v3 file made elsewhere has no `chain` field, so its chain address is unknown until it is
+   * decrypted once: this decrypts it, records the chain field in the file and returns the address.
+   */
+  resolveForeign(ethAddress: string, passphrase: string, caller?: Caller): Promise<string>;
+  /** Files made elsewhere not yet resolved. */
+  unresolved(): UnresolvedKeyFile[];
+  /** Files skipped by the last scan (open or refresh) or found unusable since, and why. */
+  invalidFiles(): InvalidKeyFile[];
+}

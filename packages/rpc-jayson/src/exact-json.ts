@@ -1,0 +1,197 @@
+/**
+ * Request bodies read without losing a digit. JSON.parse turns every number into a JS number, which
+ * rounds 12345678901234567891 to 12345678901234567000 and 0.000000000000000001 to 1e-18. A JSON
+ * number is taken exactly as written instead: a number whose text a JS number gives back unchanged
+ * (`String(Number(text)) === text`, as for 7, 1.5 or 100) stays a JS number; any other (too many
+ * digits, an exponent, a trailing zero in a fraction, -0) becomes a JsonNumberText holding its text.
+ *
+ * JSON.parse still reads every body first (it validates, and it is fast); a scan of the body then
+ * finds the rare body with such a number, and only that one is read again from its syntax tree.
+ */
+import { type Node as JsonNode, parseTree } from 'jsonc-parser';
+
+/** A JSON number of a request that a JS number would not hold exactly: its text as written. */
+export class JsonNumberText {
+  constructor(readonly text: string) {}
+}
+
+/** The syntax tree of a body JSON.parse accepted, parsed at most once per HTTP request. */
+export class LazyTree {
+  private tree: JsonNode | undefined;
+  private parsed = false;
+
+  constructor(private readonly body: string) {}
+
+  get text(): string {
+    return this.body;
+  }
+
+  /** The root node; undefined when the body is nested too deeply for the (recursive) parser. */
+  get root(): JsonNode | undefined {
+    if (!this.parsed) {
+      this.parsed = true;
+      try {
+        this.tree = parseTree(this.body);
+      } catch {
+        // The tree parser recurses and overflows the stack on nesting that JSON.parse accepts.
+        this.tree = undefined;
+      }
+    }
+    return this.tree;
+  }
+}
+
+/** The body as one JSON value, or why it cannot be read. */
+export type ParsedBody =
+  | { readonly ok: true; readonly value: unknown; readonly tree: LazyTree | undefined }
+  | { readonly ok: false; readonly error: 'PARSE_ERROR' | 'TOO_DEEP' };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** Digits an integer literal may have and still be read exactly by a JS number, whatever they are. */
+const EXACT_INTEGER_DIGITS = 15;
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
+
+function isNumberChar(code: number): boolean {
+  // digits, '.', 'e', 'E', '+', '-': the characters of a JSON number token
+  return (
+    isDigit(code) ||
+    code === 0x2e ||
+    code === 0x65 ||
+    code === 0x45 ||
+    code === 0x2b ||
+    code === MINUS
+  );
+}
+
+/** Whether a JS number gives back exactly the text of this JSON number token. */
+export function numberTextIsExact(text: string): boolean {
+  return String(Number(text)) === text;
+}
+
+/** The index of the quote that closes the string opened at `open`. */
+function stringEnd(body: string, open: number): number {
+  let close = body.indexOf('"', open + 1);
+  for (;;) {
+    if (close === -1) return body.length; // not valid JSON: cannot happen after JSON.parse
+    let backslashes = 0;
+    while (body.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return close;
+    close = body.indexOf('"', close + 1);
+  }
+}
+
+/**
+ * Calls `inexact(start, end)` for each number token of valid JSON `body` that a JS number does not
+ * reproduce, until it returns true. Strings are skipped whole (a string's digits are not numbers);
+ * outside strings only numbers have digits. An integer literal of at most 15 digits (ids, most
+ * integers) is exact without being converted.
+ */
+function scanInexactNumbers(body: string, inexact: (start: number, end: number) => boolean): void {
+  const length = body.length;
+  for (let i = 0; i < length; i++) {
+    const code = body.charCodeAt(i);
+    if (code === QUOTE) {
+      i = stringEnd(body, i);
+    } else if (code === MINUS || isDigit(code)) {
+      const start = i;
+      const first = code === MINUS ? i + 1 : i;
+      let end = first;
+      while (end < length && isDigit(body.charCodeAt(end))) end++;
+      let plainInteger = true;
+      while (end < length && isNumberChar(body.charCodeAt(end))) {
+        plainInteger = false;
+        end++;
+      }
+      const digits = end - first;
+      const negativeZero = code === MINUS && digits === 1 && body.charCodeAt(first) === DIGIT_0;
+      const mayBeInexact = !plainInteger || digits > EXACT_INTEGER_DIGITS || negativeZero;
+      if (mayBeInexact && !numberTextIsExact(body.slice(start, end)) && inexact(start, end)) return;
+      i = end - 1;
+    }
+  }
+}
+
+/** Whether valid JSON `body` holds a number token a JS number does not reproduce. */
+export function hasInexactNumber(body: string): boolean {
+  let found = false;
+  scanInexactNumbers(body, () => {
+    found = true;
+    return true;
+  });
+  return found;
+}
+
+/**
+ * Valid JSON `text` with each number a JS number would not reproduce written as a string of its
+ * text, so that it survives JSON.parse and JSON.stringify unchanged (`chain-node call --params`).
+ * The server reads such a string as it reads the number (amounts, integers, object fields).
+ */
+export function quoteInexactNumbers(text: string): string {
+  let out = '';
+  let copied = 0;
+  scanInexactNumbers(text, (start, end) => {
+    out += `${text.slice(copied, start)}"${text.slice(start, end)}"`;
+    copied = end;
+    return false;
+  });
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The value of a syntax-tree node, inexact numbers as JsonNumberText (recursive: may overflow). */
+export function exactNodeValue(node: JsonNode, body: string): unknown {
+  switch (node.type) {
+    case 'object': {
+      const object: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        if (key === undefined || value === undefined) continue;
+        // As JSON.parse: an own property even for `__proto__`, and the last of repeated keys.
+        Object.defineProperty(object, key.value as string, {
+          value: exactNodeValue(value, body),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return object;
+    }
+    case 'array':
+      return (node.children ?? []).map((child) => exactNodeValue(child, body));
+    case 'number': {
+      const text = body.slice(node.offset, node.offset + node.length);
+      return numberTextIsExact(text) ? Number(text) : new JsonNumberText(text);
+    }
+    default:
+      return node.value;
+  }
+}
+
+/**
+ * The request body as a JSON value with every number exact. A body too deeply nested for the
+ * syntax tree is refused (TOO_DEEP) rather than answered from numbers JSON.parse rounded.
+ */
+export function parseRequestBody(body: string): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return { ok: false, error: 'PARSE_ERROR' };
+  }
+  if (!hasInexactNumber(body)) return { ok: true, value, tree: undefined };
+  const tree = new LazyTree(body);
+  const root = tree.root;
+  if (root === undefined) return { ok: false, error: 'TOO_DEEP' };
+  try {
+    return { ok: true, value: exactNodeValue(root, body), tree };
+  } catch (error) {
+    if (error instanceof RangeError) return { ok: false, error: 'TOO_DEEP' };
+    throw error;
+  }
+}
