@@ -166,6 +166,7 @@ describe('createToken', () => {
           volumeTimeLock: '0',
         },
       ],
+      more: false,
     };
     expect(await holders(advanced)).toEqual(expectedHolders);
     expect(await besideMethod<TokenHolders>('holderToken', advanced)).toEqual(expectedHolders);
