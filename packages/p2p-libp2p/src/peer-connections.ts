@@ -98,7 +98,13 @@ export class PeerConnections<P extends TrackedConnection> {
 
   /** The kept connection of every peer. */
   keptAll(): P[] {
-    return this.all().filter((peer) => this.isKept(peer));
+    const byPeer = new Map<string, Entry<P>[]>();
+    for (const entry of this.entries.values()) {
+      const entries = byPeer.get(entry.peer.peerId);
+      if (entries === undefined) byPeer.set(entry.peer.peerId, [entry]);
+      else entries.push(entry);
+    }
+    return [...byPeer.values()].map((entries) => this.keptEntry(entries)!.peer);
   }
 
   /** The connections to `peerId` that another one supersedes. */
