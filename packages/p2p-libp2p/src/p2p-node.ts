@@ -53,6 +53,12 @@ import {
 } from './messages';
 import { BAN_SCORE, MisbehaviourScores, type Offence } from './misbehaviour';
 import { type KnownServer, PeerBook } from './peer-book';
+import {
+  closeDuplicate,
+  PeerConnections,
+  RequestStreams,
+  reattachGossip,
+} from './peer-connections';
 import { loadOrCreatePeerKey } from './peer-key';
 import { installPromiseWithResolvers } from './polyfill';
 import { PeerRateLimiter } from './rate-limiter';
@@ -255,6 +261,10 @@ interface PeerState extends SyncPeer {
   helloInFlight: Promise<void> | undefined;
   /** Inbound streams of each request protocol open on this connection now. */
   readonly inboundStreams: Map<RequestProtocol, number>;
+  /** Request streams open on this connection now, both ways (a duplicate closes once none are). */
+  readonly requests: RequestStreams;
+  /** A duplicate this node dialled, to be closed once its requests are over. */
+  retiring: boolean;
 }
 
 /** Publishing again to peers whose topic subscription was not known yet. */
@@ -263,6 +273,18 @@ const PUBLISH_RETRY_MS = 300;
 
 /** How long a banned peer's open connections stay up before they are closed. */
 const BAN_LINGER_MS = 300;
+
+/**
+ * How long a duplicate connection stays up before it is closed (once its request streams are
+ * over): the other end may not have seen the kept connection open yet, and start an exchange on
+ * this one meanwhile. At most DUPLICATE_DRAIN_MS more is given to the exchanges under way.
+ */
+const DUPLICATE_LINGER_MS = 1000;
+const DUPLICATE_DRAIN_MS = 10_000;
+
+/** Attempts to move this node's gossip stream to a peer's kept connection, and the pause between. */
+const GOSSIP_REATTACH_ATTEMPTS = 5;
+const GOSSIP_REATTACH_RETRY_MS = 250;
 
 const PROTOCOL_IDS: Readonly<Record<RequestProtocol, string>> = {
   hello: HELLO_PROTOCOL,
@@ -327,7 +349,9 @@ class ChainP2PNode implements P2PNode {
   private readonly traffic = new TrafficStats();
   private readonly sockets = new SocketCounters();
   private readonly sync: BlockSync;
-  private readonly peers = new Map<string, PeerState>();
+  private readonly peers = new PeerConnections<PeerState>(() => this.localPeerId);
+  /** This node's peer id (the same key on every start). */
+  private localPeerId = '';
   private readonly dialing = new Set<string>();
   private readonly blocksTopic: string;
   private readonly opsTopic: string;
@@ -340,7 +364,6 @@ class ChainP2PNode implements P2PNode {
   private timers: Array<ReturnType<typeof setInterval>> = [];
   private startedAt = 0;
   private helloSeen = false;
-  private connectionTotals = { total: 0, inbound: 0, outbound: 0 };
   private blockValidation: Promise<unknown> = Promise.resolve();
   private pendingOps: Uint8Array[] = [];
   private pendingOpsBytes = 0;
@@ -531,6 +554,7 @@ class ChainP2PNode implements P2PNode {
         }),
       },
     });
+    this.localPeerId = libp2p.peerId.toString();
     const serve = (
       protocol: RequestProtocol,
       handler: (stream: Stream, peer: PeerState) => Promise<void>,
@@ -576,7 +600,7 @@ class ChainP2PNode implements P2PNode {
     this.pendingOps = [];
     this.pendingOpsBytes = 0;
     await this.sync.stop();
-    for (const peer of this.peers.values()) {
+    for (const peer of this.peers.all()) {
       if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
     }
     this.peers.clear();
@@ -621,10 +645,8 @@ class ChainP2PNode implements P2PNode {
       connection.abort(new Error('blacklisted'));
       return;
     }
-    this.connectionTotals.total++;
-    if (connection.direction === 'outbound') this.connectionTotals.outbound++;
-    else this.connectionTotals.inbound++;
     const host = this.host;
+    const requests = new RequestStreams();
     const peer: PeerState = {
       connection,
       peerId: connection.remotePeer.toString(),
@@ -639,10 +661,14 @@ class ChainP2PNode implements P2PNode {
       helloTimer: undefined,
       helloInFlight: undefined,
       inboundStreams: new Map(),
+      requests,
+      retiring: false,
       openStream: (protocol) =>
-        connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
+        requests.opened(() =>
+          connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
+        ),
     };
-    this.peers.set(connection.id, peer);
+    this.peers.add(peer);
     peer.helloTimer = setTimeout(() => {
       if (peer.hello === undefined && this.host === host) {
         this.log.debug({ peer: address.ip }, 'no hello in time: disconnecting');
@@ -650,17 +676,61 @@ class ChainP2PNode implements P2PNode {
       }
     }, this.opts.helloTimeoutMs);
     peer.helloTimer.unref?.();
-    if (peer.server) void this.exchangeHello(peer);
+    if (!this.peers.isKept(peer)) {
+      this.log.debug({ peer: address.ip, port: address.port }, 'duplicate connection to a peer');
+    } else if (peer.server) {
+      void this.exchangeHello(peer);
+    }
+    this.closeDuplicates(peer.peerId);
   }
 
   private onConnectionClose(connection: Connection): void {
-    const peer = this.peers.get(connection.id);
+    const peer = this.peers.delete(connection.id);
     if (peer === undefined) return;
     if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
-    this.peers.delete(connection.id);
-    if (peer.hello !== undefined) {
+    const kept = this.peers.kept(peer.peerId);
+    if (kept !== undefined) {
+      this.log.debug({ peer: peer.ip, port: peer.address.port }, 'duplicate connection closed');
+      this.carryOn(kept);
+    } else if (peer.hello !== undefined) {
       this.log.debug({ peer: peer.ip, port: peer.address.port }, 'peer disconnected');
     }
+  }
+
+  /**
+   * Closes the duplicates of a peer's kept connection that this node dialled (the peer closes the
+   * ones it dialled: each end closes only its own, so the two never close both).
+   */
+  private closeDuplicates(peerId: string): void {
+    for (const peer of this.peers.duplicates(peerId)) {
+      if (!peer.server || peer.retiring) continue;
+      peer.retiring = true;
+      const stillDuplicate = () =>
+        this.peers.get(peer.connection.id) === peer && !this.peers.isKept(peer);
+      void closeDuplicate(peer.connection, peer.requests, stillDuplicate, {
+        lingerMs: DUPLICATE_LINGER_MS,
+        drainMs: DUPLICATE_DRAIN_MS,
+      }).then((closed) => {
+        if (!closed) peer.retiring = false;
+      });
+    }
+  }
+
+  /** Another connection to the peer closed: the kept one carries on alone (hello, gossip, sync). */
+  private carryOn(kept: PeerState): void {
+    if (kept.hello !== undefined) this.greet(kept);
+    else if (kept.server) void this.exchangeHello(kept);
+    this.closeDuplicates(kept.peerId);
+    const host = this.host;
+    if (host !== undefined) {
+      reattachGossip(kept.connection, {
+        identify: (connection) => host.services.identify.identify(connection),
+        stillKept: () => this.host === host && this.peers.isKept(kept),
+        attempts: GOSSIP_REATTACH_ATTEMPTS,
+        retryMs: GOSSIP_REATTACH_RETRY_MS,
+      });
+    }
+    this.sync.trigger();
   }
 
   private ourHello(): Hello {
@@ -757,35 +827,40 @@ class ChainP2PNode implements P2PNode {
       );
       return;
     }
-    const first = peer.hello === undefined;
     peer.hello = hello;
     peer.head = hello.head;
     peer.timediff = hello.timestamp - Math.floor(Date.now() / 1000);
     if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
     peer.helloTimer = undefined;
-    if (first) {
-      this.helloSeen = true;
-      void this.host?.peerStore
-        .merge(peer.connection.remotePeer, { tags: { [HELLO_TAG]: { value: HELLO_TAG_VALUE } } })
-        .catch(() => undefined);
-      const listening = this.listeningAddress(peer);
-      if (listening !== undefined) {
-        this.book.add(listening);
-        this.book.connected(listening, peer.peerId);
-      }
-      this.log.info(
-        {
-          peer: peer.ip,
-          port: listening?.port ?? peer.address.port,
-          direction: peer.server ? 'outbound' : 'inbound',
-          height: hello.head.height,
-          appver: hello.appVersion,
-        },
-        'peer connected',
-      );
-      void this.fetchMempool(peer);
-    }
+    // A duplicate's hello is answered, and greets nobody: the kept connection does.
+    if (this.peers.isKept(peer)) this.greet(peer);
     this.sync.trigger();
+  }
+
+  /** The first hello of a peer's session (on its kept connection): once, however many it has. */
+  private greet(peer: PeerState): void {
+    const hello = peer.hello;
+    if (hello === undefined || !this.peers.greet(peer.peerId)) return;
+    this.helloSeen = true;
+    void this.host?.peerStore
+      .merge(peer.connection.remotePeer, { tags: { [HELLO_TAG]: { value: HELLO_TAG_VALUE } } })
+      .catch(() => undefined);
+    const listening = this.listeningAddress(peer);
+    if (listening !== undefined) {
+      this.book.add(listening);
+      this.book.connected(listening, peer.peerId);
+    }
+    this.log.info(
+      {
+        peer: peer.ip,
+        port: listening?.port ?? peer.address.port,
+        direction: peer.server ? 'outbound' : 'inbound',
+        height: hello.head.height,
+        appver: hello.appVersion,
+      },
+      'peer connected',
+    );
+    void this.fetchMempool(peer);
   }
 
   /** Where a peer accepts connections: the dialled address, or its IP with its hello's port. */
@@ -795,19 +870,19 @@ class ChainP2PNode implements P2PNode {
     return port > 0 ? { ip: peer.ip, port } : undefined;
   }
 
+  /** The kept connection of each peer, once its hello is done. */
   private readyPeers(): PeerState[] {
-    return [...this.peers.values()].filter(
-      (p) => p.hello !== undefined && p.connection.status === 'open',
-    );
+    return this.peers
+      .keptAll()
+      .filter((p) => p.hello !== undefined && p.connection.status === 'open');
   }
 
-  /** A connected peer that completed its hello and is not blacklisted. */
+  /** A connected peer that completed its hello and is not blacklisted (its kept connection first). */
   private peerByPeerId(peerId: PeerId | string): PeerState | undefined {
     const id = peerId.toString();
-    for (const peer of this.peers.values()) {
-      if (peer.peerId === id && peer.hello !== undefined && !this.blacklistStore.has(peer.ip)) {
-        return peer;
-      }
+    const kept = this.peers.kept(id);
+    for (const peer of [kept, ...this.peers.of(id)]) {
+      if (peer?.hello !== undefined && !this.blacklistStore.has(peer.ip)) return peer;
     }
     return undefined;
   }
@@ -822,9 +897,12 @@ class ChainP2PNode implements P2PNode {
 
   private onProtocolError(peer: PeerState, error: unknown, what: string): void {
     const offence = framingOffence(error);
+    // A message cut short as a duplicate connection closes is no fault of the peer.
+    const kept = this.peers.kept(peer.peerId);
+    const onDuplicate = kept !== undefined && kept !== peer;
     if (offence === 'oversized') {
       this.misbehaved(peer, 'oversized', ErrorCode.INVALID_DATA, `oversized ${what} message`);
-    } else if (offence === 'truncated') {
+    } else if (offence === 'truncated' && !onDuplicate) {
       this.misbehaved(peer, 'truncated', ErrorCode.INVALID_DATA, `${what} message cut short`);
     } else if (offence === 'garbage') {
       this.misbehaved(peer, 'garbage', ErrorCode.INVALID_DATA, `malformed ${what} message`);
@@ -871,7 +949,8 @@ class ChainP2PNode implements P2PNode {
     // there is nothing to tell them. Open ones are closed after a moment, so that a reply in flight
     // (e.g. the hello that tells a peer of another chain why) still gets through.
     this.inbound.abortHandshakes(ip, new Error('blacklisted'));
-    const connections = [...this.peers.values()]
+    const connections = this.peers
+      .all()
       .filter((peer) => peer.ip === ip)
       .map((peer) => peer.connection);
     const hangUp = setTimeout(() => {
@@ -1094,6 +1173,7 @@ class ChainP2PNode implements P2PNode {
     // Counted until the stream is closed both ways (or reset), not until the handler returns: a
     // peer that leaves its side open keeps holding the place, as it does in libp2p's own count.
     peer.inboundStreams.set(protocol, open + 1);
+    peer.requests.track(stream);
     const release = () =>
       peer.inboundStreams.set(protocol, (peer.inboundStreams.get(protocol) ?? 1) - 1);
     if (stream.status === 'open' || stream.status === 'closing') {
@@ -1199,6 +1279,11 @@ class ChainP2PNode implements P2PNode {
     } catch (error) {
       stream?.abort(error as Error);
       this.onProtocolError(peer, error, 'mempool');
+      // Cut short by the close of a duplicate: the kept connection brings them.
+      const kept = this.peers.kept(peer.peerId);
+      if (kept !== undefined && kept !== peer && kept.hello !== undefined) {
+        void this.fetchMempool(kept);
+      }
     }
   }
 
@@ -1235,8 +1320,14 @@ class ChainP2PNode implements P2PNode {
 
   // ---------------------------------------------------------------- dialling
 
+  /**
+   * Connected to the server at `address`: by a connection this node dialled there, one whose hello
+   * gave that listening port, or (before any hello) one from the peer id last met there.
+   */
   private isConnectedTo(address: PeerAddress): boolean {
-    for (const peer of this.peers.values()) {
+    const knownId = this.book.get(address)?.peerId;
+    for (const peer of this.peers.all()) {
+      if (knownId !== undefined && peer.peerId === knownId) return true;
       if (peer.ip !== address.ip) continue;
       if (peer.server && peer.address.port === address.port) return true;
       if (peer.hello?.listenPort === address.port) return true;
@@ -1259,7 +1350,8 @@ class ChainP2PNode implements P2PNode {
         .then((connection) => this.book.connected(server, connection.remotePeer.toString()))
         .catch((error: Error) => {
           if (/dial self/i.test(error.message)) this.book.remove(server);
-          else this.book.failed(server);
+          // Not a failure when the server is connected meanwhile (it dialled this node).
+          else if (!this.isConnectedTo(server)) this.book.failed(server);
         })
         .finally(() => this.dialing.delete(key));
     }
@@ -1281,17 +1373,18 @@ class ChainP2PNode implements P2PNode {
 
   netStats(): NetStats {
     const ready = this.readyPeers();
-    const totals = this.sockets.totals();
+    const bytes = this.sockets.totals();
+    const totals = this.peers.totals();
     return {
       active: ready.length,
       clients: ready.filter((p) => !p.server).length,
       servers: ready.filter((p) => p.server).length,
       servers_t: this.book.list().length,
-      total: this.connectionTotals.total,
-      tclients: this.connectionTotals.inbound,
-      tservers: this.connectionTotals.outbound,
-      breceived: totals.received,
-      bsend: totals.sent,
+      total: totals.total,
+      tclients: totals.inbound,
+      tservers: totals.outbound,
+      breceived: bytes.received,
+      bsend: bytes.sent,
       ips: this.traffic.ipCount,
     };
   }
@@ -1302,7 +1395,8 @@ class ChainP2PNode implements P2PNode {
 
   connections(): ConnectionInfo[] {
     const now = Date.now();
-    return [...this.peers.values()]
+    return this.peers
+      .all()
       .filter((p) => p.connection.status === 'open')
       .map((peer) => {
         const bytes = this.sockets.connection(formatPeerAddress(peer.address));
@@ -1331,8 +1425,11 @@ class ChainP2PNode implements P2PNode {
     return this.blacklistStore.list();
   }
 
+  /** Clears the blacklist and dials the known servers it kept this node from, at once. */
   clearBlacklist(): number {
-    return this.blacklistStore.clear();
+    const cleared = this.blacklistStore.clear();
+    this.dialKnownServers();
+    return cleared;
   }
 
   ipStats(ip?: string): IpTraffic[] {
