@@ -83,6 +83,7 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const AUTH_FAILURE_DELAY_MS = 250;
 const LARGE_BODY_CHARS = 4096;
 const MAX_ECHOED_METHOD_LENGTH = 64;
+
 function withoutUndefined<T extends object>(options: T): Partial<T> {
   const out: Partial<T> = {};
   for (const key of Object.keys(options) as (keyof T)[]) {
