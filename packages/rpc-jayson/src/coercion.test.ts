@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogue, p } from './catalogue/index.js';
 import { coerceParams, compileParam, compileParamTable } from './coercion.js';
 import { InvalidParamsError } from './errors.js';
+import { JsonNumberText } from './exact-json.js';
 
 const WALLET = `CH${'0123456789abcdefABCDEF'.repeat(3).slice(0, 46)}`;
 
@@ -28,8 +29,28 @@ describe('param coercion, per type', () => {
         ['007', 7],
         ['-0', 0],
         [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+        [new JsonNumberText('-0'), 0],
+        [new JsonNumberText('9007199254740991'), Number.MAX_SAFE_INTEGER],
       ],
-      [1.5, '1.5', 'abc', '', ' 5', '5 ', '0x10', '1e3', true, [], {}, 2 ** 53, '9007199254740993'],
+      [
+        1.5,
+        '1.5',
+        'abc',
+        '',
+        ' 5',
+        '5 ',
+        '0x10',
+        '1e3',
+        true,
+        [],
+        {},
+        2 ** 53,
+        '9007199254740993',
+        new JsonNumberText('1.0'),
+        new JsonNumberText('1e3'),
+        new JsonNumberText('1.0000000000000001'),
+        new JsonNumberText('12345678901234567891'),
+      ],
     ],
     [
       'integer with bounds',
@@ -85,8 +106,29 @@ describe('param coercion, per type', () => {
         [100, '100'],
         [0.5, '0.5'],
         [0, '0'],
+        [new JsonNumberText('12345678901234567891'), '12345678901234567891'],
+        [new JsonNumberText('0.000000000000000001'), '0.000000000000000001'],
+        [new JsonNumberText('1.10'), '1.10'],
       ],
-      ['1e5', 1e21, 1e-7, -1, '-1', '.5', '1.', '', ' 1', '1,5', true, null, [], '0x10'],
+      [
+        '1e5',
+        1e21,
+        1e-7,
+        -1,
+        '-1',
+        '.5',
+        '1.',
+        '',
+        ' 1',
+        '1,5',
+        true,
+        null,
+        [],
+        '0x10',
+        new JsonNumberText('1e5'),
+        new JsonNumberText('-0'),
+        new JsonNumberText('-1.5'),
+      ],
     ],
     [
       'hex',
@@ -117,7 +159,18 @@ describe('param coercion, per type', () => {
       [[WALLET, WALLET]],
       [WALLET.slice(0, -1), `${WALLET}0`, `C1${WALLET.slice(2)}`, `${WALLET.slice(0, -1)}g`, 5],
     ],
-    ['object', compileParam('data', p.object()), [[{ a: 1 }, { a: 1 }]], [[], null, 'x', 1]],
+    [
+      'object',
+      compileParam('data', p.object()),
+      [
+        [{ a: 1 }, { a: 1 }],
+        [
+          { a: new JsonNumberText('1.0'), b: [new JsonNumberText('12345678901234567891'), 2] },
+          { a: '1.0', b: ['12345678901234567891', 2] },
+        ],
+      ],
+      [[], null, 'x', 1, new JsonNumberText('1.0')],
+    ],
     [
       'enum',
       compileParam('method', p.oneOf(['transferEnabled', 'ownershipWallet'])),

@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   hasInexactNumber,
+  holdsNumber,
   JsonNumberText,
-  parseRequestBody,
   quoteInexactNumbers,
+  RequestBody,
 } from './exact-json.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
@@ -44,38 +45,57 @@ describe('hasInexactNumber', () => {
   });
 });
 
-describe('parseRequestBody', () => {
-  it('is JSON.parse whenever every number is exact', () => {
+describe('RequestBody.exact', () => {
+  const exactOf = (text: string) => new RequestBody(text, JSON.parse(text)).exact();
+
+  it("is JSON.parse's own value whenever every number is exact", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
-        const body = JSON.stringify(value);
-        const read = parseRequestBody(body);
-        expect(read).toMatchObject({ ok: true, tree: undefined });
-        expect(read.ok && read.value).toStrictEqual(JSON.parse(body));
+        const text = JSON.stringify(value);
+        const parsed: unknown = JSON.parse(text);
+        expect(new RequestBody(text, parsed).exact()?.value).toBe(parsed);
       }),
       { numRuns: RUNS },
     );
   });
 
   it('keeps the text of the others, and reads the rest as JSON.parse does', () => {
-    const body =
+    const text =
       '{"a":[12345678901234567891,1.5,"s\\u00e9"],"b":{"c":1.0,"d":null,"e":true},"b":{"c":-0}}';
-    const read = parseRequestBody(body);
-    expect(read.ok).toBe(true);
-    expect(read.ok && read.value).toStrictEqual({
+    expect(exactOf(text)?.value).toStrictEqual({
       a: [new JsonNumberText('12345678901234567891'), 1.5, 'sé'],
       b: { c: new JsonNumberText('-0') },
     });
   });
 
-  it('tells a parse error from a body too deep to read exactly', () => {
-    expect(parseRequestBody('{"a":')).toEqual({ ok: false, error: 'PARSE_ERROR' });
+  it('is undefined for a body too deep to read exactly, and reads it once', () => {
     const depth = 50_000;
-    expect(parseRequestBody(`${'['.repeat(depth)}1.0${']'.repeat(depth)}`)).toEqual({
-      ok: false,
-      error: 'TOO_DEEP',
-    });
-    expect(parseRequestBody(`${'['.repeat(depth)}1${']'.repeat(depth)}`).ok).toBe(true);
+    const text = `${'['.repeat(depth)}1.0${']'.repeat(depth)}`;
+    const body = new RequestBody(text, JSON.parse(text));
+    expect(body.exact()).toBeUndefined();
+    expect(body.exact()).toBeUndefined();
+    expect(exactOf(`${'['.repeat(depth)}1${']'.repeat(depth)}`)).toBeDefined();
+  });
+});
+
+describe('holdsNumber', () => {
+  it.each([
+    [undefined, false],
+    [{}, false],
+    [{ wallet: 'CH00' }, false],
+    [['a', { b: 'c' }], false],
+    [{ a: 1 }, true],
+    [[1], true],
+    [{ a: { b: [{ c: 0.5 }] } }, true],
+    [5, true],
+  ])('%j: %s', (value, expected) => {
+    expect(holdsNumber(value)).toBe(expected);
+  });
+
+  it('looks into any depth without recursion', () => {
+    let deep: unknown = [7];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(holdsNumber({ deep })).toBe(true);
   });
 });
 

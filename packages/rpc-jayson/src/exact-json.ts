@@ -5,8 +5,11 @@
  * (`String(Number(text)) === text`, as for 7, 1.5 or 100) stays a JS number; any other (too many
  * digits, an exponent, a trailing zero in a fraction, -0) becomes a JsonNumberText holding its text.
  *
- * JSON.parse still reads every body first (it validates, and it is fast); a scan of the body then
- * finds the rare body with such a number, and only that one is read again from its syntax tree.
+ * JSON.parse still reads every body first (it validates, and it is fast). Only a request that
+ * carries a number JSON.parse may have changed (a number anywhere in its params, an id that is not a
+ * safe integer) has the body scanned for such numbers, once per body, and only a body that holds one
+ * is read again from its syntax tree. A request without numbers in its params (most reads, batches
+ * of them included) costs a look at its params and nothing more.
  */
 import { type Node as JsonNode, parseTree } from 'jsonc-parser';
 
@@ -40,11 +43,6 @@ export class LazyTree {
     return this.tree;
   }
 }
-
-/** The body as one JSON value, or why it cannot be read. */
-export type ParsedBody =
-  | { readonly ok: true; readonly value: unknown; readonly tree: LazyTree | undefined }
-  | { readonly ok: false; readonly error: 'PARSE_ERROR' | 'TOO_DEEP' };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -174,24 +172,68 @@ export function exactNodeValue(node: JsonNode, body: string): unknown {
 }
 
 /**
- * The request body as a JSON value with every number exact. A body too deeply nested for the
- * syntax tree is refused (TOO_DEEP) rather than answered from numbers JSON.parse rounded.
+ * Whether JSON.parse's `value` holds a number, which may then differ from the number as written:
+ * a look at a request's params (iterative: JSON.parse accepts any depth).
  */
-export function parseRequestBody(body: string): ParsedBody {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return { ok: false, error: 'PARSE_ERROR' };
+export function holdsNumber(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value === 'number';
+  const inner: object[] = [];
+  for (let next: object | undefined = value; next !== undefined; next = inner.pop()) {
+    if (Array.isArray(next)) {
+      for (const item of next) if (isNumberElseKeep(item, inner)) return true;
+    } else {
+      const record = next as Record<string, unknown>;
+      for (const key in record) if (isNumberElseKeep(record[key], inner)) return true;
+    }
   }
-  if (!hasInexactNumber(body)) return { ok: true, value, tree: undefined };
-  const tree = new LazyTree(body);
-  const root = tree.root;
-  if (root === undefined) return { ok: false, error: 'TOO_DEEP' };
-  try {
-    return { ok: true, value: exactNodeValue(root, body), tree };
-  } catch (error) {
-    if (error instanceof RangeError) return { ok: false, error: 'TOO_DEEP' };
-    throw error;
+  return false;
+}
+
+/** True for a number; an object or array is kept in `inner` to be looked into. */
+function isNumberElseKeep(item: unknown, inner: object[]): boolean {
+  if (typeof item === 'number') return true;
+  if (typeof item === 'object' && item !== null) inner.push(item);
+  return false;
+}
+
+/**
+ * One HTTP request body: JSON.parse's value, and on demand the same value with every number exact
+ * and the syntax tree (for repeated keys), each made at most once.
+ */
+export class RequestBody {
+  private tree: LazyTree | undefined;
+  /** undefined: not read yet; null: too deep to read exactly. */
+  private exactRead: { value: unknown } | null | undefined;
+
+  constructor(
+    readonly text: string,
+    readonly parsed: unknown,
+  ) {}
+
+  get syntaxTree(): LazyTree {
+    this.tree ??= new LazyTree(this.text);
+    return this.tree;
+  }
+
+  /**
+   * The body's value with every number exact: JSON.parse's own when the body holds no number a JS
+   * number changes, else read again from the syntax tree; undefined when the body is nested too
+   * deeply for that (never answered from rounded numbers).
+   */
+  exact(): { value: unknown } | undefined {
+    if (this.exactRead === undefined) this.exactRead = this.readExactly();
+    return this.exactRead ?? undefined;
+  }
+
+  private readExactly(): { value: unknown } | null {
+    if (!hasInexactNumber(this.text)) return { value: this.parsed };
+    const root = this.syntaxTree.root;
+    if (root === undefined) return null;
+    try {
+      return { value: exactNodeValue(root, this.text) };
+    } catch (error) {
+      if (error instanceof RangeError) return null;
+      throw error;
+    }
   }
 }

@@ -27,13 +27,6 @@ export const PARSE_ERROR_BODY = JSON.stringify({
   error: jsonRpcError(RpcErrorCode.PARSE_ERROR, 'PARSE_ERROR', 'Parse error'),
   id: null,
 });
-export const TOO_DEEP_BODY = JSON.stringify(
-  invalidRequest(
-    null,
-    'request nested too deeply to read its numbers exactly; send fewer levels of arrays or objects',
-  ),
-);
-
 export function errorResponse(id: string | null, error: JsonRpcErrorObject): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error };
 }

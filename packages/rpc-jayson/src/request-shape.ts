@@ -1,5 +1,12 @@
-/** The shape of a request object: plain objects, and params given beside `method`. */
-import { JsonNumberText } from './exact-json.js';
+/**
+ * The shape of a request object: plain objects, its id, params given beside `method`, and the
+ * choice between JSON.parse's request and the same request with every number exact.
+ */
+import { holdsNumber, JsonNumberText, type RequestBody } from './exact-json.js';
+
+/** Why a request's numbers cannot be read exactly. */
+export const TOO_DEEP_MESSAGE =
+  'request nested too deeply to read its numbers exactly; send fewer levels of arrays or objects';
 
 /** A JSON object (not an array, not a number kept as its text). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -25,4 +32,48 @@ export function moveBesideMethod(
     else if (isPlainObject(out) && out[name] === undefined) out = { ...out, [name]: value };
   }
   return out;
+}
+
+/** A number a JS number holds exactly whatever its text: a safe integer (but -0). */
+function isPlainInteger(n: number): boolean {
+  return Number.isSafeInteger(n) && !Object.is(n, -0);
+}
+
+/**
+ * The response id of a request id: a string as is; a number as the safe integer it is (7, 7.0 and
+ * 7e0 all answer "7"), any other number exactly as written (every digit of 12345678901234567890,
+ * "1.50", "-0"); null for null or none; undefined for another type (an invalid request).
+ */
+export function responseId(raw: unknown): string | null | undefined {
+  if (typeof raw === 'string') return raw;
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw === 'number') return String(raw);
+  if (raw instanceof JsonNumberText) {
+    const value = Number(raw.text);
+    return isPlainInteger(value) ? String(value) : raw.text;
+  }
+  return undefined;
+}
+
+/**
+ * The request to serve: JSON.parse's `entry` when nothing in it can differ from what was written
+ * (no number in its params or in `besideMethod` fields, an id that is no number or a safe
+ * integer), else the same request read with every number exact (undefined: too deep to read so).
+ */
+export function exactRequest(
+  entry: Record<string, unknown>,
+  body: RequestBody,
+  batchIndex: number | undefined,
+  besideMethod: readonly string[] | undefined,
+): Record<string, unknown> | undefined {
+  const id = entry.id;
+  const needed =
+    (typeof id === 'number' && !isPlainInteger(id)) ||
+    holdsNumber(entry.params) ||
+    besideMethod?.some((name) => holdsNumber(entry[name])) === true;
+  if (!needed) return entry;
+  const exact = body.exact();
+  if (exact === undefined) return undefined;
+  const value = batchIndex === undefined ? exact.value : (exact.value as unknown[])[batchIndex];
+  return value as Record<string, unknown>;
 }

@@ -58,6 +58,14 @@ describe('request ids', () => {
     expect((reply.json as Reply[]).map((entry) => entry.id)).toEqual(ids);
   });
 
+  it('that are safe integers come back as the integer, however written', async () => {
+    const t = await echoServer();
+    const ids = ['7', '7.0', '7e0', '700e-2', '-3'];
+    const body = `[${ids.map((id) => `{"jsonrpc":"2.0","method":"getBlockCount","id":${id}}`).join(',')}]`;
+    const reply = await t.http(body);
+    expect((reply.json as Reply[]).map((entry) => entry.id)).toEqual(['7', '7', '7', '7', '-3']);
+  });
+
   it('keep the nested id of getNodePart an integer only when it is a safe one', async () => {
     const t = await echoServer();
     const params = `{"wallet":"${WALLET}"}`;

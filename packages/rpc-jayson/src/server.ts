@@ -27,7 +27,7 @@ import { coerceParams, compileParamTable, type ParamTable } from './coercion.js'
 import { didYouMeanHint } from './did-you-mean.js';
 import { recoverDuplicateKeys } from './duplicate-keys.js';
 import { jsonRpcError, RpcConfigError, RpcError, RpcErrorCode, toJsonRpcError } from './errors.js';
-import { JsonNumberText, LazyTree, parseRequestBody } from './exact-json.js';
+import { RequestBody } from './exact-json.js';
 import {
   type AnyHandler,
   invokeHandler,
@@ -51,9 +51,14 @@ import {
   PARSE_ERROR_BODY,
   type Reply,
   serializedResult,
-  TOO_DEEP_BODY,
 } from './replies.js';
-import { isPlainObject, moveBesideMethod } from './request-shape.js';
+import {
+  exactRequest,
+  isPlainObject,
+  moveBesideMethod,
+  responseId,
+  TOO_DEEP_MESSAGE,
+} from './request-shape.js';
 import { ResultCache, resultCacheKey } from './result-cache.js';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -68,17 +73,17 @@ interface CompiledMethod {
   readonly counter: MethodCounter;
 }
 
-/** Per HTTP request: who is calling, and the raw body for the duplicate-key re-read. */
+/** Per HTTP request: who is calling, and the body (read exactly, or re-read for repeated keys). */
 interface RequestState {
   readonly context: CallContext;
-  readonly body: string;
-  tree: LazyTree | undefined;
+  readonly body: RequestBody;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
 const AUTH_FAILURE_DELAY_MS = 250;
 const LARGE_BODY_CHARS = 4096;
 const MAX_ECHOED_METHOD_LENGTH = 64;
+
 function withoutUndefined<T extends object>(options: T): Partial<T> {
   const out: Partial<T> = {};
   for (const key of Object.keys(options) as (keyof T)[]) {
@@ -218,25 +223,20 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     batchIndex: number | undefined,
   ): MaybePromise<Reply | undefined> {
     if (!isPlainObject(entry)) return invalidRequest(null, 'request must be an object');
-    const rawId = entry.id;
-    const notification = rawId === undefined;
-    let id: string | null = null;
-    if (typeof rawId === 'string') id = rawId;
-    else if (typeof rawId === 'number') id = String(rawId);
-    else if (rawId instanceof JsonNumberText)
-      id = rawId.text; // every digit, as sent
-    else if (rawId !== undefined && rawId !== null) {
-      return invalidRequest(null, 'id must be a string, a number or null');
-    }
-    if (entry.jsonrpc !== '2.0') return invalidRequest(id, "jsonrpc must be exactly '2.0'");
     const name = entry.method;
+    const method = typeof name === 'string' ? methods.get(name) : undefined;
+    const request = exactRequest(entry, state.body, batchIndex, method?.spec.paramsBesideMethod);
+    if (request === undefined) return invalidRequest(null, TOO_DEEP_MESSAGE);
+    const notification = request.id === undefined;
+    const id = responseId(request.id);
+    if (id === undefined) return invalidRequest(null, 'id must be a string, a number or null');
+    if (request.jsonrpc !== '2.0') return invalidRequest(id, "jsonrpc must be exactly '2.0'");
     if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
-    let params: unknown = entry.params;
+    let params: unknown = request.params;
     if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
       return invalidRequest(id, 'params must be an object or an array');
     }
 
-    const method = methods.get(name);
     if (method === undefined) {
       if (notification) return undefined;
       return errorResponse(
@@ -274,11 +274,15 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
         );
       }
       if (spec.paramsBesideMethod !== undefined) {
-        params = moveBesideMethod(entry, params, spec.paramsBesideMethod);
+        params = moveBesideMethod(request, params, spec.paramsBesideMethod);
       }
       if (spec.duplicateKeys !== undefined && isPlainObject(params)) {
-        state.tree ??= new LazyTree(state.body);
-        params = recoverDuplicateKeys(state.tree, batchIndex, spec.duplicateKeys, params);
+        params = recoverDuplicateKeys(
+          state.body.syntaxTree,
+          batchIndex,
+          spec.duplicateKeys,
+          params,
+        );
       }
       coerced = coerceParams(method.table, params);
     } catch (err) {
@@ -397,17 +401,17 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     res: ServerResponse,
     body: string,
   ): Promise<void> {
-    const read = parseRequestBody(body);
-    if (!read.ok) {
-      sendJson(req, res, 200, read.error === 'PARSE_ERROR' ? PARSE_ERROR_BODY : TOO_DEEP_BODY);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      sendJson(req, res, 200, PARSE_ERROR_BODY);
       return;
     }
-    const parsed = read.value;
     const remoteAddress = req.socket.remoteAddress ?? '';
     const state: RequestState = {
       context: { remoteAddress, loopback: isLoopback(remoteAddress) },
-      body,
-      tree: read.tree,
+      body: new RequestBody(body, parsed),
     };
     if (!Array.isArray(parsed)) {
       const response = processCall(parsed, state, undefined);
