@@ -68,14 +68,17 @@ export {
 export {
   ACTIVATION_OPTYPE,
   type ActivationBody,
+  activationCodec,
   activationOperation,
 } from './operation/activation';
 export {
+  appendSignature,
   decodeOperation,
   decodeRawOperations,
   encodeRawOperations,
   encodeUnsignedOperation,
   NEW_ACCOUNT,
+  OPERATION_SIGNATURE_LENGTH,
   type Operation,
   type OperationHeader,
   operationSigningHash,
@@ -100,6 +103,8 @@ export {
   TRANSFER_OPTYPE,
   type TransferBody,
   type TransferReceiver,
+  transferCodec,
   transferOperation,
 } from './operation/transfer';
+export type { OperationCodec } from './operation/wire';
 export type { Account, Timelock } from './state/account';
