@@ -27,6 +27,7 @@ import {
   signMineConsent,
   signOperation,
 } from '@chain/offline';
+import { createClient, signingContextOf } from '@chain/rpc-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COIN, devWallet, mined, type OperationObject, type WalletInfo } from './harness/chain';
 import { makeKeyFile } from './harness/key-file';
@@ -241,6 +242,20 @@ describe('offline signing of every operation type (builders and chain-node sign-
     );
     expect(cli).toMatchObject({ code: 0, stderr: '' });
     expect(cli.stdout.trim()).toBe(encodeRaw([signed]));
+  });
+
+  it('the SDK reads the signing context from the node, signs and submits', async () => {
+    const client = createClient({ url: node.url });
+    const context = await signingContextOf(client, p.alice.address);
+    expect(context).toEqual(await contextOf(p.alice));
+    const signed = signOperation(
+      { type: 'transfer', receiver: 0, amount: 3n },
+      context,
+      p.alice.key,
+    );
+    const result = await client.operations.excuteRaw({ rawoperation: encodeRaw([signed]) });
+    expect(result).toMatchObject({ ophash: signed.ophash });
+    await mined(node, signed.ophash);
   });
 
   it('createToken, sendToken and adminToken', async () => {
