@@ -49,9 +49,10 @@ const PARAM_NOTES: Record<string, string> = {
   'sendTo.payload': 'data carried by the operation',
   'rawSendTo.senderNOperation': 'the last n_operation of the sender (getWalletInfo)',
   'rawSendTo.amount': 'whole coins',
-  'InfoRaw.rawoperation': 'a rawSendTo result',
+  'InfoRaw.rawoperation':
+    'a rawSendTo or `chain-node sign-raw` result, or any blob built by docs/wire-format.md',
   'excuteRaw.rawoperation':
-    'a rawSendTo result: every operation in it is validated, the valid ones sent',
+    'a raw blob (rawSendTo, `chain-node sign-raw`, docs/wire-format.md): every operation in it is validated, the valid ones sent',
   'privSendTo.priv': 'encoded private key (`ca022000` + 64 hex, as dumpPrivateKey gives it)',
   'privSendTo.amount': 'whole coins',
   'getBlockOperations.block': 'block number',
