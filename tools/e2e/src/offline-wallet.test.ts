@@ -275,6 +275,69 @@ describe('a third-party wallet written from docs/wire-format.md', () => {
     expect(await jsonRpc(node.url, 'verifyMessage', { data: signed })).toBe(true);
   });
 
+  it("builds every operation body of the document's examples", () => {
+    const examples = exampleValues(doc, 'Examples of every operation body');
+    const genesis = fromHex(exampleValues(doc, 'Worked example: a transfer').get('genesis hash')!);
+    const key = (n: number) => new Wallet(fromHex(n.toString(16).padStart(64, '0')));
+    const A = hash160(key(1).publicKey);
+    const B = hash160(key(2).publicKey);
+    const token = hash160(concat(ascii('token'), u32le(0), u32le(1)));
+    const tokenAddress = `CH${hex(token)}${hex(sha256(concat(ascii('CH'), token)).subarray(0, 3))}`;
+    expect(tokenAddress).toBe(examples.get('token address'));
+    const code = sha256(concat(ascii('chain-node-code'), u32le(7), u32le(3))).subarray(0, 8);
+    expect(hex(code)).toBe(examples.get('node code'));
+    const consent = key(2).sign(sha256(concat(ascii('chain-mine-consent'), genesis, code)));
+    expect(hex(consent)).toBe(examples.get('mine consent'));
+
+    const str16 = (text: string) => var16(ascii(text));
+    const flag = (on: boolean) => Uint8Array.of(on ? 1 : 0);
+    const hardware = concat(str16('c'), str16('r'), str16('g'), str16('d'));
+    const coin = 10n ** 18n;
+    const unsigned = (optype: number, subtype: number, ...body: Uint8Array[]) =>
+      hex(concat(u16le(optype), u32le(7), u32le(3), amount(0n), Uint8Array.of(subtype), ...body));
+    const built: Record<string, string> = {
+      'transfer to account 5, 1 unit': unsigned(2, 0, transferBody(5, 1n)),
+      createToken: unsigned(
+        6,
+        0,
+        flag(true),
+        Uint8Array.of(2),
+        amount(100_000n),
+        str16('Test'),
+        str16('TST'),
+        str16('ok'),
+      ),
+      sendToken: unsigned(
+        7,
+        0,
+        token,
+        A,
+        amount(1250n),
+        Uint8Array.of(0),
+        var16(Uint8Array.of(0xff)),
+      ),
+      'adminToken transferEnabled': unsigned(7, 1, token, flag(false)),
+      'adminToken transferWalletEnabled': unsigned(7, 2, token, A, flag(true)),
+      'adminToken lockWalletVolume': unsigned(7, 3, token, A, amount(200n), u32le(10)),
+      'adminToken burnWalletVolume': unsigned(7, 4, token, A, amount(1n)),
+      'adminToken mintWalletVolume': unsigned(7, 5, token, A, amount(256n)),
+      'adminToken ownershipWallet': unsigned(7, 6, token, A),
+      nodeStep1: unsigned(8, 0, amount(100n * coin), A, Uint8Array.of(10), flag(true)),
+      nodeStep2: unsigned(9, 0, code, hardware),
+      nodeStep3_1: unsigned(14, 0, code, amount(10n * coin), A, B, flag(false)),
+      nodeStep3_2: unsigned(15, 0, code, A, flag(true)),
+      nodeStep4_1: unsigned(16, 0, code, B, hardware),
+      nodeStep4_2: unsigned(17, 0, code, A, flag(false)),
+      nodeStep5_1: unsigned(18, 0, code, amount(coin), A, B, A, flag(false)),
+      nodeStep5_2: unsigned(19, 0, code, B, A, flag(true)),
+      blockchainStart: unsigned(19, 1, code, A, B, str16('10.0.0.1'), consent),
+      nodeCancel: unsigned(19, 2, code),
+    };
+    for (const [label, bytes] of Object.entries(built)) {
+      expect(bytes, label).toBe(examples.get(label));
+    }
+  });
+
   it('reads the genesis from nodeStatus, activates its own key and transfers: the node mines them', async () => {
     const wallet = new Wallet(sha256(ascii('third-party wallet test key')));
     const me = wallet.address('CH');
