@@ -80,7 +80,6 @@ export {
   TransportError,
   type TransportErrorReason,
 } from './errors.js';
-export { isIdempotentRead } from './read-methods.js';
 export {
   type ActivationInput,
   type AdminTokenInput,
@@ -117,3 +116,4 @@ export {
   type TopDecisionInput,
   type TransferInput,
 } from './offline.js';
+export { isIdempotentRead } from './read-methods.js';

@@ -105,7 +105,10 @@ async function keyFileOf(who: Party, passphrase: string): Promise<string> {
 }
 
 /** The CLI's key arguments and environment for `who`, by one of its three ways. */
-async function keyArgs(who: Party, via: KeyVia) {
+async function keyArgs(
+  who: Party,
+  via: KeyVia,
+): Promise<{ args: string[]; env: Record<string, string>; stdin: string }> {
   const encoded = encodePrivateKey(who.key);
   if (via === 'env') return { args: [], env: { CHAIN_SIGN_PRIVATE_KEY: encoded }, stdin: '' };
   if (via === 'stdin') return { args: ['--private-key-stdin'], env: {}, stdin: `${encoded}\n` };

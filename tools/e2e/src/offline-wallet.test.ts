@@ -137,7 +137,11 @@ const raw = (...operations: Operation[]): string =>
   hex(concat(u32le(operations.length), ...operations.map((op) => op.signed)));
 
 /** Transfer body: receiver tag 0 (account) or 1 (hash), amount, payload_type, payload. */
-function transferBody(receiver: number | Uint8Array, value: bigint, payload = new Uint8Array(0)) {
+function transferBody(
+  receiver: number | Uint8Array,
+  value: bigint,
+  payload: Uint8Array = new Uint8Array(0),
+) {
   const to =
     typeof receiver === 'number'
       ? concat(Uint8Array.of(0), u32le(receiver))
