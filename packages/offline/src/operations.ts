@@ -258,11 +258,11 @@ const PLANNERS: { [K in OperationKind]: Planner<Extract<OperationInput, { type: 
   createToken: (input) =>
     plan(createTokenCodec, {
       advanced: flagOf(input.advanced, 'advanced', false),
-      decimal: input.decimal,
+      decimal: decimalOf(input.decimal),
       supply: amountOf(input.supply, 'supply'),
-      name: input.name,
-      symbol: input.symbol,
-      summary: input.summary,
+      name: textOf(input.name, 'name'),
+      symbol: textOf(input.symbol, 'symbol'),
+      summary: textOf(input.summary, 'summary'),
     }),
   sendToken: (input, ctx) =>
     plan(sendTokenCodec, {
@@ -316,11 +316,25 @@ const PLANNERS: { [K in OperationKind]: Planner<Extract<OperationInput, { type: 
       code: nodeCodeInput(input.code),
       mine: addressHash(input.mine, ctx, 'mine'),
       share: addressHash(input.share, ctx, 'share'),
-      nodes: input.nodes ?? '',
+      nodes: input.nodes === undefined ? '' : textOf(input.nodes, 'nodes'),
       mineConsent: bytesOf(input.mineConsent, 'mineConsent', 64),
     }),
   nodeCancel: (input) => plan(cancelCodec, { code: nodeCodeInput(input.code) }),
 };
+
+/** A text field: the codecs would encode anything else as some other text, silently. */
+function textOf(value: unknown, param: string): string {
+  if (typeof value !== 'string') throw invalidInput('BAD_TEXT', `'${param}' must be a text`, param);
+  return value;
+}
+
+/** A token's decimal places: 0 to 18 (the node's limit). */
+function decimalOf(value: unknown): number {
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 18) {
+    throw invalidInput('BAD_DECIMAL', "'decimal' must be an integer from 0 to 18", 'decimal');
+  }
+  return value as number;
+}
 
 function topDecision(input: TopDecisionInput, ctx: CheckedContext) {
   return {

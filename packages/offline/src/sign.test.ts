@@ -514,6 +514,53 @@ describe('bad inputs are ChainErrors naming the input', () => {
       'KEY_MISMATCH',
     ],
     ['an empty raw blob', () => encodeRaw([]), 'operations'],
+    [
+      'a token name that is not a text',
+      () =>
+        signOperation(
+          {
+            type: 'createToken',
+            name: 5 as never,
+            symbol: 'S',
+            summary: 's',
+            decimal: 0,
+            supply: 1n,
+          },
+          context,
+          key('s'),
+        ),
+      'name',
+      'BAD_TEXT',
+    ],
+    [
+      'a token decimal over 18',
+      () =>
+        signOperation(
+          { type: 'createToken', name: 'n', symbol: 'S', summary: 's', decimal: 19, supply: 1n },
+          context,
+          key('s'),
+        ),
+      'decimal',
+      'BAD_DECIMAL',
+    ],
+    [
+      'sub-node IPs that are not a text',
+      () =>
+        signOperation(
+          {
+            type: 'blockchainStart',
+            code: CODE,
+            mine: address('m'),
+            share: address('s'),
+            nodes: ['1.2.3.4'] as never,
+            mineConsent: CONSENT,
+          },
+          context,
+          key('s'),
+        ),
+      'nodes',
+      'BAD_TEXT',
+    ],
   ];
 
   it.each(cases)('%s', (_name, run, param, reason) => {
