@@ -1,6 +1,7 @@
 import { defineConfig } from 'tsup';
 
-// The catalogue is bundled in, so the published SDK has no runtime dependencies and runs in browsers.
+// The catalogue and the offline signer (@chain/offline with the codecs and crypto it reaches) are
+// bundled in, so the published SDK has no runtime dependencies and runs in browsers.
 // Both bundles read the catalogue's TypeScript sources: esbuild through the "@chain/source"
 // condition, the declaration bundle through `paths` (a mapped path is inlined, whereas a package
 // import would stay an import of @chain/rpc-jayson, which the published package does not depend on).
@@ -11,10 +12,16 @@ export default defineConfig({
     compilerOptions: {
       paths: {
         '@chain/rpc-jayson/catalogue': ['../../packages/rpc-jayson/src/catalogue/index.ts'],
+        '@chain/offline': ['../../packages/offline/src/index.ts'],
+        '@chain/crypto': ['../../packages/crypto/src/index.ts'],
+        '@chain/ophash': ['../../packages/ophash/src/index.ts'],
+        '@chain/ledger/codec': ['../../packages/ledger/src/codec/index.ts'],
+        '@chain/tokens/codec': ['../../packages/tokens/src/codec.ts'],
+        '@chain/tiers/codec': ['../../packages/tiers/src/codec.ts'],
       },
     },
   },
-  noExternal: [/^@chain\/rpc-jayson(\/|$)/],
+  noExternal: [/^@chain\//, /^@noble\//],
   clean: true,
   sourcemap: true,
   target: 'es2022',

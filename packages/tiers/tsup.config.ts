@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `codec`: the operation byte layouts alone (`@chain/tiers/codec`: no state, browser-safe).
+  entry: ['src/index.ts', 'src/codec.ts'],
   format: ['esm'],
   dts: true,
   clean: true,

@@ -4,6 +4,7 @@ import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
 import { callCommand } from './commands/call';
 import { initCommand } from './commands/init';
+import { signRawCommand } from './commands/sign-raw';
 import { runOnBudgetThread } from './heap-budget';
 import { createLogger, type Logger } from './logger';
 import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
@@ -242,6 +243,7 @@ await cli
   )
   .command(callCommand)
   .command(initCommand)
+  .command(signRawCommand)
   // The mine wallets' passphrase comes from the environment (CHAIN_MINE_PASSPHRASE, read by
   // mine-wallets.ts) or a file, never from the command line; declared so strict mode accepts it.
   .option('mine-passphrase', { type: 'string', hidden: true, global: true })

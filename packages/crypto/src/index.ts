@@ -66,6 +66,7 @@ export {
   pureSecp256k1,
   RECOVERABLE_SIGNATURE_LENGTH,
   recoverPublicKey,
+  recoveryIdOf,
   type Secp256k1Backend,
   SIGNATURE_LENGTH,
   signRecoverable,

@@ -138,6 +138,30 @@ describe('signMessage / verifyMessage', () => {
     }
   });
 
+  it("accepts Bitcoin's recovery header bytes (27-30, and 31-34 for compressed keys) besides 0-3", () => {
+    const signed = signMessage('recovery byte forms', KEY, 'CH');
+    const sig = hexToBytes(signed.sig);
+    const id = sig[0]!;
+    expect(id === 0 || id === 1).toBe(true);
+    const withHeader = (byte: number) => {
+      const copy = sig.slice();
+      copy[0] = byte;
+      return { ...signed, sig: bytesToHex(copy) };
+    };
+    expect(verifyMessage(withHeader(27 + id))).toBe(true);
+    expect(verifyMessage(withHeader(31 + id))).toBe(true);
+    // The other parity names another key, in every form.
+    for (const byte of [id ^ 1, 27 + (id ^ 1), 31 + (id ^ 1)]) {
+      expect(verifyMessage(withHeader(byte))).toBe(false);
+    }
+    // Bytes outside the three ranges are no recovery id at all: a malformed signature.
+    for (const byte of [4, 26, 35, 0xff]) {
+      expect(() => verifyMessage(withHeader(byte))).toThrow(
+        expect.objectContaining({ param: 'data.sig', reason: 'INVALID_SIGNED_MESSAGE' }),
+      );
+    }
+  });
+
   it('throws on a malformed object, naming the field; false is only for a signature that does not match', () => {
     const signed: SignedMessage = signMessage('fields', KEY, 'CH');
     const sameHashOtherPrefix = `XY${signed.wallet.slice(2)}`;

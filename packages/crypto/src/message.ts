@@ -14,7 +14,7 @@ import { CryptoError, ErrorCode } from './errors';
 import { hash160, sha256 } from './hashes';
 import { decodePublicKey, encodePublicKey } from './key-encoding';
 import { getPublicKey } from './keys';
-import { recoverPublicKey, signRecoverable } from './secp256k1';
+import { recoverPublicKey, recoveryIdOf, signRecoverable } from './secp256k1';
 
 export const MESSAGE_PREFIX = 'Chain Signed Message:\n';
 export const MESSAGE_VERSION = 1;
@@ -54,7 +54,7 @@ export interface DecodedSignedMessage {
   msg: string;
   /** The 33-byte compressed key of `enc`. */
   publicKey: Uint8Array;
-  /** 65 bytes: recovery id (0-3) || r || s. */
+  /** 65 bytes: recovery id (0-3; 27-30 and 31-34 are read too) || r || s. */
   signature: Uint8Array;
 }
 
@@ -66,7 +66,7 @@ const SIGNATURE_HEX_LENGTH = 130;
  * a CryptoError naming the first malformed field (`data.sig` when `param` is `data`): a missing
  * field, a wrong JSON type, a `wallet` that is not an address of this network (1002, as every
  * address param), an `enc` that is not a public key (1005), a `sig` that is not 65 bytes of hex
- * with a recovery id 0-3, or a `version` other than MESSAGE_VERSION (1016 INVALID_SIGNED_MESSAGE).
+ * with a recovery id 0-3 (or 27-34, Bitcoin's header forms), or a `version` other than MESSAGE_VERSION (1016 INVALID_SIGNED_MESSAGE).
  */
 export function decodeSignedMessage(
   data: unknown,
@@ -100,7 +100,12 @@ export function decodeSignedMessage(
     fail('sig', `must be ${SIGNATURE_HEX_LENGTH} hex characters (recovery id, r, s)`);
   }
   const signature = hexToBytes(sig as string);
-  if (signature[0]! > 3) fail('sig', 'has a recovery id above 3 (its first byte)');
+  if (recoveryIdOf(signature[0]!) === null) {
+    fail(
+      'sig',
+      'has no recovery id in its first byte (0-3, or 27-30 / 31-34 as Bitcoin writes it)',
+    );
+  }
   if (version !== MESSAGE_VERSION && version !== String(MESSAGE_VERSION)) {
     fail('version', `must be ${MESSAGE_VERSION} (the only version of signed messages)`);
   }

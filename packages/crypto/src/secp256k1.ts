@@ -74,14 +74,30 @@ export function signRecoverable(hash32: Uint8Array, privateKey: Uint8Array): Uin
 }
 
 /**
- * The 33-byte compressed key that produced a recoverable signature, or null when the signature is
- * malformed, high-S (not a valid signature here) or recovers no point.
+ * The recovery id (0-3) that a recoverable signature's first byte stands for: 0-3 as signed here,
+ * 27-30 (Bitcoin's message header and Ethereum's `v`: 27 + id) and 31-34 (Bitcoin's header for a
+ * compressed key: 31 + id); null for any other byte. The compression flag means nothing here:
+ * addresses always hash the compressed key.
+ */
+export function recoveryIdOf(byte: number): number | null {
+  if (byte >= 0 && byte <= 3) return byte;
+  if (byte >= 27 && byte <= 34) return (byte - 27) & 3;
+  return null;
+}
+
+/**
+ * The 33-byte compressed key that produced a recoverable signature (recovery byte || r || s; the
+ * byte in any form `recoveryIdOf` reads), or null when the signature is malformed, high-S (not a
+ * valid signature here) or recovers no point.
  */
 export function recoverPublicKey(sig65: Uint8Array, hash32: Uint8Array): Uint8Array | null {
   if (!isBytes(sig65, RECOVERABLE_SIGNATURE_LENGTH) || !isBytes(hash32, 32)) return null;
-  if (isHighS(sig65.subarray(1))) return null;
+  const recoveryId = recoveryIdOf(sig65[0]!);
+  if (recoveryId === null || isHighS(sig65.subarray(1))) return null;
+  const normalized = sig65.slice();
+  normalized[0] = recoveryId;
   try {
-    return nobleSecp256k1().recoverPublicKey(sig65, hash32, { prehash: false });
+    return nobleSecp256k1().recoverPublicKey(normalized, hash32, { prehash: false });
   } catch {
     return null;
   }

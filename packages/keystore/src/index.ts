@@ -2,7 +2,13 @@ export { KeyStoreError, type KeyStoreErrorReason } from './errors';
 export { ethereumAddressOf } from './ethereum-address';
 export { KDF_LIMITS, type ScryptParams } from './kdf';
 export type { InvalidKeyFile } from './key-directory';
-export type { ChainKeyField, KeyFileJson } from './key-file';
+export {
+  type ChainKeyField,
+  decryptKeyFile,
+  type KeyFileJson,
+  type ParsedKeyFile,
+  parseKeyFile,
+} from './key-file';
 export {
   type Caller,
   createKeyStore,

@@ -68,16 +68,19 @@ export {
 export {
   ACTIVATION_OPTYPE,
   type ActivationBody,
+  activationCodec,
   activationOperation,
   MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK,
 } from './operation/activation';
 export { createRegistry } from './operation/ledger-registry';
 export {
+  appendSignature,
   decodeOperation,
   decodeRawOperations,
   encodeRawOperations,
   encodeUnsignedOperation,
   NEW_ACCOUNT,
+  OPERATION_SIGNATURE_LENGTH,
   type Operation,
   type OperationHeader,
   operationSigningHash,
@@ -102,6 +105,8 @@ export {
   TRANSFER_OPTYPE,
   type TransferBody,
   type TransferReceiver,
+  transferCodec,
   transferOperation,
 } from './operation/transfer';
+export type { OperationCodec } from './operation/wire';
 export type { Account, Timelock } from './state/account';

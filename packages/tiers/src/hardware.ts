@@ -1,19 +1,11 @@
-/**
- * The H/W description that nodeStep2 and nodeStep4_1 record. The node that takes the request
- * describes its own machine and puts the text IN the operation body: validation on every other node
- * must not depend on the machine it runs on.
- */
-export interface HardwareDescription {
-  CPU: string;
-  RAM: string;
-  GPU: string;
-  DISK: string;
-}
+import type { HardwareDescription } from './operation/codec';
 
-export const HARDWARE_FIELDS = ['CPU', 'RAM', 'GPU', 'DISK'] as const;
-
-/** Most UTF-8 bytes of one field in an operation (the description below stays well within). */
-export const MAX_HARDWARE_FIELD_BYTES = 2048;
+/** The H/W description's fields and limits belong to the operation codec (`@chain/tiers/codec`). */
+export {
+  HARDWARE_FIELDS,
+  type HardwareDescription,
+  MAX_HARDWARE_FIELD_BYTES,
+} from './operation/codec';
 
 /** Most devices listed per kind, and characters per text value: bounds the description's size. */
 const MAX_DEVICES = 8;

@@ -1,5 +1,4 @@
 import { concatBytes, hexToBytes, pureSecp256k1, sha256, utf8ToBytes } from '@chain/crypto';
-import { type Genesis, genesisHash } from '@chain/ledger';
 
 const CONSENT_DOMAIN = utf8ToBytes('chain-mine-consent');
 
@@ -8,7 +7,7 @@ const CONSENT_DOMAIN = utf8ToBytes('chain-mine-consent');
  * starts the TOP node holds the key that will sign its blocks. Without it a TOP node could name
  * any active wallet as its mine wallet and put a producer nobody can sign for into the rotation.
  * `sha256("chain-mine-consent" || genesis hash || node code bytes)`: bound to one network and one
- * TOP node.
+ * TOP node. (Verified by blockchainStart's rules, operation/top.ts.)
  */
 export function mineConsentHash(genesisHashBytes: Uint8Array, code: string): Uint8Array {
   return sha256(concatBytes(CONSENT_DOMAIN, genesisHashBytes, hexToBytes(code)));
@@ -20,20 +19,4 @@ export function signMineConsent(
   minePrivateKey: Uint8Array,
 ): Uint8Array {
   return pureSecp256k1.sign(mineConsentHash(genesisHashBytes, code), minePrivateKey);
-}
-
-const hashes = new WeakMap<Genesis, Uint8Array>();
-
-export function verifyMineConsent(
-  genesis: Genesis,
-  code: string,
-  signature: Uint8Array,
-  minePublicKey: Uint8Array,
-): boolean {
-  let hash = hashes.get(genesis);
-  if (hash === undefined) {
-    hash = genesisHash(genesis);
-    hashes.set(genesis, hash);
-  }
-  return pureSecp256k1.verify(signature, mineConsentHash(hash, code), minePublicKey);
 }

@@ -1,6 +1,6 @@
 import { bytesToHex, concatBytes, type Hashes, sha256, u32le, utf8ToBytes } from '@chain/crypto';
 import { invalidParticipationData } from './errors';
-import { NODE_CODE_BYTES } from './state';
+import { NODE_CODE_BYTES } from './operation/codec';
 
 const CODE_DOMAIN = utf8ToBytes('chain-node-code');
 

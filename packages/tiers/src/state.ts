@@ -1,5 +1,6 @@
 import { bytesToHex, hexToBytes } from '@chain/crypto';
 import { ByteReader, ByteWriter, DecodeError, type StateSpace } from '@chain/ledger';
+import { NODE_CODE_BYTES } from './operation/codec';
 
 /** "None" in account fields (account numbers stay below 2^32 - 1). */
 export const NO_ACCOUNT = 0xffffffff;
@@ -99,7 +100,7 @@ export interface NodeTree {
   nodes: string[];
 }
 
-export const NODE_CODE_BYTES = 8;
+export { NODE_CODE_BYTES };
 
 function readFlag(r: ByteReader, what: string): boolean {
   const value = r.u8(what);

@@ -114,11 +114,13 @@ describe('network methods', () => {
         'version',
         'netprotocol',
         'blocks',
+        'genesis',
         'datafolder',
         'netstats',
         'nodeservers',
       ].sort(),
     );
+    expect(status.genesis).toMatch(/^[0-9a-f]{64}$/);
     expect(status).toMatchObject({
       ready: true,
       status_s: 'Running',

@@ -43,6 +43,7 @@ interface TokenHolders {
   advanced: boolean;
   totalHolder: number;
   holder: TokenHolder[];
+  more: boolean;
 }
 
 beforeAll(async () => {

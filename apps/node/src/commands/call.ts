@@ -38,21 +38,21 @@ interface CallArgs {
   timeout: number;
 }
 
-interface JsonRpcError {
+export interface JsonRpcError {
   code: number;
   message: string;
   data?: { reason?: unknown; param?: unknown };
 }
 
 /** No JSON-RPC reply arrived (exit code 3). */
-class NoReplyError extends Error {}
+export class NoReplyError extends Error {}
 
 /**
  * Options of `chain-node start` that `call` accepts and ignores: the environment (`CHAIN_*`) and the
  * `--config` file are shared by every command, and a `CHAIN_DATADIR` set for the node must not make
  * `chain-node call` fail as an unknown argument under yargs' strict mode.
  */
-const START_OPTIONS_TAKEN_ALONG = {
+export const START_OPTIONS_TAKEN_ALONG = {
   datadir: { type: 'string', hidden: true },
   network: { type: 'string', hidden: true },
   genesis: { type: 'string', hidden: true },
@@ -193,14 +193,19 @@ export function describeError(error: JsonRpcError): string {
   return `error ${error.code}${reason}: ${error.message}${param}`;
 }
 
-interface Endpoint {
+export interface Endpoint {
   url: string;
   /** Shown in messages: never with credentials. */
   shown: string;
   authorization?: string;
 }
 
-async function resolveEndpoint(argv: CallArgs): Promise<Endpoint> {
+export async function resolveEndpoint(
+  argv: Pick<
+    CallArgs,
+    'rpc-url' | 'rpc-host' | 'rpc-port' | 'rpc-user' | 'rpc-password' | 'rpc-cookie'
+  >,
+): Promise<Endpoint> {
   const text = argv['rpc-url'] ?? defaultUrl(argv['rpc-host'], argv['rpc-port']);
   let url: URL;
   try {
@@ -264,7 +269,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function postCall(
+export async function postCall(
   endpoint: Endpoint,
   method: string,
   params: unknown,

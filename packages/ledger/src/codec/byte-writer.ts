@@ -6,6 +6,13 @@ const MAX_AMOUNT = (1n << BigInt(MAX_AMOUNT_BYTES * 8)) - 1n;
 const encoder = new TextEncoder();
 
 /**
+ * Node's Buffer.allocUnsafe where there is one (a slice of its small-buffer pool, no allocation of
+ * its own); a plain Uint8Array elsewhere: the codecs also run in browsers (@chain/offline).
+ */
+const allocate: (n: number) => Uint8Array =
+  typeof Buffer === 'function' ? (n) => Buffer.allocUnsafe(n) : (n) => new Uint8Array(n);
+
+/**
  * Growable little-endian writer; `finish()` returns the written bytes as a plain Uint8Array of their
  * own. The working buffer comes from Node's small-buffer pool (a slice, no allocation of its own):
  * state encoding writes several of these per operation.
@@ -15,7 +22,7 @@ export class ByteWriter {
   private pos = 0;
 
   constructor(initialCapacity = 256) {
-    this.buf = Buffer.allocUnsafe(initialCapacity);
+    this.buf = allocate(initialCapacity);
   }
 
   /** The writer `encode` lends out; undefined while lent (a nested encode makes its own). */
@@ -45,7 +52,7 @@ export class ByteWriter {
     if (this.pos + n <= this.buf.length) return;
     let capacity = this.buf.length * 2;
     while (capacity < this.pos + n) capacity *= 2;
-    const next = Buffer.allocUnsafe(capacity);
+    const next = allocate(capacity);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }

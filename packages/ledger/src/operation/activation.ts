@@ -1,9 +1,10 @@
 import { ErrorCode } from '@chain/crypto';
-import type { ByteReader } from '../codec/byte-reader';
 import { LedgerError } from '../errors';
+import { type ActivationBody, activationCodec } from './activation-codec';
 import type { OperationType } from './registry';
 
-export const ACTIVATION_OPTYPE = 5;
+export { ACTIVATION_OPTYPE, type ActivationBody, activationCodec } from './activation-codec';
+
 /**
  * An address not on chain may activate itself without a fee (it has no coins to pay one), which
  * makes a new account for free: bounded per block, so that nobody can grow the state without cost
@@ -12,35 +13,12 @@ export const ACTIVATION_OPTYPE = 5;
  */
 export const MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK = 32;
 
-export interface ActivationBody {
-  /** The compressed public key being put on chain (33 bytes). */
-  publicKey: Uint8Array;
-}
-
 /**
  * Wallet activation (optype 5, subtype 0): puts the account's public key on chain, signed by that
  * key. The signer is the address's account number, or NEW_ACCOUNT when the address is not on chain.
  */
 export const activationOperation: OperationType<ActivationBody> = {
-  optype: ACTIVATION_OPTYPE,
-  subtype: 0,
-  name: 'activation',
-
-  encodeBody(body) {
-    if (!(body?.publicKey instanceof Uint8Array) || body.publicKey.length !== 33) {
-      throw new LedgerError(
-        ErrorCode.INVALID_KEY,
-        'BAD_PUBLIC_KEY',
-        'activation needs a 33-byte compressed public key',
-        { param: 'publicKey' },
-      );
-    }
-    return body.publicKey.slice();
-  },
-
-  decodeBody(r: ByteReader) {
-    return { publicKey: r.bytesCopy(33, 'public key') };
-  },
+  ...activationCodec,
 
   signerKey: (body) => body.publicKey,
 

@@ -1,30 +1,26 @@
-import { ChainError, ErrorCode, type Hashes, utf8ToBytes } from '@chain/crypto';
+import { ChainError, ErrorCode, type Hashes } from '@chain/crypto';
 import { operationDigest } from '@chain/ophash';
 import { ByteReader } from '../codec/byte-reader';
-import { ByteWriter } from '../codec/byte-writer';
 import { DecodeError, LedgerError } from '../errors';
 import { hashKey } from '../state/state-layer';
 import type { OperationRegistry, OperationType } from './registry';
+import {
+  MAX_OPERATION_BYTES,
+  MIN_OPERATION_BYTES,
+  OPERATION_SIGNATURE_LENGTH,
+  type OperationHeader,
+} from './wire';
 
-/** The signer field of an activation that creates its account (the address is not on chain yet). */
-export const NEW_ACCOUNT = 0xffffffff;
-export const OPERATION_SIGNATURE_LENGTH = 64;
-/** Largest operation accepted on the wire (bounds the work a garbage blob can cause). */
-export const MAX_OPERATION_BYTES = 64 * 1024;
-
-/** optype 2, signer 4, n_operation 4, zero fee 1, subtype 1, empty body, signature 64. */
-const MIN_OPERATION_BYTES = 76;
-const OP_DOMAIN = utf8ToBytes('chain-op');
-
-/** The fields every operation carries, whatever its type. */
-export interface OperationHeader {
-  optype: number;
-  subtype: number;
-  /** Signer account number, or NEW_ACCOUNT. */
-  signer: number;
-  nOperation: number;
-  fee: bigint;
-}
+export {
+  appendSignature,
+  encodeRawOperations,
+  encodeUnsignedOperation,
+  MAX_OPERATION_BYTES,
+  NEW_ACCOUNT,
+  OPERATION_SIGNATURE_LENGTH,
+  type OperationHeader,
+  operationSigningHash,
+} from './wire';
 
 /** A decoded, signed operation. `bytes` is its canonical encoding; `digest` its 20-byte digest. */
 export interface Operation<B = unknown> extends OperationHeader {
@@ -35,38 +31,6 @@ export interface Operation<B = unknown> extends OperationHeader {
   /** `digest` in lowercase hex: the operation's key in the mempool and the signature cache. */
   readonly digestHex: string;
 }
-
-/** `optype u16le || signer u32le || nOperation u32le || fee amount || subtype u8 || body`. */
-export function encodeUnsignedOperation<B>(
-  header: OperationHeader,
-  type: OperationType<B>,
-  body: B,
-): Uint8Array {
-  const bodyBytes = type.encodeBody(body);
-  const w = new ByteWriter(32 + bodyBytes.length + OPERATION_SIGNATURE_LENGTH);
-  w.u16(header.optype).u32(header.signer).u32(header.nOperation).amount(header.fee, 'fee');
-  w.u8(header.subtype).bytes(bodyBytes);
-  return w.finish();
-}
-
-/** The message a signer signs: sha256('chain-op' || genesis hash || unsigned operation bytes). */
-export function operationSigningHash(
-  genesisHash: Uint8Array,
-  unsigned: Uint8Array,
-  hashes: Hashes,
-): Uint8Array {
-  const length = OP_DOMAIN.length + genesisHash.length + unsigned.length;
-  // One message buffer for every call (sha256 has read it when it returns): a block hashes one
-  // message per operation, and a fresh buffer each time is memory the collector must free.
-  if (signingMessage.length < length)
-    signingMessage = new Uint8Array(Math.max(length, 2 * signingMessage.length));
-  signingMessage.set(OP_DOMAIN, 0);
-  signingMessage.set(genesisHash, OP_DOMAIN.length);
-  signingMessage.set(unsigned, OP_DOMAIN.length + genesisHash.length);
-  return hashes.sha256(signingMessage.subarray(0, length));
-}
-
-let signingMessage = new Uint8Array(1024);
 
 /** What the header of an encoded operation says, read without decoding its body. */
 export interface OperationPeek {
@@ -174,14 +138,6 @@ export function decodeOperation(
   const op = readOperation(reader, registry, hashes, share);
   reader.end('operation');
   return op;
-}
-
-/** `count u32le || operation bytes*` (rawSendTo, InfoRaw, excuteRaw). */
-export function encodeRawOperations(ops: readonly Uint8Array[]): Uint8Array {
-  const w = new ByteWriter(4 + ops.reduce((n, op) => n + op.length, 0));
-  w.u32(ops.length);
-  for (const op of ops) w.bytes(op);
-  return w.finish();
 }
 
 /** Splits a raw blob into its operations (each decoded, so garbage is refused here). */

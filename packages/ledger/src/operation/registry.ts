@@ -1,9 +1,9 @@
 import { ErrorCode, type Hashes } from '@chain/crypto';
-import type { ByteReader } from '../codec/byte-reader';
 import { LedgerError } from '../errors';
 import type { Genesis } from '../genesis';
 import type { Account } from '../state/account';
 import type { Operation } from './operation';
+import type { OperationCodec } from './wire';
 
 /**
  * A named key/value space of chain state owned by another package (tokens, participation). Values
@@ -105,14 +105,8 @@ export interface PresentContext {
   get<T>(space: StateSpace<T>, key: string): T | undefined;
 }
 
-/** An operation type plugged into the ledger: codec, rules and presentation. */
-export interface OperationType<B = unknown> {
-  readonly optype: number;
-  readonly subtype: number;
-  readonly name: string;
-  encodeBody(body: B): Uint8Array;
-  /** Reads exactly the body; throw ChainError (INVALID_DATA) on malformed input. */
-  decodeBody(reader: ByteReader): B;
+/** An operation type plugged into the ledger: codec (wire.ts), rules and presentation. */
+export interface OperationType<B = unknown> extends OperationCodec<B> {
   /** Validates and mutates; throws a ChainError when the operation is invalid. */
   apply(ctx: ApplyContext, op: Operation<B>): void;
   present(op: Operation<B>, ctx: PresentContext): Presentation;

@@ -3,74 +3,15 @@
  * nodeStep3_1, nodeStep5_1) and the confirmers' decisions (nodeStep3_2, nodeStep4_2, nodeStep5_2)
  * have in common. Each step keeps its own checks of who may do it; these run after them.
  */
-import type { ApplyContext, ByteReader, Presentation, PresentContext } from '@chain/ledger';
+import type { ApplyContext, Presentation, PresentContext } from '@chain/ledger';
 import { participationNotFound, participationRule } from '../errors';
 import { tiersParams } from '../params';
 import { type NodeTree, type Participant, type Role, roleOf, treeSpace } from '../state';
-import { BodyWriter, readBody } from './codec';
 import { coins, signerLine, walletLine, withCode } from './present';
+import type { DecisionBody } from './step-codecs';
 import { join, leave, participantOf, saveParticipant, stepOutOfOrder } from './tree-rules';
 
-/** Wallet-hash fields of a body, named by the step (their names are also the error `param`). */
-type Wallets<Name extends string> = { [K in Name]: Uint8Array };
-
-/** What every MIDDLE or BOTTOM join request carries besides the wallets it names. */
-export interface JoinRequest {
-  code: string;
-  stake: bigint;
-  miner: Uint8Array;
-  extension: boolean;
-}
-
-/** Body of a MIDDLE/BOTTOM join request: code, stake, miner, the `named` wallets in order, flag. */
-export function joinRequestCodec<Name extends string>(named: readonly Name[]) {
-  return {
-    encodeBody(b: JoinRequest & Wallets<Name>): Uint8Array {
-      const writer = new BodyWriter()
-        .code(b.code)
-        .amount(b.stake, 'amount')
-        .wallet(b.miner, 'miner');
-      for (const name of named) writer.wallet(b[name], name);
-      return writer.flag(b.extension).finish();
-    },
-    decodeBody(r: ByteReader): JoinRequest & Wallets<Name> {
-      const code = readBody.code(r);
-      const stake = r.amount('stake');
-      const miner = readBody.wallet(r, 'miner');
-      const wallets = readWallets(r, named);
-      return { code, stake, miner, ...wallets, extension: readBody.flag(r, 'extension') };
-    },
-  };
-}
-
-/** A confirmer's answer about a waiting participant (nodeStep3_2, nodeStep4_2, nodeStep5_2). */
-export interface DecisionBody {
-  code: string;
-  target: Uint8Array;
-  select: boolean;
-}
-
-/** Body of a decision: code, the `named` wallets in order (`target` among them), select. */
-export function decisionCodec<Name extends string>(named: readonly Name[]) {
-  return {
-    encodeBody(b: { code: string; select: boolean } & Wallets<Name>): Uint8Array {
-      const writer = new BodyWriter().code(b.code);
-      for (const name of named) writer.wallet(b[name], name);
-      return writer.flag(b.select).finish();
-    },
-    decodeBody(r: ByteReader): { code: string; select: boolean } & Wallets<Name> {
-      const code = readBody.code(r);
-      const wallets = readWallets(r, named);
-      return { code, ...wallets, select: readBody.flag(r, 'select') };
-    },
-  };
-}
-
-function readWallets<Name extends string>(r: ByteReader, named: readonly Name[]): Wallets<Name> {
-  const wallets = {} as Wallets<Name>;
-  for (const name of named) wallets[name] = readBody.wallet(r, name);
-  return wallets;
-}
+export type { DecisionBody, JoinRequest } from './step-codecs';
 
 const INITIAL_STATE = { TOP: 'TH', MIDDLE: 'MW', BOTTOM: 'BW' } as const;
 

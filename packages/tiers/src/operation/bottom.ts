@@ -1,27 +1,17 @@
 import type { ApplyContext, OperationType } from '@chain/ledger';
 import { participationRule } from '../errors';
 import type { NodeTree, Participant } from '../state';
-import {
-  admitSigner,
-  type DecisionBody,
-  decisionCodec,
-  type JoinRequest,
-  joinRequestCodec,
-  presentDecision,
-  requireWaitingTarget,
-  settleDecision,
-} from './admission';
-import { PARTICIPATION_OPTYPES } from './optypes';
+import { admitSigner, presentDecision, requireWaitingTarget, settleDecision } from './admission';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
+import {
+  approveBottomCodec,
+  type BottomDecisionBody,
+  type JoinBottomBody,
+  joinBottomCodec,
+} from './step-codecs';
 import { isWalletOf, participantOf, requireTree } from './tree-rules';
 
-/** nodeStep5_1 (18): a wallet asks an active MIDDLE node (under a TOP main) to take it as BOTTOM. */
-export interface JoinBottomBody extends JoinRequest {
-  /** The TOP node's wallet. */
-  main: Uint8Array;
-  /** The MIDDLE node's wallet. */
-  confirmer: Uint8Array;
-}
+export type { BottomDecisionBody, JoinBottomBody } from './step-codecs';
 
 function requireMain(ctx: ApplyContext, tree: NodeTree, main: Uint8Array): void {
   if (!isWalletOf(ctx, main, tree.top)) {
@@ -46,10 +36,9 @@ function requireMiddle(ctx: ApplyContext, code: string, account: number | undefi
   return middle;
 }
 
+/** nodeStep5_1 (18): a wallet asks an active MIDDLE node (under a TOP main) to take it as BOTTOM. */
 export const joinBottomOperation: OperationType<JoinBottomBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep5_1,
-  name: 'nodeStep5_1',
-  ...joinRequestCodec(['main', 'confirmer']),
+  ...joinBottomCodec,
   apply(ctx, op) {
     const { code, stake, miner, main, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
@@ -82,15 +71,8 @@ export const joinBottomOperation: OperationType<JoinBottomBody> = {
 };
 
 /** nodeStep5_2 (19/0): the MIDDLE node approves or rejects a BOTTOM participant. */
-export interface BottomDecisionBody extends DecisionBody {
-  /** The TOP node's wallet. */
-  main: Uint8Array;
-}
-
 export const approveBottomOperation: OperationType<BottomDecisionBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep5_2,
-  name: 'nodeStep5_2',
-  ...decisionCodec(['main', 'target']),
+  ...approveBottomCodec,
   apply(ctx, op) {
     const { code, main, target, select } = op.body;
     const tree = requireTree(ctx, code);

@@ -1,16 +1,10 @@
-import type { ApplyContext, ByteReader, OperationType } from '@chain/ledger';
+import type { ApplyContext, OperationType } from '@chain/ledger';
 import { participationRule } from '../errors';
 import { type Claim, splitProRata } from '../pro-rata';
 import { isActive, type NodeTree, type Participant } from '../state';
-import { BodyWriter, readBody } from './codec';
-import { PARTICIPATION_OPTYPES } from './optypes';
 import { signerLine, withCode } from './present';
+import { type CancelBody, cancelCodec } from './step-codecs';
 import { leave, requireSignerParticipant, requireTree, treeMembers } from './tree-rules';
-
-/** nodeCancel (19/2): a participant leaves its tree. */
-export interface CancelBody {
-  code: string;
-}
 
 /**
  * The penalty of a cancelling participant: `floor(stake * penalty / 100)` base units of its stake,
@@ -32,11 +26,11 @@ function chargePenalty(ctx: ApplyContext, tree: NodeTree, leaving: Participant):
   });
 }
 
+export type { CancelBody } from './step-codecs';
+
+/** nodeCancel (19/2): a participant leaves its tree. */
 export const cancelOperation: OperationType<CancelBody> = {
-  ...PARTICIPATION_OPTYPES.nodeCancel,
-  name: 'nodeCancel',
-  encodeBody: (b) => new BodyWriter().code(b.code).finish(),
-  decodeBody: (r: ByteReader) => ({ code: readBody.code(r) }),
+  ...cancelCodec,
   apply(ctx, op) {
     const { code } = op.body;
     const tree = requireTree(ctx, code);

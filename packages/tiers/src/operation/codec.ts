@@ -1,11 +1,34 @@
 import { bytesToHex, hexToBytes } from '@chain/crypto';
-import { type ByteReader, ByteWriter, DecodeError } from '@chain/ledger';
+import { type ByteReader, ByteWriter, DecodeError } from '@chain/ledger/codec';
 import { invalidParticipationData } from '../errors';
-import { HARDWARE_FIELDS, type HardwareDescription, MAX_HARDWARE_FIELD_BYTES } from '../hardware';
-import { NODE_CODE_BYTES } from '../state';
+
+/**
+ * The field encodings of the participation operation bodies (step-codecs.ts puts them in order),
+ * without state: part of `@chain/tiers/codec`, which offline signers and browsers import.
+ */
+
+/** Bytes of a node code (16 hex digits). */
+export const NODE_CODE_BYTES = 8;
 
 /** Most UTF-8 bytes of blockchainStart's `nodes` text. */
 export const MAX_NODES_TEXT_BYTES = 1024;
+
+/**
+ * The H/W description that nodeStep2 and nodeStep4_1 record. The node that takes the request
+ * describes its own machine (hardware.ts) and puts the text IN the operation body: validation on
+ * every other node must not depend on the machine it runs on.
+ */
+export interface HardwareDescription {
+  CPU: string;
+  RAM: string;
+  GPU: string;
+  DISK: string;
+}
+
+export const HARDWARE_FIELDS = ['CPU', 'RAM', 'GPU', 'DISK'] as const;
+
+/** Most UTF-8 bytes of one field in an operation (the description below stays well within). */
+export const MAX_HARDWARE_FIELD_BYTES = 2048;
 
 const utf8 = new TextEncoder();
 

@@ -1,20 +1,17 @@
-import type { ApplyContext, ByteReader, OperationType } from '@chain/ledger';
+import type { ApplyContext, OperationCodec, OperationType } from '@chain/ledger';
 import { participationRule } from '../errors';
-import type { HardwareDescription } from '../hardware';
 import type { NodeTree, Participant } from '../state';
-import {
-  admitSigner,
-  type DecisionBody,
-  decisionCodec,
-  type JoinRequest,
-  joinRequestCodec,
-  presentDecision,
-  requireWaitingTarget,
-  settleDecision,
-} from './admission';
-import { BodyWriter, readBody } from './codec';
-import { PARTICIPATION_OPTYPES } from './optypes';
+import { admitSigner, presentDecision, requireWaitingTarget, settleDecision } from './admission';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
+import {
+  approveMiddleCodec,
+  approveMiddleHardwareCodec,
+  type DecisionBody,
+  type JoinMiddleBody,
+  joinMiddleCodec,
+  type MiddleHardwareBody,
+  middleHardwareCodec,
+} from './step-codecs';
 import { hardwarePresentation } from './top';
 import {
   isWalletOf,
@@ -26,11 +23,7 @@ import {
   stepOutOfOrder,
 } from './tree-rules';
 
-/** nodeStep3_1 (14): a wallet asks a TOP node to take it as a MIDDLE node. */
-export interface JoinMiddleBody extends JoinRequest {
-  /** The TOP node's wallet. */
-  confirmer: Uint8Array;
-}
+export type { JoinMiddleBody, MiddleHardwareBody } from './step-codecs';
 
 /** The TOP of `tree`, which `confirmer` must name and which must have passed its H/W check. */
 function requireTopConfirmer(ctx: ApplyContext, tree: NodeTree, confirmer: Uint8Array): void {
@@ -43,10 +36,9 @@ function requireTopConfirmer(ctx: ApplyContext, tree: NodeTree, confirmer: Uint8
   }
 }
 
+/** nodeStep3_1 (14): a wallet asks a TOP node to take it as a MIDDLE node. */
 export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep3_1,
-  name: 'nodeStep3_1',
-  ...joinRequestCodec(['confirmer']),
+  ...joinMiddleCodec,
   apply(ctx, op) {
     const { code, stake, miner, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
@@ -76,7 +68,7 @@ export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
  * `approved`; rejected, it leaves and its stake is released.
  */
 function topDecisionOperation(step: {
-  name: 'nodeStep3_2' | 'nodeStep4_2';
+  codec: OperationCodec<DecisionBody>;
   waiting: Participant['state'];
   approved: Participant['state'];
   /** What the participant waits for (in errors). */
@@ -85,9 +77,7 @@ function topDecisionOperation(step: {
   subject: string;
 }): OperationType<DecisionBody> {
   return {
-    ...PARTICIPATION_OPTYPES[step.name],
-    name: step.name,
-    ...decisionCodec(['target']),
+    ...step.codec,
     apply(ctx, op) {
       const { code, target, select } = op.body;
       const tree = requireTree(ctx, code);
@@ -110,7 +100,7 @@ function topDecisionOperation(step: {
 }
 
 export const approveMiddleOperation = topDecisionOperation({
-  name: 'nodeStep3_2',
+  codec: approveMiddleCodec,
   waiting: 'MW',
   approved: 'MH',
   waitingFor: 'approval',
@@ -118,22 +108,8 @@ export const approveMiddleOperation = topDecisionOperation({
 });
 
 /** nodeStep4_1 (16): a MIDDLE node's H/W check, for its TOP node to approve. */
-export interface MiddleHardwareBody {
-  code: string;
-  confirmer: Uint8Array;
-  hardware: HardwareDescription;
-}
-
 export const middleHardwareOperation: OperationType<MiddleHardwareBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep4_1,
-  name: 'nodeStep4_1',
-  encodeBody: (b) =>
-    new BodyWriter().code(b.code).wallet(b.confirmer, 'confirmer').hardware(b.hardware).finish(),
-  decodeBody: (r: ByteReader) => ({
-    code: readBody.code(r),
-    confirmer: readBody.wallet(r, 'confirmer'),
-    hardware: readBody.hardware(r),
-  }),
+  ...middleHardwareCodec,
   apply(ctx, op) {
     const { code, confirmer } = op.body;
     const tree = requireTree(ctx, code);
@@ -166,7 +142,7 @@ export const middleHardwareOperation: OperationType<MiddleHardwareBody> = {
 };
 
 export const approveMiddleHardwareOperation = topDecisionOperation({
-  name: 'nodeStep4_2',
+  codec: approveMiddleHardwareCodec,
   waiting: 'MV',
   approved: 'MA',
   waitingFor: 'H/W approval',

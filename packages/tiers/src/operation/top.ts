@@ -1,14 +1,21 @@
 import { isIP } from 'node:net';
-import type { ByteReader, OperationType } from '@chain/ledger';
+import { pureSecp256k1 } from '@chain/crypto';
+import { type Genesis, genesisHash, type OperationType } from '@chain/ledger';
 import { invalidParticipationData, participationRule } from '../errors';
-import type { HardwareDescription } from '../hardware';
-import { verifyMineConsent } from '../mine-consent';
+import { mineConsentHash } from '../mine-consent';
 import { nodeCodeOf } from '../node-code';
 import { NO_ACCOUNT, type NodeTree, treeSpace } from '../state';
 import { admitSigner } from './admission';
-import { BodyWriter, MAX_NODES_TEXT_BYTES, readBody } from './codec';
-import { PARTICIPATION_OPTYPES } from './optypes';
+import type { HardwareDescription } from './codec';
 import { coins, signerLine, walletLine, withCode, yesNo } from './present';
+import {
+  type JoinTopBody,
+  joinTopCodec,
+  type StartMiningBody,
+  startMiningCodec,
+  type TopHardwareBody,
+  topHardwareCodec,
+} from './step-codecs';
 import {
   claimWallet,
   requireSignerIsTop,
@@ -20,32 +27,11 @@ import {
 /** Most sub-node IPs blockchainStart records. */
 export const MAX_SUB_NODES = 64;
 
-/** nodeStep1 (8): a wallet joins as a TOP node; its node code derives from this operation. */
-export interface JoinTopBody {
-  stake: bigint;
-  /** Hash of the miner wallet (rewards of the TOP node go there). */
-  miner: Uint8Array;
-  /** Percent kept from a cancelling participant's stake, shared among the others. */
-  penalty: number;
-  extension: boolean;
-}
+export type { JoinTopBody, StartMiningBody, TopHardwareBody } from './step-codecs';
 
+/** nodeStep1 (8): a wallet joins as a TOP node; its node code derives from this operation. */
 export const joinTopOperation: OperationType<JoinTopBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep1,
-  name: 'nodeStep1',
-  encodeBody: (b) =>
-    new BodyWriter()
-      .amount(b.stake, 'amount')
-      .wallet(b.miner, 'miner')
-      .u8(b.penalty, 'penalty')
-      .flag(b.extension)
-      .finish(),
-  decodeBody: (r: ByteReader) => ({
-    stake: r.amount('stake'),
-    miner: readBody.wallet(r, 'miner'),
-    penalty: r.u8('penalty'),
-    extension: readBody.flag(r, 'extension'),
-  }),
+  ...joinTopCodec,
   apply(ctx, op) {
     const { stake, miner, penalty, extension } = op.body;
     if (penalty > 100) {
@@ -79,22 +65,14 @@ export const joinTopOperation: OperationType<JoinTopBody> = {
   },
 };
 
-/** nodeStep2 (9) and nodeStep4_1 (16) share the H/W part of their bodies. */
-export interface TopHardwareBody {
-  code: string;
-  hardware: HardwareDescription;
-}
-
 /** The H/W check result's extra fields; nothing moves in an H/W check, so amounts are 0. */
 export function hardwarePresentation(hardware: HardwareDescription) {
   return { CPU: hardware.CPU, RAM: hardware.RAM, GPU: hardware.GPU, DISK: hardware.DISK };
 }
 
+/** nodeStep2 (9): the TOP node's H/W check. */
 export const topHardwareOperation: OperationType<TopHardwareBody> = {
-  ...PARTICIPATION_OPTYPES.nodeStep2,
-  name: 'nodeStep2',
-  encodeBody: (b) => new BodyWriter().code(b.code).hardware(b.hardware).finish(),
-  decodeBody: (r: ByteReader) => ({ code: readBody.code(r), hardware: readBody.hardware(r) }),
+  ...topHardwareCodec,
   apply(ctx, op) {
     const tree = requireTree(ctx, op.body.code);
     const top = requireSignerIsTop(ctx, tree, 'NOT_TOP_WALLET', 'wallet');
@@ -114,17 +92,6 @@ export const topHardwareOperation: OperationType<TopHardwareBody> = {
     };
   },
 };
-
-/** blockchainStart (19/1): the TOP node starts mining with its mine wallet. */
-export interface StartMiningBody {
-  code: string;
-  mine: Uint8Array;
-  share: Uint8Array;
-  /** Sub-node IPs, `ip1;ip2;...` (may be empty). */
-  nodes: string;
-  /** The mine wallet's signature of `mineConsentHash(genesis hash, code)`. */
-  mineConsent: Uint8Array;
-}
 
 /** The IPs of a `nodes` text (`ip1;ip2;...`, blanks ignored); INVALID_DATA on anything else. */
 export function parseSubNodes(text: string): string[] {
@@ -147,24 +114,26 @@ export function parseSubNodes(text: string): string[] {
   return nodes;
 }
 
+const genesisHashes = new WeakMap<Genesis, Uint8Array>();
+
+/** The mine wallet's consent (mine-consent.ts) verifies against its key on chain. */
+function verifyMineConsent(
+  genesis: Genesis,
+  code: string,
+  signature: Uint8Array,
+  minePublicKey: Uint8Array,
+): boolean {
+  let hash = genesisHashes.get(genesis);
+  if (hash === undefined) {
+    hash = genesisHash(genesis);
+    genesisHashes.set(genesis, hash);
+  }
+  return pureSecp256k1.verify(signature, mineConsentHash(hash, code), minePublicKey);
+}
+
+/** blockchainStart (19/1): the TOP node starts mining with its mine wallet. */
 export const startMiningOperation: OperationType<StartMiningBody> = {
-  ...PARTICIPATION_OPTYPES.blockchainStart,
-  name: 'blockchainStart',
-  encodeBody: (b) =>
-    new BodyWriter()
-      .code(b.code)
-      .wallet(b.mine, 'mine')
-      .wallet(b.share, 'share')
-      .text(b.nodes, MAX_NODES_TEXT_BYTES, 'nodes')
-      .signature(b.mineConsent, 'mineConsent')
-      .finish(),
-  decodeBody: (r: ByteReader) => ({
-    code: readBody.code(r),
-    mine: readBody.wallet(r, 'mine'),
-    share: readBody.wallet(r, 'share'),
-    nodes: readBody.text(r, MAX_NODES_TEXT_BYTES, 'nodes'),
-    mineConsent: readBody.signature(r, 'mine consent'),
-  }),
+  ...startMiningCodec,
   apply(ctx, op) {
     const { code } = op.body;
     const tree = requireTree(ctx, code);

@@ -1,158 +1,25 @@
-import { ErrorCode } from '@chain/crypto';
-import {
-  type ApplyContext,
-  type ByteReader,
-  ByteWriter,
-  DecodeError,
-  type Operation,
-  type OperationType,
-  type PresentContext,
-} from '@chain/ledger';
-import { TokenError, tokenRule } from '../errors';
+import type { ApplyContext, Operation, OperationType, PresentContext } from '@chain/ledger';
+import { tokenRule } from '../errors';
 import { MAX_TOKEN_SUPPLY } from '../limits';
 import { liveTimeLock, type TokenState, tokenKey, tokenSpace } from '../state';
 import { TokenBook } from '../token-book';
 import {
-  ADMIN_PAYLOAD_TYPE,
-  checkHash,
-  describeAmount,
-  holderAccount,
-  requireToken,
-  TOKEN_OPTYPE,
-} from './common';
+  ADMIN_TOKEN_FIELDS,
+  ADMIN_TOKEN_METHODS,
+  type AdminTokenBody,
+  type AdminTokenMethod,
+  adminTokenCodec,
+} from './codecs';
+import { ADMIN_PAYLOAD_TYPE, describeAmount, holderAccount, requireToken } from './common';
 
-export const ADMIN_TOKEN_METHODS = [
-  'transferEnabled',
-  'transferWalletEnabled',
-  'lockWalletVolume',
-  'burnWalletVolume',
-  'mintWalletVolume',
-  'ownershipWallet',
-] as const;
-
-export type AdminTokenMethod = (typeof ADMIN_TOKEN_METHODS)[number];
-
-/** Each adminToken method is its own subtype of optype 7 (sendToken is subtype 0). */
-export const ADMIN_TOKEN_SUBTYPES: Readonly<Record<AdminTokenMethod, number>> = {
-  transferEnabled: 1,
-  transferWalletEnabled: 2,
-  lockWalletVolume: 3,
-  burnWalletVolume: 4,
-  mintWalletVolume: 5,
-  ownershipWallet: 6,
-};
-
-/** The fields a method's body carries, in this order after the token, and its rights. */
-export interface AdminTokenFields {
-  receiver: boolean;
-  amount: boolean;
-  select: boolean;
-  lockBlocks: boolean;
-  /** Only for tokens created with the additional functions (`function` true). */
-  advanced: boolean;
-}
-
-export const ADMIN_TOKEN_FIELDS: Readonly<Record<AdminTokenMethod, AdminTokenFields>> = {
-  transferEnabled: {
-    receiver: false,
-    amount: false,
-    select: true,
-    lockBlocks: false,
-    advanced: false,
-  },
-  transferWalletEnabled: {
-    receiver: true,
-    amount: false,
-    select: true,
-    lockBlocks: false,
-    advanced: true,
-  },
-  lockWalletVolume: {
-    receiver: true,
-    amount: true,
-    select: false,
-    lockBlocks: true,
-    advanced: true,
-  },
-  burnWalletVolume: {
-    receiver: true,
-    amount: true,
-    select: false,
-    lockBlocks: false,
-    advanced: true,
-  },
-  mintWalletVolume: {
-    receiver: true,
-    amount: true,
-    select: false,
-    lockBlocks: false,
-    advanced: true,
-  },
-  ownershipWallet: {
-    receiver: true,
-    amount: false,
-    select: false,
-    lockBlocks: false,
-    advanced: false,
-  },
-};
-
-/**
- * An adminToken operation's body; which optional fields it carries depends on the method (its
- * subtype). Encoding: `token 20 || [receiver 20] || [amount] || [select u8] || [lockBlocks u32]`.
- */
-export interface AdminTokenBody {
-  /** Address hash of the token. */
-  token: Uint8Array;
-  /** Address hash of the wallet the method acts on (all methods but transferEnabled). */
-  receiver?: Uint8Array;
-  /** Base units (lock, burn, mint). */
-  amount?: bigint;
-  /** The new switch value (transferEnabled, transferWalletEnabled). */
-  select?: boolean;
-  /**
-   * lockWalletVolume: 0 sets the wallet's lasting lock (`volumeLock`) to `amount`; n > 0 sets its
-   * time lock (`volumeTimeLock`) to `amount` until n blocks after the block that includes it.
-   */
-  lockBlocks?: number;
-}
-
-function missing(field: string): TokenError {
-  return new TokenError(ErrorCode.INVALID_DATA, 'MISSING_FIELD', `the body needs '${field}'`, {
-    param: field,
-  });
-}
-
-function encodeAdminBody(shape: AdminTokenFields, body: AdminTokenBody): Uint8Array {
-  const w = new ByteWriter(64).bytes(checkHash(body.token, 'token'));
-  if (shape.receiver) {
-    if (body.receiver === undefined) throw missing('receiver');
-    w.bytes(checkHash(body.receiver, 'receiver'));
-  }
-  if (shape.amount) {
-    if (body.amount === undefined) throw missing('amount');
-    w.amount(body.amount, 'amount');
-  }
-  if (shape.select) {
-    if (body.select === undefined) throw missing('select');
-    w.u8(body.select ? 1 : 0);
-  }
-  if (shape.lockBlocks) w.u32(body.lockBlocks ?? 0);
-  return w.finish();
-}
-
-function decodeAdminBody(shape: AdminTokenFields, r: ByteReader): AdminTokenBody {
-  const body: AdminTokenBody = { token: r.bytesCopy(20, 'token') };
-  if (shape.receiver) body.receiver = r.bytesCopy(20, 'receiver');
-  if (shape.amount) body.amount = r.amount('amount');
-  if (shape.select) {
-    const flag = r.u8('select');
-    if (flag > 1) throw new DecodeError('BAD_FLAG', `select must be 0 or 1, got ${flag}`);
-    body.select = flag === 1;
-  }
-  if (shape.lockBlocks) body.lockBlocks = r.u32('lockBlocks');
-  return body;
-}
+export {
+  ADMIN_TOKEN_FIELDS,
+  ADMIN_TOKEN_METHODS,
+  ADMIN_TOKEN_SUBTYPES,
+  type AdminTokenBody,
+  type AdminTokenFields,
+  type AdminTokenMethod,
+} from './codecs';
 
 /** The account a receiver-taking method acts on (a token address cannot be one). */
 function targetAccount(ctx: ApplyContext, body: AdminTokenBody): number {
@@ -275,11 +142,7 @@ function describe(
 function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminTokenBody> {
   const shape = ADMIN_TOKEN_FIELDS[method];
   return {
-    optype: TOKEN_OPTYPE,
-    subtype: ADMIN_TOKEN_SUBTYPES[method],
-    name: `adminToken.${method}`,
-    encodeBody: (body) => encodeAdminBody(shape, body),
-    decodeBody: (r) => decodeAdminBody(shape, r),
+    ...adminTokenCodec(method),
 
     apply(ctx, op) {
       const { key, token } = requireToken(ctx, op.body.token);

@@ -1,22 +1,18 @@
-import { concatBytes, ErrorCode, type Hashes, hash160, u32le, utf8ToBytes } from '@chain/crypto';
 import type { ApplyContext, PresentContext } from '@chain/ledger';
 import { formatTokenAmount } from '../amounts';
-import { TokenError, tokenNotFound } from '../errors';
+import { tokenNotFound } from '../errors';
 import { type TokenState, tokenKey, tokenSpace } from '../state';
 
-export const CREATE_TOKEN_OPTYPE = 6;
-/** sendToken (subtype 0) and the adminToken methods (subtypes 1-6). */
-export const TOKEN_OPTYPE = 7;
-export const SEND_TOKEN_SUBTYPE = 0;
+export {
+  CREATE_TOKEN_OPTYPE,
+  checkHash,
+  SEND_TOKEN_SUBTYPE,
+  TOKEN_OPTYPE,
+  tokenHash,
+} from './codecs';
+
 /** payload_type of an adminToken operation's sender line (the spec's example shows 1). */
 export const ADMIN_PAYLOAD_TYPE = 1;
-
-const TOKEN_DOMAIN = utf8ToBytes('token');
-
-/** DESIGN §2: RIPEMD160(SHA256("token" || creator account u32le || creator n_operation u32le)). */
-export function tokenHash(creator: number, nOperation: number, hashes: Hashes): Uint8Array {
-  return hash160(concatBytes(TOKEN_DOMAIN, u32le(creator), u32le(nOperation)), hashes);
-}
 
 /** The token of this address hash, or UNKNOWN_TOKEN (NOT_FOUND) naming `param`. */
 export function requireToken(
@@ -51,19 +47,4 @@ export function describeAmount(
   return token === undefined
     ? `${amount} base units`
     : `${formatTokenAmount(amount, token.decimal)} ${token.symbol}`;
-}
-
-/** An address hash in a body being encoded: 20 bytes (INVALID_DATA naming `param` otherwise). */
-export function checkHash(hash: Uint8Array, param: string): Uint8Array {
-  if (!(hash instanceof Uint8Array) || hash.length !== 20) {
-    throw new TokenError(
-      ErrorCode.INVALID_DATA,
-      'BAD_ADDRESS_HASH',
-      `'${param}' must be a 20-byte address hash`,
-      {
-        param,
-      },
-    );
-  }
-  return hash;
 }

@@ -1,5 +1,5 @@
 import { addressFromHash160 } from '@chain/crypto';
-import { type ByteReader, ByteWriter, DecodeError, type OperationType } from '@chain/ledger';
+import type { OperationType } from '@chain/ledger';
 import { formatTokenAmount } from '../amounts';
 import { tokenRule } from '../errors';
 import { MAX_TOKEN_DECIMAL, MAX_TOKEN_SUPPLY } from '../limits';
@@ -7,55 +7,19 @@ import { quoted } from '../read';
 import { checkDecimal, checkMetadata } from '../rules';
 import { NO_HOLDER, type TokenState, tokenKey, tokenSpace } from '../state';
 import { TokenBook } from '../token-book';
-import { CREATE_TOKEN_OPTYPE, tokenHash } from './common';
+import { type CreateTokenBody, createTokenCodec, tokenHash } from './codecs';
 
-export interface CreateTokenBody {
-  /** The spec's `function`: the additional functions (switches per wallet, locks, burn, mint). */
-  advanced: boolean;
-  decimal: number;
-  /** Total supply in base units (a whole number of tokens), credited to the issuer. */
-  supply: bigint;
-  name: string;
-  symbol: string;
-  summary: string;
-}
+export type { CreateTokenBody } from './codecs';
 
 /** Fields of the operation object that a createToken result leaves out (SPEC, "Variants"). */
 const OMITTED = ['subtype', 'niopsp', 'ioprice', 'senders', 'receivers', 'amount'] as const;
 
 /**
- * createToken (optype 6, subtype 0). Body: `u8 advanced (0/1) || u8 decimal || supply amount ||
- * name, symbol, summary (each u16 length || utf8)`. The token's address comes from the signer's
+ * createToken (optype 6, subtype 0; body in codecs.ts). The token's address comes from the signer's
  * account and this operation's n_operation (DESIGN §2), so it is known before the block.
  */
 export const createTokenOperation: OperationType<CreateTokenBody> = {
-  optype: CREATE_TOKEN_OPTYPE,
-  subtype: 0,
-  name: 'createToken',
-
-  encodeBody(body) {
-    return new ByteWriter(64 + body.name.length + body.symbol.length + body.summary.length)
-      .u8(body.advanced ? 1 : 0)
-      .u8(body.decimal)
-      .amount(body.supply, 'totalAmount')
-      .string16(body.name)
-      .string16(body.symbol)
-      .string16(body.summary)
-      .finish();
-  },
-
-  decodeBody(r: ByteReader) {
-    const flag = r.u8('advanced');
-    if (flag > 1) throw new DecodeError('BAD_FLAG', `advanced must be 0 or 1, got ${flag}`);
-    return {
-      advanced: flag === 1,
-      decimal: r.u8('decimal'),
-      supply: r.amount('supply'),
-      name: r.string16('name'),
-      symbol: r.string16('symbol'),
-      summary: r.string16('summary'),
-    };
-  },
+  ...createTokenCodec,
 
   apply(ctx, op) {
     const body = op.body;

@@ -1,57 +1,19 @@
 import { bytesToHex } from '@chain/crypto';
-import { type ByteReader, ByteWriter, MAX_PAYLOAD_BYTES, type OperationType } from '@chain/ledger';
+import type { OperationType } from '@chain/ledger';
 import { tokenRule } from '../errors';
 import { tokenKey, tokenSpace, unlockedBalance } from '../state';
 import { TokenBook } from '../token-book';
-import {
-  checkHash,
-  describeAmount,
-  holderAccount,
-  requireToken,
-  SEND_TOKEN_SUBTYPE,
-  TOKEN_OPTYPE,
-} from './common';
+import { type SendTokenBody, sendTokenCodec } from './codecs';
+import { describeAmount, holderAccount, requireToken } from './common';
 
-export interface SendTokenBody {
-  /** Address hash of the token. */
-  token: Uint8Array;
-  /** Address hash of the receiver (an address not on chain yet gets an account). */
-  receiver: Uint8Array;
-  /** Base units. */
-  amount: bigint;
-  payloadType: number;
-  payload: Uint8Array;
-}
+export type { SendTokenBody } from './codecs';
 
 /**
- * sendToken (optype 7, subtype 0). Body: `token 20 || receiver 20 || amount || payload_type u8 ||
- * payload (u16 length || bytes, at most 255)`. Refused while the token's transfer or the sender's
- * wallet transfer is disabled, and beyond the sender's unlocked balance.
+ * sendToken (optype 7, subtype 0; body in codecs.ts). Refused while the token's transfer or the
+ * sender's wallet transfer is disabled, and beyond the sender's unlocked balance.
  */
 export const sendTokenOperation: OperationType<SendTokenBody> = {
-  optype: TOKEN_OPTYPE,
-  subtype: SEND_TOKEN_SUBTYPE,
-  name: 'sendToken',
-
-  encodeBody(body) {
-    return new ByteWriter(64 + body.payload.length)
-      .bytes(checkHash(body.token, 'token'))
-      .bytes(checkHash(body.receiver, 'receiver'))
-      .amount(body.amount, 'amount')
-      .u8(body.payloadType)
-      .varBytes16(body.payload)
-      .finish();
-  },
-
-  decodeBody(r: ByteReader) {
-    return {
-      token: r.bytesCopy(20, 'token'),
-      receiver: r.bytesCopy(20, 'receiver'),
-      amount: r.amount('amount'),
-      payloadType: r.u8('payload_type'),
-      payload: r.varBytes16('payload', MAX_PAYLOAD_BYTES),
-    };
-  },
+  ...sendTokenCodec,
 
   apply(ctx, op) {
     const { amount } = op.body;

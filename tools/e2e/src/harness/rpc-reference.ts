@@ -49,9 +49,10 @@ const PARAM_NOTES: Record<string, string> = {
   'sendTo.payload': 'data carried by the operation',
   'rawSendTo.senderNOperation': 'the last n_operation of the sender (getWalletInfo)',
   'rawSendTo.amount': 'whole coins',
-  'InfoRaw.rawoperation': 'a rawSendTo result',
+  'InfoRaw.rawoperation':
+    'a rawSendTo or `chain-node sign-raw` result, or any blob built by docs/wire-format.md',
   'excuteRaw.rawoperation':
-    'a rawSendTo result: every operation in it is validated, the valid ones sent',
+    'a raw blob (rawSendTo, `chain-node sign-raw`, docs/wire-format.md): every operation in it is validated, the valid ones sent',
   'privSendTo.priv': 'encoded private key (`ca022000` + 64 hex, as dumpPrivateKey gives it)',
   'privSendTo.amount': 'whole coins',
   'getBlockOperations.block': 'block number',
@@ -140,6 +141,8 @@ const FIELD_NOTES: Record<string, string> = {
   'BlockInfo.nopsp': 'operations that pay a fee',
   'BlockInfo.niopsp': 'zero-fee operations',
   'BlockInfo.trx_fee': 'fees of the block, native base units',
+  'NodeStatus.genesis':
+    'genesis hash, 64 hex: what operation signatures commit to (docs/wire-format.md)',
 };
 
 /** Results that are the operation object with a few fields more or less. */
