@@ -1,3 +1,4 @@
+import { bytesToHex } from '@chain/crypto';
 import type { BlacklistEntry } from '@chain/p2p-libp2p';
 import { maskIp } from '@chain/p2p-libp2p';
 import type { Handlers } from '@chain/rpc-jayson';
@@ -7,8 +8,9 @@ import type { NodeContext } from './context';
 /**
  * nodeStatus / nodeSearch. `ready`: networking is on and this node is at the best tip it knows of
  * (not syncing); `ready_s` says why not; `status_s`: Running, Syncing or Stopped; `port`: the P2P
- * port listened on; `blocks`: block count; `netstats` and `nodeservers`: see @chain/p2p-libp2p's
- * NetStats and KnownServer (IPs masked).
+ * port listened on; `blocks`: block count; `genesis`: the genesis hash (64 hex) that every operation
+ * signature commits to (docs/wire-format.md), so offline wallets can sign; `netstats` and
+ * `nodeservers`: see @chain/p2p-libp2p's NetStats and KnownServer (IPs masked).
  */
 export function nodeStatus(node: NodeContext) {
   const network = node.network;
@@ -31,6 +33,7 @@ export function nodeStatus(node: NodeContext) {
     version: APP_VERSION,
     netprotocol: { ...NET_PROTOCOL },
     blocks: node.chain.blockCount(),
+    genesis: bytesToHex(node.chain.genesisHash),
     datafolder: node.datadir,
     netstats: stats,
     nodeservers: network.knownServers().map((server) => ({

@@ -254,6 +254,11 @@ export interface NodeStatus {
   version: string;
   netprotocol: NetProtocol;
   blocks: number;
+  /**
+   * The genesis hash, 64 lowercase hex (no `0x`): what every operation signature commits to
+   * (docs/wire-format.md). Not getBlockInfo(0).hash, which is block 0's header hash.
+   */
+  genesis: string;
   datafolder: string;
   netstats: NetStats;
   nodeservers: NodeServer[];

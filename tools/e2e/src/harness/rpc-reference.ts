@@ -121,6 +121,8 @@ const FIELD_NOTES: Record<string, string> = {
   'BlockInfo.nopsp': 'operations that pay a fee',
   'BlockInfo.niopsp': 'zero-fee operations',
   'BlockInfo.trx_fee': 'fees of the block, native base units',
+  'NodeStatus.genesis':
+    'genesis hash, 64 hex: what operation signatures commit to (docs/wire-format.md)',
 };
 
 /** Results that are the operation object with a few fields more or less. */
