@@ -67,15 +67,16 @@ def hash160(data: bytes) -> bytes:
 # Hex and key encodings (PascalCoin's raw forms)
 # ---------------------------------------------------------------------------------------------------
 
-_HEX = re.compile(r"^(?:0[xX])?([0-9a-fA-F]*)$")
+_HEX = re.compile(r"^(0x)?([0-9a-fA-F]*)$")
 SECP256K1_CURVE_ID = 714
 
 
-def from_hex(text: str) -> bytes:
+def from_hex(text: str, allow_prefix: bool = True) -> bytes:
+    """Hex of either case; `0x` (lowercase, as the node reads it) only where allowed."""
     match = _HEX.match(text)
-    if not match or len(match.group(1)) % 2:
+    if not match or len(match.group(2)) % 2 or (match.group(1) and not allow_prefix):
         raise ValueError(f"not hex: {text!r}")
-    return bytes.fromhex(match.group(1))
+    return bytes.fromhex(match.group(2))
 
 
 def encode_private_key(private_key: int) -> str:
@@ -115,8 +116,9 @@ def encode_public_key(public: bytes) -> str:
 
 
 def decode_public_key(text: str) -> bytes:
-    """The compressed key of an `enc`; ValueError when it is not a valid secp256k1 point."""
-    data = from_hex(text)
+    """The compressed key of an `enc` (no `0x`, as verifyMessage reads it); ValueError when it is
+    not a valid secp256k1 point."""
+    data = from_hex(text, allow_prefix=False)
     if len(data) != 70:
         raise ValueError("an encoded public key is 70 bytes")
     curve, x_len = struct.unpack("<HH", data[:4])
@@ -526,7 +528,7 @@ def verify_message(signed: dict, prefix: str) -> bool:
         public = decode_public_key(signed["enc"])
         if hash160(public) != parse_address(signed["wallet"], prefix):
             return False
-        sig = from_hex(signed["sig"])
+        sig = from_hex(signed["sig"], allow_prefix=False)  # verifyMessage: false with `0x`
         if len(sig) != 65 or not isinstance(signed["msg"], str):
             return False
         recovery = _recovery_id(sig[0])

@@ -16,7 +16,8 @@ signer, CHAIN_MINE_KEY for blockchainStart's mine wallet.
               [--select true|false] [--lock-blocks N]
   participate --url URL --step STEP --fields JSON     a participation step (addresses, coins, hex code)
   sign-message --prefix CH --message TEXT        the signed message object
-  verify-message --prefix CH                     reads a signed message object on stdin: true/false
+  verify-message --prefix CH                     reads a signed message object (or an array of them)
+                                                 on stdin: true/false (or an array of verdicts)
 
 --genesis HEX and --prefix override what the node tells (nodeStatus.genesis, block 0's address).
 """
@@ -203,8 +204,11 @@ def cmd_sign_message(args) -> dict:
     return cw.sign_message(_key(), args.prefix, args.message)
 
 
-def cmd_verify_message(args) -> bool:
-    return cw.verify_message(json.load(sys.stdin), args.prefix)
+def cmd_verify_message(args) -> bool | list[bool]:
+    given = json.load(sys.stdin)
+    if isinstance(given, list):
+        return [cw.verify_message(signed, args.prefix) for signed in given]
+    return cw.verify_message(given, args.prefix)
 
 
 def _parser() -> argparse.ArgumentParser:
