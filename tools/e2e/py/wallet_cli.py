@@ -212,7 +212,9 @@ def cmd_verify_message(args) -> bool | list[bool]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="chain-node Python wallet")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     def command(name: str, handler, online: bool = True) -> argparse.ArgumentParser:
