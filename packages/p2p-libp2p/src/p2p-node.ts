@@ -35,19 +35,6 @@ import { installPromiseWithResolvers } from './polyfill';
 import { RequestServing } from './request-serving';
 import { type IpTraffic, SocketCounters, TrafficStats } from './traffic';
 
-export {
-  HELLO_PROTOCOL,
-  MEMPOOL_PROTOCOL,
-  PEERS_PROTOCOL,
-} from './message-table';
-export type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
-export {
-  DEFAULT_P2P_OPTIONS,
-  DEFAULT_P2P_PORT,
-  type P2PLogger,
-  type P2PNodeOptions,
-} from './p2p-options';
-
 const noopLog: P2PLogger = { debug() {}, info() {}, warn() {} };
 
 /**
