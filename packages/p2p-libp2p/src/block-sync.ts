@@ -1,7 +1,8 @@
-import { type Chain, isPreferredTip } from '@chain/ledger';
+import { type Chain, ChainError, ErrorCode, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
+import { BLOCKS_PROTOCOL } from './message-table';
 import {
   type BlocksRequest,
   decodeBlocksRequest,
@@ -12,8 +13,6 @@ import {
 } from './messages';
 import type { Offence } from './misbehaviour';
 import type { MessageKind } from './traffic';
-
-export const BLOCKS_PROTOCOL = '/chain/blocks/1';
 
 /** What the synchroniser needs to know of a connected peer. */
 export interface SyncPeer {
@@ -52,8 +51,18 @@ const IMPORT_WINDOW = 4;
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
 
-/** Reasons of INVALID_BLOCK that say nothing bad about the block's sender. */
-const BENIGN_BLOCK_REASONS = new Set([
+/**
+ * The chain's INVALID_BLOCK reasons that say where a block stands against this node's chain, not
+ * that the block is bad: its sender is not at fault.
+ */
+type PlacementReason =
+  | 'NOT_NEXT_BLOCK'
+  | 'WRONG_PARENT'
+  | 'TIMESTAMP_IN_FUTURE'
+  | 'BAD_FORK_POINT'
+  | 'ROLLBACK_TOO_DEEP';
+
+const PLACEMENT_REASONS: ReadonlySet<string> = new Set<PlacementReason>([
   'NOT_NEXT_BLOCK',
   'WRONG_PARENT',
   'TIMESTAMP_IN_FUTURE',
@@ -61,13 +70,31 @@ const BENIGN_BLOCK_REASONS = new Set([
   'ROLLBACK_TOO_DEEP',
 ]);
 
-/** True when an import failure means the block itself is invalid (its sender misbehaved). */
-export function isInvalidBlockError(
-  error: unknown,
-): error is { code: number; reason: string; message: string } {
-  const e = error as { code?: unknown; reason?: unknown };
-  return e?.code === 1003 && typeof e.reason === 'string' && !BENIGN_BLOCK_REASONS.has(e.reason);
+/** A block a peer sent that the chain refused as invalid: the sender misbehaved. */
+export interface InvalidBlockFault {
+  readonly code: number;
+  readonly text: string;
 }
+
+/**
+ * The peer's fault in a failed import: the chain's own INVALID_BLOCK error (a ChainError) whose
+ * reason is not a placement one. Anything else (the chain moved, a store error) is no fault.
+ */
+export function blockFault(error: unknown): InvalidBlockFault | undefined {
+  if (!(error instanceof ChainError) || error.code !== ErrorCode.INVALID_BLOCK) return undefined;
+  if (PLACEMENT_REASONS.has(error.reason)) return undefined;
+  return { code: error.code, text: errorText(error) };
+}
+
+/** Why a peer is at fault in a sync exchange: its offence and the error code its ban names. */
+const SYNC_FAULTS = {
+  MALFORMED_RESPONSE: { offence: 'garbage', code: ErrorCode.INVALID_DATA },
+  NO_COMMON_BLOCK: { offence: 'garbage', code: ErrorCode.INVALID_DATA },
+  EMPTY_BETTER_TIP: { offence: 'unhelpful', code: ErrorCode.INVALID_BLOCK },
+  BRANCH_NOT_HEAVIER: { offence: 'unhelpful', code: ErrorCode.INVALID_BLOCK },
+} as const satisfies Record<string, { offence: Offence; code: number }>;
+
+type SyncFault = keyof typeof SYNC_FAULTS;
 
 function errorText(error: unknown): string {
   const e = error as { reason?: unknown; message?: unknown };
@@ -302,24 +329,19 @@ export class BlockSync {
       try {
         response = decodeBlocksResponse(headerBytes);
       } catch (error) {
-        this.hooks.misbehaved(
-          peer,
-          'garbage',
-          1016,
-          `malformed blocks response: ${errorText(error)}`,
-        );
+        this.fault(peer, 'MALFORMED_RESPONSE', `malformed blocks response: ${errorText(error)}`);
         return false;
       }
       peer.head = response.head;
       if (!response.found) {
         // Not even genesis in common: it is not this chain (the hello said it was).
-        this.hooks.misbehaved(peer, 'garbage', 1016, 'blocks response without a common block');
+        this.fault(peer, 'NO_COMMON_BLOCK', 'blocks response without a common block');
         return false;
       }
       if (response.count === 0) {
         // A tip better than ours with nothing after the common block is a claim it cannot back.
         if (isPreferredTip(response.head, this.chain.head())) {
-          this.hooks.misbehaved(peer, 'unhelpful', 1003, 'claims a better tip, sends no blocks');
+          this.fault(peer, 'EMPTY_BETTER_TIP', 'claims a better tip, sends no blocks');
         }
         return false;
       }
@@ -357,18 +379,29 @@ export class BlockSync {
           },
           result.adopted ? 'reorganised to a heavier branch' : 'kept this chain against a branch',
         );
-        if (!result.adopted) this.hooks.misbehaved(peer, 'unhelpful', 1003, 'branch not heavier');
+        if (!result.adopted) this.fault(peer, 'BRANCH_NOT_HEAVIER', 'branch not heavier');
         return result.adopted;
       } catch (error) {
-        if (isInvalidBlockError(error)) {
-          this.hooks.misbehaved(peer, 'invalidBlock', error.code, errorText(error));
-        }
+        this.invalidBlock(peer, error);
         return false;
       }
     } finally {
       this.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
       if (stream.status === 'open') stream.abort(new Error('sync round over'));
     }
+  }
+
+  private fault(peer: SyncPeer, reason: SyncFault, text: string): void {
+    const { offence, code } = SYNC_FAULTS[reason];
+    this.hooks.misbehaved(peer, offence, code, text);
+  }
+
+  /** Scores the peer when an import failed because its block is invalid; true when it did. */
+  private invalidBlock(peer: SyncPeer, error: unknown): boolean {
+    const fault = blockFault(error);
+    if (fault === undefined) return false;
+    this.hooks.misbehaved(peer, 'invalidBlock', fault.code, fault.text);
+    return true;
   }
 
   /**
@@ -392,8 +425,7 @@ export class BlockSync {
         return;
       }
       if (stop) return; // the blocks after a failed one fail too
-      if (isInvalidBlockError(result.error)) {
-        this.hooks.misbehaved(peer, 'invalidBlock', result.error.code, errorText(result.error));
+      if (this.invalidBlock(peer, result.error)) {
         stop = true;
         return;
       }

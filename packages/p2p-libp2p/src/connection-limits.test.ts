@@ -1,6 +1,6 @@
 import type { Libp2p } from '@libp2p/interface';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_P2P_OPTIONS } from './p2p-node';
+import { DEFAULT_P2P_OPTIONS } from './p2p-options';
 import { dialPeer } from './testing/hostile-peer';
 import { keepsSyncing, useP2PFixture } from './testing/p2p-fixture';
 import { heldCount, startSocketFlood } from './testing/socket-flood';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCKS_PROTOCOL } from './block-sync';
 import { FrameReader, writeFrame } from './framing';
-import { LIMITS, RATE_LIMITS } from './limits';
+import { LIMITS } from './limits';
+import { BLOCKS_PROTOCOL, RATE_LIMITS } from './message-table';
 import { encodeBlocksRequest } from './messages';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
 import { blocksTopic, joinTopic, opsTopic, sayHello } from './testing/hostile-peer';

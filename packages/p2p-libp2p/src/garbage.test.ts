@@ -1,10 +1,10 @@
 import type { Connection, Stream } from '@libp2p/interface';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BLOCKS_PROTOCOL } from './block-sync';
 import { LIMITS } from './limits';
+import { BLOCKS_PROTOCOL, HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './message-table';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
-import { DEFAULT_P2P_OPTIONS, HELLO_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL } from './p2p-node';
+import { DEFAULT_P2P_OPTIONS } from './p2p-options';
 import {
   dialPeer,
   joinTopic,

@@ -7,30 +7,29 @@ export {
   parsePeerList,
 } from './address';
 export type { BlacklistEntry } from './blacklist';
-export { BLOCKS_PROTOCOL, locatorHeights, type SyncProgress } from './block-sync';
+export { locatorHeights, type SyncProgress } from './block-sync';
 export { blacklistReason, NetworkError } from './errors';
+export { LIMITS } from './limits';
 export {
-  LIMITS,
+  BLOCKS_PROTOCOL,
+  HELLO_PROTOCOL,
+  MEMPOOL_PROTOCOL,
+  PEERS_PROTOCOL,
   RATE_LIMITS,
   type RateLimitedKind,
   type RateLimits,
   type RequestProtocol,
   STREAM_LIMITS,
-} from './limits';
+} from './message-table';
 export { BAN_SCORE, DECAY_PER_MINUTE, type Offence, PENALTY } from './misbehaviour';
+export type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
+export { createP2PNode } from './p2p-node';
 export {
-  type ConnectionInfo,
-  createP2PNode,
   DEFAULT_P2P_OPTIONS,
   DEFAULT_P2P_PORT,
-  HELLO_PROTOCOL,
-  MEMPOOL_PROTOCOL,
-  type NetStats,
   type P2PLogger,
-  type P2PNode,
   type P2PNodeOptions,
-  PEERS_PROTOCOL,
-} from './p2p-node';
+} from './p2p-options';
 export type { KnownServer } from './peer-book';
 export type { MessageRate } from './rate-limiter';
 export type { Direction, IpTraffic, KindTraffic, MessageKind } from './traffic';

@@ -1,5 +1,3 @@
-import type { MessageRate } from './rate-limiter';
-
 /**
  * Size and time limits of the peer-to-peer protocols. Every message is bounded before it is
  * buffered; a peer that sends more is cut off and scored as misbehaving.
@@ -28,48 +26,4 @@ export const LIMITS = Object.freeze({
    * resets the ones beyond). This node's protocols, gossipsub, identify and ping need about a dozen.
    */
   inboundStreamsPerConnection: 64,
-});
-
-/** The request protocols this node serves (`/chain/<name>/1`). */
-export type RequestProtocol = 'hello' | 'blocks' | 'mempool' | 'peers';
-
-/**
- * Inbound streams of one protocol a peer may have open at once on one connection. An honest peer
- * runs one exchange of each at a time (the limit leaves room for a stream still closing); a stream
- * beyond it is reset and scored (`tooManyStreams`). libp2p itself resets, unscored, beyond twice
- * the limit.
- */
-export const STREAM_LIMITS: Readonly<Record<RequestProtocol, number>> = Object.freeze({
-  hello: 4,
-  blocks: 4,
-  mempool: 2,
-  peers: 2,
-});
-
-/** What a peer's messages are counted as, each kind against a rate of its own. */
-export type RateLimitedKind =
-  | 'hello'
-  | 'blockGossip'
-  | 'operationsGossip'
-  | 'blocksRequest'
-  | 'mempoolRequest'
-  | 'peersRequest';
-
-export type RateLimits = Readonly<Record<RateLimitedKind, MessageRate>>;
-
-/**
- * Messages per IP (all its connections together): a burst, then a sustained rate per second. A
- * message beyond is dropped unprocessed and scored (`flood`). The figures are several times what
- * an honest node sends on a busy network (blocks every 100 ms from several producers, the
- * publisher's re-sends to late subscribers, a hello per block it could not place, operations
- * gossiped in 5 ms batches); a flooding peer reaches them within a second and is banned within the
- * next few.
- */
-export const RATE_LIMITS: RateLimits = Object.freeze({
-  hello: { perSecond: 10, burst: 50 },
-  blockGossip: { perSecond: 50, burst: 200 },
-  operationsGossip: { perSecond: 100, burst: 500 },
-  blocksRequest: { perSecond: 10, burst: 50 },
-  mempoolRequest: { perSecond: 2, burst: 10 },
-  peersRequest: { perSecond: 2, burst: 10 },
 });

@@ -1,10 +1,9 @@
 import type { Stream } from '@libp2p/interface';
 import { describe, expect, it } from 'vitest';
-import { BLOCKS_PROTOCOL } from './block-sync';
 import { FrameReader } from './framing';
-import { LIMITS, STREAM_LIMITS } from './limits';
+import { LIMITS } from './limits';
+import { BLOCKS_PROTOCOL, MEMPOOL_PROTOCOL, STREAM_LIMITS } from './message-table';
 import { BAN_SCORE, PENALTY } from './misbehaviour';
-import { MEMPOOL_PROTOCOL } from './p2p-node';
 import { streamFate } from './testing/hostile-peer';
 import { keepsSyncing, useP2PFixture } from './testing/p2p-fixture';
 import { waitUntil } from './testing/temp-network';

@@ -9,8 +9,8 @@ import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
 import { FrameReader, writeFrame } from '../framing';
 import { LIMITS } from '../limits';
+import { HELLO_PROTOCOL } from '../message-table';
 import { encodeHello } from '../messages';
-import { HELLO_PROTOCOL } from '../p2p-node';
 import { installPromiseWithResolvers } from '../polyfill';
 import { type TestPeer, waitUntil } from './temp-network';
 

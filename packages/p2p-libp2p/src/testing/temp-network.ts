@@ -9,7 +9,9 @@ import {
   DEV_PRIVATE_KEY,
   type Genesis,
 } from '@chain/ledger';
-import { createP2PNode, type P2PNode, type P2PNodeOptions } from '../p2p-node';
+import type { P2PNode } from '../p2p-api';
+import { createP2PNode } from '../p2p-node';
+import type { P2PNodeOptions } from '../p2p-options';
 
 /** A chain on a temp dir and a P2P node for it on a loopback address of its own (127.0.0.x). */
 export interface TestPeer {

@@ -1,0 +1,77 @@
+import type { BlacklistEntry } from './blacklist';
+import type { SyncProgress } from './block-sync';
+import type { KnownServer } from './peer-book';
+import type { IpTraffic } from './traffic';
+
+/** nodeStatus `netstats`, PascalCoin's meaning of each field. */
+export interface NetStats {
+  /** Connections open now that completed the hello. */
+  active: number;
+  /** Of those, connections peers opened to this node. */
+  clients: number;
+  /** Of those, connections this node opened to servers. */
+  servers: number;
+  /** Known servers (nodeservers). */
+  servers_t: number;
+  /** Connections made since start, both ways. */
+  total: number;
+  /** Inbound connections since start. */
+  tclients: number;
+  /** Outbound connections since start. */
+  tservers: number;
+  /** Bytes received and sent on every connection since start (TCP payload). */
+  breceived: number;
+  bsend: number;
+  /** IPs with traffic statistics (nodeIPStats). */
+  ips: number;
+}
+
+/** getConnection entry, IP unmasked. */
+export interface ConnectionInfo {
+  /** True when this node opened it (the peer is a server to it). */
+  server: boolean;
+  ip: string;
+  /** The peer's listening port when known from its hello, else the connection's remote port. */
+  port: number;
+  /** Seconds since it opened. */
+  secs: number;
+  sent: number;
+  recv: number;
+  /** From the peer's hello (empty before it). */
+  appver: string;
+  netver: number;
+  netver_a: number;
+  /** The peer's clock minus this node's, in seconds, at its hello. */
+  timediff: number;
+  peerId: string;
+}
+
+export interface P2PNode {
+  /** Loads the peer key, blacklist and peer book, and starts networking. */
+  start(): Promise<void>;
+  /** Networking off (listener and connections closed); start() turns it on again. */
+  stop(): Promise<void>;
+  /** Idempotent; stops networking and saves the peer book and blacklist. */
+  close(): Promise<void>;
+  readonly running: boolean;
+  /** The libp2p peer id (after start). */
+  readonly peerId: string | undefined;
+  /** The TCP port listened on (the configured one while stopped). */
+  readonly listenPort: number;
+  /** Adds `ip:port;...` to the known servers and dials them; the count accepted. */
+  addPeers(list: string): number;
+  netStats(): NetStats;
+  knownServers(): KnownServer[];
+  connections(): ConnectionInfo[];
+  addBlacklist(ip: string, why?: string): BlacklistEntry;
+  blacklist(): BlacklistEntry[];
+  clearBlacklist(): number;
+  /** Traffic of one IP, or of all when `ip` is undefined. */
+  ipStats(ip?: string): IpTraffic[];
+  syncProgress(): SyncProgress;
+  /** True when no connected peer has a better tip, nothing is syncing and start-up is over. */
+  isSynced(): boolean;
+  /** Turns peer exchange on (nodeSearch): ask peers for the servers they know, and dial them. */
+  enableDiscovery(): void;
+  readonly discovery: boolean;
+}

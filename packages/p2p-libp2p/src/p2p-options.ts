@@ -1,0 +1,132 @@
+import type { Chain } from '@chain/ledger';
+import { RATE_LIMITS, type RateLimits } from './message-table';
+
+export const DEFAULT_P2P_PORT = 9714;
+
+/** pino-compatible. */
+export interface P2PLogger {
+  debug(details: object, message: string): void;
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface P2PNodeOptions {
+  chain: Chain;
+  /** Where the peer key, known peers and blacklist are kept (`<datadir>/p2p`). */
+  dir: string;
+  /** Address to listen on (and to dial from, when it is a specific address). */
+  host?: string;
+  /** TCP port to listen on; 0 = any free port. */
+  port?: number;
+  /** Port assumed for peer addresses given without one. */
+  defaultPeerPort?: number;
+  appVersion: string;
+  netProtocol: { ver: number; ver_a: number };
+  /** Peers to dial at start: `ip:port` strings. */
+  peers?: readonly string[];
+  log?: P2PLogger;
+  /** Open connections, both ways; an inbound one beyond is refused before its handshake. */
+  maxConnections?: number;
+  /** Inbound connections in their handshake at once, all IPs together (libp2p's pending cap). */
+  maxPendingInbound?: number;
+  /**
+   * Inbound connections from one IP at once, in their handshake or open (beyond: refused), so one
+   * host cannot take the pending or the open slots of everyone else.
+   */
+  maxInboundPerIp?: number;
+  /** New inbound connections accepted from one IP per second (libp2p inboundConnectionThreshold). */
+  inboundConnectionsPerSecond?: number;
+  /**
+   * An inbound connection that has not completed its handshake (multistream-select, noise, then the
+   * yamux selection) within this is closed, and scored `failedHandshake` (libp2p
+   * `inboundUpgradeTimeout`, whose own default is 10 s). Bytes that leave the handshake waiting for
+   * more (an unfinished length prefix: about 1 in 256 random payloads starts with 8 bytes that have
+   * their top bit set; or a length that promises more than is sent) hold one of the
+   * `maxPendingInbound` and `maxInboundPerIp` places this long and no longer. A real handshake
+   * takes about four round trips: the default leaves room for links of a second's round trip.
+   */
+  handshakeTimeoutMs?: number;
+  /** Per-IP message rates, by kind; the ones not given are RATE_LIMITS'. */
+  rateLimits?: Partial<RateLimits>;
+  /** How often the dialling side exchanges hellos again (tip updates, liveness). */
+  statusIntervalMs?: number;
+  /** How often known, unconnected servers are considered for dialling. */
+  dialIntervalMs?: number;
+  /** An inbound connection that sends no hello within this is closed. */
+  helloTimeoutMs?: number;
+  /** How long an automatic (misbehaviour) blacklist entry lasts. */
+  autoBlacklistMs?: number;
+  /** How long an addBlacklist entry lasts. */
+  manualBlacklistMs?: number;
+  /**
+   * After start, with peers to dial, the node does not count as synced (so it does not produce)
+   * until a first hello or this long has passed.
+   */
+  startupGraceMs?: number;
+  /** Peer exchange interval once discovery is on (nodeSearch). */
+  discoveryIntervalMs?: number;
+  /**
+   * Pending operations are gossiped again when the chain has not moved for this long (so one that
+   * reached nobody, e.g. submitted while networking was off, is not stuck on this node).
+   */
+  rebroadcastIntervalMs?: number;
+  /** Pause before asking a peer for blocks again after it failed. */
+  syncRetryMs?: number;
+  /** The chain's maxRollback. */
+  maxRollback?: number;
+}
+
+export const DEFAULT_P2P_OPTIONS = {
+  host: '0.0.0.0',
+  port: DEFAULT_P2P_PORT,
+  defaultPeerPort: DEFAULT_P2P_PORT,
+  maxConnections: 64,
+  maxPendingInbound: 10,
+  maxInboundPerIp: 4,
+  inboundConnectionsPerSecond: 5,
+  handshakeTimeoutMs: 5000,
+  rateLimits: RATE_LIMITS,
+  statusIntervalMs: 5000,
+  dialIntervalMs: 1000,
+  helloTimeoutMs: 10_000,
+  autoBlacklistMs: 60 * 60 * 1000,
+  manualBlacklistMs: 24 * 60 * 60 * 1000,
+  startupGraceMs: 3000,
+  discoveryIntervalMs: 30_000,
+  rebroadcastIntervalMs: 10_000,
+  syncRetryMs: 3000,
+  maxRollback: 64,
+} as const;
+
+/** The options with every default filled in (the peers, chain, log and rates are kept apart). */
+export type ResolvedP2POptions = Required<
+  Omit<P2PNodeOptions, 'chain' | 'log' | 'peers' | 'rateLimits'>
+>;
+
+export function resolveP2POptions(options: P2PNodeOptions): ResolvedP2POptions {
+  const d = DEFAULT_P2P_OPTIONS;
+  return {
+    dir: options.dir,
+    host: options.host ?? d.host,
+    port: options.port ?? d.port,
+    defaultPeerPort: options.defaultPeerPort ?? d.defaultPeerPort,
+    appVersion: options.appVersion,
+    netProtocol: options.netProtocol,
+    maxConnections: options.maxConnections ?? d.maxConnections,
+    maxPendingInbound: options.maxPendingInbound ?? d.maxPendingInbound,
+    maxInboundPerIp: options.maxInboundPerIp ?? d.maxInboundPerIp,
+    inboundConnectionsPerSecond:
+      options.inboundConnectionsPerSecond ?? d.inboundConnectionsPerSecond,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? d.handshakeTimeoutMs,
+    statusIntervalMs: options.statusIntervalMs ?? d.statusIntervalMs,
+    dialIntervalMs: options.dialIntervalMs ?? d.dialIntervalMs,
+    helloTimeoutMs: options.helloTimeoutMs ?? d.helloTimeoutMs,
+    autoBlacklistMs: options.autoBlacklistMs ?? d.autoBlacklistMs,
+    manualBlacklistMs: options.manualBlacklistMs ?? d.manualBlacklistMs,
+    startupGraceMs: options.startupGraceMs ?? d.startupGraceMs,
+    discoveryIntervalMs: options.discoveryIntervalMs ?? d.discoveryIntervalMs,
+    rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? d.rebroadcastIntervalMs,
+    syncRetryMs: options.syncRetryMs ?? d.syncRetryMs,
+    maxRollback: options.maxRollback ?? d.maxRollback,
+  };
+}
