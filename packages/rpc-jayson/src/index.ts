@@ -14,6 +14,7 @@ export {
   type CallContext,
   type CreateRpcServerOptions,
   DEFAULT_RPC_SERVER_OPTIONS,
+  type GetRoute,
   type Handler,
   type Handlers,
   isLoopbackAddress,

@@ -20,6 +20,9 @@ export interface CallContext {
   loopback: boolean;
 }
 
+/** Answers one GET path of the RPC port (the HTTP front's route table). */
+export type GetRoute = (req: IncomingMessage, res: ServerResponse) => void;
+
 export type Handler<M extends MethodName> = (
   params: HandlerParamsOf<M>,
   context: CallContext,
@@ -63,7 +66,12 @@ export interface RpcServerOptions {
   cookieFile?: string;
   /** Allow key-material methods (dumpPrivateKey, privSendTo, ...) off loopback. */
   allowKeys: boolean;
-  /** Handles GET requests (returns true when it answered); without it GET gets 405. */
+  /**
+   * GET routes by exact path (query ignored), e.g. probes: tried before `onGet`, after the same
+   * Host and credential checks as every call.
+   */
+  getRoutes?: Readonly<Record<string, GetRoute>>;
+  /** Handles the other GET requests (returns true when it answered); without it GET gets 405. */
   onGet?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Decides whether an address is loopback (injectable for tests). */
   isLoopbackAddress: (address: string) => boolean;

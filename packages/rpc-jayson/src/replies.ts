@@ -16,6 +16,7 @@ export interface JsonRpcResponse {
 }
 
 const NUMERIC_ID = /^-?\d+$/;
+const MAX_ECHOED_NAME_LENGTH = 64;
 
 export const INTERNAL_ERROR = jsonRpcError(
   RpcErrorCode.INTERNAL_ERROR,
@@ -45,4 +46,11 @@ export function nestedId(id: string | null): number | string | null {
   if (id === null || !NUMERIC_ID.test(id)) return id;
   const n = Number(id);
   return Number.isSafeInteger(n) ? n : id;
+}
+
+/** A name sent by the caller (a method, a host), cut short before an error message echoes it. */
+export function echoName(name: string): string {
+  return name.length > MAX_ECHOED_NAME_LENGTH
+    ? `${name.slice(0, MAX_ECHOED_NAME_LENGTH)}...`
+    : name;
 }

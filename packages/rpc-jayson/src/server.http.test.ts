@@ -76,6 +76,44 @@ describe('HTTP method and content type', () => {
     expect(reply).toEqual({ status: 200, text: '<h1>explorer</h1>' });
   });
 
+  it('answers GET paths of the route table, query ignored, before onGet and behind credentials', async () => {
+    const t = await serve({
+      auth: { user: 'u', password: 'p' },
+      getRoutes: {
+        '/health': (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('ok');
+        },
+      },
+      onGet: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('page');
+        return true;
+      },
+    });
+    const get = (path: string, authorization?: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const headers = authorization === undefined ? {} : { authorization };
+        httpRequest(
+          { host: '127.0.0.1', port: t.port, method: 'GET', path, agent: false, headers },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+    const credentials = `Basic ${Buffer.from('u:p').toString('base64')}`;
+    expect(await get('/health', credentials)).toEqual({ status: 200, text: 'ok' });
+    expect(await get('/health?verbose=1', credentials)).toEqual({ status: 200, text: 'ok' });
+    expect(await get('/other', credentials)).toEqual({ status: 200, text: 'page' });
+    expect((await get('/health')).status).toBe(401);
+  });
+
   it.each([['text/plain'], ['application/jsonx'], ['application/x-www-form-urlencoded'], ['']])(
     'refuses Content-Type %j with 415',
     async (contentType) => {

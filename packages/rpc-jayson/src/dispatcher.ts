@@ -1,0 +1,358 @@
+/**
+ * JSON-RPC 2.0 dispatch, whatever carries the request: the body's shape (batches, ids, the request
+ * object), param coercion from the catalogue, the result cache, jayson dispatch and the call
+ * statistics. A transport (the HTTP front, a WebSocket) hands it the body text and who is calling,
+ * and sends back the reply text it returns; undefined means nothing to send (only notifications).
+ */
+import { performance } from 'node:perf_hooks';
+import jayson from 'jayson/promise/index.js';
+import { callStatsTable, type MethodCounter } from './call-stats.js';
+import { catalogue, type MethodName, type MethodSpec } from './catalogue/index.js';
+import type { CallStat } from './catalogue/results.js';
+import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
+import { didYouMeanHint } from './did-you-mean.js';
+import { recoverDuplicateKeys } from './duplicate-keys.js';
+import { jsonRpcError, RpcError, RpcErrorCode, toJsonRpcError } from './errors.js';
+import { RequestBody } from './exact-json.js';
+import {
+  type AnyHandler,
+  invokeHandler,
+  isThenable,
+  type JaysonCallback,
+} from './invoke-handler.js';
+import type { CallContext, Handlers, Logger } from './options.js';
+import {
+  echoName,
+  errorResponse,
+  INTERNAL_ERROR,
+  invalidRequest,
+  type JsonRpcResponse,
+  nestedId,
+  PARSE_ERROR_BODY,
+  type Reply,
+  serializedResult,
+} from './replies.js';
+import {
+  exactRequest,
+  isPlainObject,
+  moveBesideMethod,
+  responseId,
+  TOO_DEEP_MESSAGE,
+} from './request-shape.js';
+import { ResultCache, resultCacheKey } from './result-cache.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+type JaysonMethod = (params: unknown, context: CallContext, callback: JaysonCallback) => void;
+
+export interface DispatcherOptions {
+  handlers: Partial<Handlers>;
+  /** Largest batch; larger ones get one -32600 error. */
+  maxBatch: number;
+  /** Whether a key-material method may run for this caller (an access rule of the transport's). */
+  keysAllowed: (context: CallContext) => boolean;
+  /** See RpcServerOptions.resultCacheEntries and stateVersion. */
+  resultCacheEntries: number;
+  stateVersion?: () => number;
+  log?: Logger;
+}
+
+export interface Dispatcher {
+  /**
+   * Answers one request body (a call or a batch): the reply text, or undefined when there is
+   * nothing to answer (notifications only). Synchronous when every handler it runs is.
+   */
+  handle(body: string, context: CallContext): MaybePromise<string | undefined>;
+  /** Per-method call statistics sorted by method, TOTAL last (what rpcCallStats returns). */
+  callStats(): CallStat[];
+}
+
+interface CompiledMethod {
+  readonly name: MethodName;
+  readonly spec: MethodSpec;
+  readonly table: ParamTable;
+  readonly keyMaterial: boolean;
+  readonly cacheable: boolean;
+  readonly counter: MethodCounter;
+}
+
+/** Per request body: who is calling, and the raw body for the duplicate-key re-read. */
+interface RequestState {
+  readonly context: CallContext;
+  readonly body: RequestBody;
+}
+
+function notAvailable(name: string): AnyHandler {
+  return () => {
+    throw new RpcError(
+      RpcErrorCode.NOT_AVAILABLE,
+      'NOT_AVAILABLE',
+      `method '${name}' is not available yet`,
+    );
+  };
+}
+
+function isCacheable(spec: MethodSpec): boolean {
+  // Cached by their params as sent (so only methods whose params are all in `params`), and a
+  // hit skips every check but the params': never a method that needs the caller checked.
+  return (
+    spec.cacheable === true &&
+    spec.keyMaterial !== true &&
+    !spec.nestedResult &&
+    spec.paramsBesideMethod === undefined &&
+    spec.duplicateKeys === undefined
+  );
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { handlers, log, maxBatch, keysAllowed } = options;
+  const methodNames = Object.keys(catalogue) as MethodName[];
+  const methods = new Map<string, CompiledMethod>();
+  const jaysonMethods: Record<string, JaysonMethod> = {};
+  for (const name of methodNames) {
+    const spec: MethodSpec = catalogue[name];
+    const handler = (handlers[name] as AnyHandler | undefined) ?? notAvailable(name);
+    methods.set(name, {
+      name,
+      spec,
+      table: compileParamTable(spec),
+      keyMaterial: spec.keyMaterial === true,
+      cacheable: isCacheable(spec),
+      counter: { method: name, calls: 0, milliseconds: 0 },
+    });
+    jaysonMethods[name] = (params, context, callback) =>
+      invokeHandler(handler, name, params, context, callback, log);
+  }
+  const jaysonServer = new jayson.Server(jaysonMethods, { useContext: true });
+  const stateVersion = options.stateVersion;
+  const resultCache =
+    stateVersion === undefined || options.resultCacheEntries === 0
+      ? undefined
+      : new ResultCache(stateVersion, options.resultCacheEntries);
+
+  /**
+   * The time the last call ended: in a batch, a call answered synchronously starts when the one
+   * before it ended, which saves a clock read per call.
+   */
+  let clock = 0;
+
+  function record(method: CompiledMethod, startedMs: number): void {
+    clock = performance.now();
+    const milliseconds = clock - startedMs;
+    method.counter.calls++;
+    method.counter.milliseconds += milliseconds;
+    if (log !== undefined && log.isLevelEnabled?.('debug') !== false) {
+      log.debug({ method: method.name, ms: milliseconds }, 'rpc call');
+    }
+  }
+
+  /**
+   * Runs the call through jayson. Synchronous handlers answer synchronously (no promise per call),
+   * which keeps batches cheap.
+   */
+  function dispatch(
+    method: CompiledMethod,
+    params: Record<string, unknown>,
+    id: string | null,
+    notification: boolean,
+    context: CallContext,
+    startedMs: number,
+  ): MaybePromise<JsonRpcResponse | undefined> {
+    let settled = false;
+    let value: JsonRpcResponse | undefined;
+    let resolveLater: ((response: JsonRpcResponse | undefined) => void) | undefined;
+    // jayson treats a null id as a notification; the real id is put back on the response.
+    const request = notification
+      ? { jsonrpc: '2.0', method: method.name, params }
+      : { jsonrpc: '2.0', method: method.name, params, id: id ?? '' };
+    jaysonServer.call(request, context, (failed: unknown, succeeded: unknown) => {
+      record(method, startedMs);
+      let response = (failed ?? succeeded) as JsonRpcResponse | undefined;
+      if (notification) response = undefined;
+      else if (response !== undefined) {
+        response.id = id;
+        if (method.spec.nestedResult && response.error === undefined) {
+          response.result = { result: response.result, id: nestedId(id), jsonrpc: '2.0' };
+        }
+      }
+      if (resolveLater === undefined) {
+        settled = true;
+        value = response;
+      } else resolveLater(response);
+    });
+    if (settled) return value;
+    return new Promise((resolve) => {
+      resolveLater = resolve;
+    });
+  }
+
+  /** One request object of a body: a response, or undefined for a notification. */
+  function processCall(
+    entry: unknown,
+    state: RequestState,
+    batchIndex: number | undefined,
+  ): MaybePromise<Reply | undefined> {
+    if (!isPlainObject(entry)) return invalidRequest(null, 'request must be an object');
+    const name = entry.method;
+    const method = typeof name === 'string' ? methods.get(name) : undefined;
+    const request = exactRequest(entry, state.body, batchIndex, method?.spec.paramsBesideMethod);
+    if (request === undefined) return invalidRequest(null, TOO_DEEP_MESSAGE);
+    const notification = request.id === undefined;
+    const id = responseId(request.id);
+    if (id === undefined) return invalidRequest(null, 'id must be a string, a number or null');
+    if (request.jsonrpc !== '2.0') return invalidRequest(id, "jsonrpc must be exactly '2.0'");
+    if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
+    let params: unknown = request.params;
+    if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
+      return invalidRequest(id, 'params must be an object or an array');
+    }
+
+    if (method === undefined) {
+      if (notification) return undefined;
+      return errorResponse(
+        id,
+        jsonRpcError(
+          RpcErrorCode.METHOD_NOT_FOUND,
+          'METHOD_NOT_FOUND',
+          `method '${echoName(name)}' not found${didYouMeanHint(name, methodNames)}`,
+        ),
+      );
+    }
+
+    const startedMs = batchIndex === undefined ? performance.now() : clock;
+    // A repeat is found by its params as sent: coercion is a pure function of them, and only
+    // params that coerced without error ever had a result kept.
+    const cacheKey =
+      method.cacheable && !notification && resultCache !== undefined
+        ? resultCacheKey(name, params)
+        : undefined;
+    if (cacheKey !== undefined) {
+      const cached = resultCache!.get(cacheKey);
+      if (cached !== undefined) {
+        record(method, startedMs);
+        return serializedResult(id, cached);
+      }
+    }
+    const { spec } = method;
+    let coerced: Record<string, unknown>;
+    try {
+      if (method.keyMaterial && !keysAllowed(state.context)) {
+        throw new RpcError(
+          RpcErrorCode.KEYS_NOT_ALLOWED,
+          'KEYS_NOT_ALLOWED',
+          `method '${name}' uses private keys and is refused off loopback; the server must be started with allowKeys`,
+        );
+      }
+      if (spec.paramsBesideMethod !== undefined) {
+        params = moveBesideMethod(request, params, spec.paramsBesideMethod);
+      }
+      if (spec.duplicateKeys !== undefined && isPlainObject(params)) {
+        params = recoverDuplicateKeys(
+          state.body.syntaxTree,
+          batchIndex,
+          spec.duplicateKeys,
+          params,
+        );
+      }
+      coerced = coerceParams(method.table, params);
+    } catch (err) {
+      record(method, startedMs);
+      return notification ? undefined : errorResponse(id, toJsonRpcError(err, log, name));
+    }
+    if (cacheKey !== undefined) {
+      return dispatchAndKeep(resultCache!, cacheKey, method, coerced, id, state.context, startedMs);
+    }
+    return dispatch(method, coerced, id, notification, state.context, startedMs);
+  }
+
+  /** A cacheable call not in the cache: run, and its result kept for the next caller. */
+  function dispatchAndKeep(
+    cache: ResultCache,
+    key: string,
+    method: CompiledMethod,
+    params: Record<string, unknown>,
+    id: string | null,
+    context: CallContext,
+    startedMs: number,
+  ): MaybePromise<Reply | undefined> {
+    const version = cache.versionNow();
+    const keep = (response: JsonRpcResponse | undefined): Reply | undefined => {
+      if (response === undefined || response.error !== undefined) return response;
+      let json: string;
+      try {
+        json = JSON.stringify(response.result);
+      } catch {
+        return response; // serialize() answers -32603 for it
+      }
+      cache.set(key, json, version);
+      return serializedResult(id, json);
+    };
+    const response = dispatch(method, params, id, false, context, startedMs);
+    return isThenable(response) ? response.then(keep) : keep(response);
+  }
+
+  /** One response as JSON; a result JSON cannot hold (a bigint, a cycle) becomes -32603. */
+  function serialize(response: Reply): string {
+    if (typeof response === 'string') return response;
+    try {
+      return JSON.stringify(response);
+    } catch (err) {
+      log?.error({ err }, 'RPC result is not serialisable');
+      return JSON.stringify(errorResponse(response.id, INTERNAL_ERROR));
+    }
+  }
+
+  function replyText(response: Reply | undefined): string | undefined {
+    return response === undefined ? undefined : serialize(response);
+  }
+
+  function batchText(settled: (Reply | undefined)[]): string | undefined {
+    const responses = settled.filter((response) => response !== undefined);
+    if (responses.length === 0) return undefined;
+    if (!responses.some((response) => typeof response === 'string')) {
+      try {
+        return JSON.stringify(responses);
+      } catch {
+        // one of them cannot be serialised: each on its own below
+      }
+    }
+    return `[${responses.map(serialize).join(',')}]`;
+  }
+
+  function handleBatch(batch: unknown[], state: RequestState): MaybePromise<string | undefined> {
+    if (batch.length === 0) return JSON.stringify(invalidRequest(null, 'empty batch'));
+    if (batch.length > maxBatch) {
+      const message = `batch too large (${batch.length} > ${maxBatch})`;
+      return JSON.stringify(invalidRequest(null, message));
+    }
+    const results: MaybePromise<Reply | undefined>[] = new Array(batch.length);
+    let pending = false;
+    clock = performance.now();
+    for (let i = 0; i < batch.length; i++) {
+      const result = processCall(batch[i], state, i);
+      if (isThenable(result)) pending = true;
+      results[i] = result;
+    }
+    if (pending) return Promise.all(results).then(batchText);
+    return batchText(results as (Reply | undefined)[]);
+  }
+
+  function handle(body: string, context: CallContext): MaybePromise<string | undefined> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return PARSE_ERROR_BODY;
+    }
+    const state: RequestState = { context, body: new RequestBody(body, parsed) };
+    if (Array.isArray(parsed)) return handleBatch(parsed, state);
+    const response = processCall(parsed, state, undefined);
+    return isThenable(response) ? response.then(replyText) : replyText(response);
+  }
+
+  return {
+    handle,
+    callStats() {
+      return callStatsTable([...methods.values()].map((method) => method.counter));
+    },
+  };
+}
