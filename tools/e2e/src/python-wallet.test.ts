@@ -16,7 +16,7 @@ import {
   type WalletInfo,
   waitFor,
 } from './harness/chain';
-import { call, type NodeProcess, startNode } from './harness/node-process';
+import { call, type NodeProcess, rpc, startNode } from './harness/node-process';
 
 const PY_DIR = join(import.meta.dirname, '..', 'py');
 const PYTHON = process.env.PYTHON ?? 'python3';
@@ -326,11 +326,26 @@ describe.skipIf(!hasPython)('a wallet in Python, from docs/wire-format.md alone'
       const python = await wallet<boolean[]>(['verify-message'], {
         input: JSON.stringify(variants),
       });
-      const nodes: boolean[] = [];
-      for (const data of variants)
-        nodes.push(await call<boolean>(node.url, 'verifyMessage', { data }));
-      expect(python).toEqual(nodes);
-      expect(python).toEqual([true, true, true, false, false, true, false, false, false, false]);
+      // The node answers a malformed object (no recovery id, a 0x prefix) with an error naming
+      // the field; the Python wallet just says false.
+      const nodes: Array<boolean | 'malformed'> = [];
+      for (const data of variants) {
+        const reply = await rpc(node.url, 'verifyMessage', { data });
+        nodes.push(reply.error === undefined ? (reply.result as boolean) : 'malformed');
+      }
+      expect(nodes).toEqual([
+        true,
+        true,
+        true,
+        false,
+        'malformed',
+        true,
+        'malformed',
+        'malformed',
+        false,
+        false,
+      ]);
+      expect(python).toEqual(nodes.map((verdict) => verdict === true));
     }
   });
 
@@ -520,7 +535,10 @@ describe.skipIf(!hasPython)('a wallet in Python, from docs/wire-format.md alone'
     expect(start.op).toMatchObject({ optype: 19, subtype: 1 });
     // Signed offline, blockchainStart does not load the mine wallet's key into the node (the RPC
     // method, given minepass, does): until it is unlocked there, the chain stops at the new
-    // producer's turn (two producers: one may not sign two blocks in a row).
+    // producer's turn (two producers: one may not sign two blocks in a row). The node says so.
+    await waitFor('the warning that the new producer has no key loaded', async () =>
+      new RegExp(`${mine}[^\\n]* key is not loaded`).test(node.stdout() + node.stderr()),
+    );
     expect(await call(node.url, 'unlockWallet', { wallet: mine, passphrase: 'mp' })).toBe(true);
     expect(await call(node.url, 'getNodePart', { wallet: top.address })).toMatchObject({
       result: { state: 'MN', code },

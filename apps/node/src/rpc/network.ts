@@ -9,7 +9,8 @@ import type { NodeContext } from './context';
  * nodeStatus / nodeSearch. `ready`: networking is on and this node is at the best tip it knows of
  * (not syncing); `ready_s` says why not; `status_s`: Running, Syncing or Stopped; `port`: the P2P
  * port listened on; `blocks`: block count; `genesis`: the genesis hash (64 hex) that every operation
- * signature commits to (docs/wire-format.md), so offline wallets can sign; `netstats` and
+ * signature commits to (docs/wire-format.md), so offline wallets can sign; `prefix`: the network's
+ * address prefix; `netstats` and
  * `nodeservers`: see @chain/p2p-libp2p's NetStats and KnownServer (IPs masked).
  */
 export function nodeStatus(node: NodeContext) {
@@ -34,6 +35,7 @@ export function nodeStatus(node: NodeContext) {
     netprotocol: { ...NET_PROTOCOL },
     blocks: node.chain.blockCount(),
     genesis: bytesToHex(node.chain.genesisHash),
+    prefix: node.chain.prefix,
     datafolder: node.datadir,
     netstats: stats,
     nodeservers: network.knownServers().map((server) => ({

@@ -261,6 +261,8 @@ export interface NodeStatus {
    * (docs/wire-format.md). Not getBlockInfo(0).hash, which is block 0's header hash.
    */
   genesis: string;
+  /** Extension: the network's 2-character address prefix (every address starts with it). */
+  prefix: string;
   datafolder: string;
   netstats: NetStats;
   nodeservers: NodeServer[];

@@ -141,6 +141,7 @@ const FIELD_NOTES: Record<string, string> = {
   'BlockInfo.nopsp': 'operations that pay a fee',
   'BlockInfo.niopsp': 'zero-fee operations',
   'BlockInfo.trx_fee': 'fees of the block, native base units',
+  'NodeStatus.prefix': "the network's 2-character address prefix (docs/wire-format.md)",
   'NodeStatus.genesis':
     'genesis hash, 64 hex: what operation signatures commit to (docs/wire-format.md)',
 };
