@@ -1,3 +1,11 @@
+export {
+  createDevnet,
+  type DevnetAccount,
+  type DevnetManifest,
+  type DevnetNodeEntry,
+  type DevnetPlan,
+  readDevnet,
+} from './commands/devnet-setup';
 export { createLogger } from './logger';
 export { type ChainNode, createNode, type DevWallet, isLoopbackHost, loadGenesis } from './node';
 export {
