@@ -61,9 +61,9 @@ function delayedPipe(
 ): () => number {
   const queue: Array<{ due: number; chunk: Buffer | null }> = [];
   let lastDue = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let scheduled = false;
   const flush = () => {
-    timer = undefined;
+    scheduled = false;
     const now = Date.now();
     while (queue.length > 0 && queue[0]!.due <= now) {
       const { chunk } = queue.shift()!;
@@ -71,12 +71,18 @@ function delayedPipe(
       if (chunk === null) to.end();
       else to.write(chunk);
     }
-    if (queue.length > 0) timer = setTimeout(flush, queue[0]!.due - now);
+    if (queue.length > 0) {
+      scheduled = true;
+      setTimeout(flush, queue[0]!.due - now);
+    }
   };
   const enqueue = (chunk: Buffer | null) => {
     lastDue = Math.max(Date.now() + delay(), lastDue);
     queue.push({ due: lastDue, chunk });
-    timer ??= setTimeout(flush, queue[0]!.due - Date.now());
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(flush, queue[0]!.due - Date.now());
+    }
   };
   from.on('data', (chunk: Buffer) => {
     count(chunk.length);

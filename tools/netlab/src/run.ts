@@ -27,7 +27,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '7' },
     report: { type: 'string', default: 'netlab-report.json' },
     'block-time': { type: 'string', default: '500' },
-    'steady-s': { type: 'string', default: '40' },
+    'steady-s': { type: 'string', default: '30' },
     'partition-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
   },
@@ -96,7 +96,7 @@ async function setupLoad(lab: Lab): Promise<Load> {
     last = op.ophash;
   }
   await mined(lab, last);
-  return new Load({ wallets, passphrase, token: created.token, pauseMs: 400 });
+  return new Load({ wallets, passphrase, token: created.token, pauseMs: 700 });
 }
 
 /** Waits until no node has pending operations and all agree on the tip. */

@@ -23,6 +23,9 @@ export interface ScenarioContext {
   log: (line: string) => void;
 }
 
+/** Load before the steady-state window opens. */
+const STEADY_WARM_UP_MS = 10_000;
+
 /** The documented out-of-turn delay: 1500 ms plus up to 1000 ms of random wiggle. */
 const OUT_OF_TURN_MAX_MS = 2500;
 
@@ -55,6 +58,8 @@ export async function steadyState(
   await capBandwidth(slowNode.index, 1000);
   log(`steady state: ${durationMs / 1000} s of load, ${slowNode.name} capped to 1 Mbit/s`);
   load.scenario = 'steady-state';
+  // The first seconds of load unlock every wallet's key and fill the gossip meshes: not steady.
+  await sleep(STEADY_WARM_UP_MS);
   const from = Date.now();
   await sleep(durationMs);
   const to = Date.now();

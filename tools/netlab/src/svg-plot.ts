@@ -34,7 +34,7 @@ const WIDTH = 900;
 const PANEL_HEIGHT = 260;
 const MARGIN = { left: 70, right: 150, top: 30, bottom: 40 };
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -53,7 +53,7 @@ function panelSvg(panel: Panel, top: number, xMax: number): string {
   const x = (v: number) => MARGIN.left + (v / (xMax || 1)) * plotW;
   const y = (v: number) => top + MARGIN.top + plotH - (v / yMax) * plotH;
   const out: string[] = [
-    `<text x="${MARGIN.left}" y="${top + 18}" font-size="14" font-weight="bold">${escape(panel.title)}</text>`,
+    `<text x="${MARGIN.left}" y="${top + 18}" font-size="14" font-weight="bold">${escapeXml(panel.title)}</text>`,
     `<rect x="${MARGIN.left}" y="${top + MARGIN.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`,
   ];
   for (let k = 0; k <= 4; k++) {
@@ -68,13 +68,13 @@ function panelSvg(panel: Panel, top: number, xMax: number): string {
     );
   }
   out.push(
-    `<text x="16" y="${top + MARGIN.top + plotH / 2}" font-size="11" transform="rotate(-90 16 ${top + MARGIN.top + plotH / 2})" text-anchor="middle">${escape(panel.yLabel)}</text>`,
+    `<text x="16" y="${top + MARGIN.top + plotH / 2}" font-size="11" transform="rotate(-90 16 ${top + MARGIN.top + plotH / 2})" text-anchor="middle">${escapeXml(panel.yLabel)}</text>`,
   );
   if (panel.reference) {
     const ry = y(panel.reference.y);
     out.push(
       `<line x1="${MARGIN.left}" x2="${MARGIN.left + plotW}" y1="${ry}" y2="${ry}" stroke="#d62728" stroke-dasharray="6 4"/>`,
-      `<text x="${MARGIN.left + plotW - 4}" y="${ry - 4}" font-size="11" fill="#d62728" text-anchor="end">${escape(panel.reference.label)}</text>`,
+      `<text x="${MARGIN.left + plotW - 4}" y="${ry - 4}" font-size="11" fill="#d62728" text-anchor="end">${escapeXml(panel.reference.label)}</text>`,
     );
   }
   panel.series.forEach((series, i) => {
@@ -94,7 +94,7 @@ function panelSvg(panel: Panel, top: number, xMax: number): string {
     const ly = top + MARGIN.top + 12 + i * 16;
     out.push(
       `<rect x="${WIDTH - MARGIN.right + 12}" y="${ly - 9}" width="10" height="10" fill="${color}"/>`,
-      `<text x="${WIDTH - MARGIN.right + 28}" y="${ly}" font-size="11">${escape(series.name)}</text>`,
+      `<text x="${WIDTH - MARGIN.right + 28}" y="${ly}" font-size="11">${escapeXml(series.name)}</text>`,
     );
   });
   return out.join('\n');
