@@ -1,7 +1,7 @@
 /**
  * A chain-node process of the lab, run inside its namespace with `ip netns exec`: RPC and P2P bound
  * to its own address (RPC with Basic auth), its peers reached through their relay addresses, its
- * JSON log (debug level: one record per block, which the propagation figures read) in a file.
+ * JSON log (info level: one `block` record per block, which the propagation figures read) in a file.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -90,7 +90,7 @@ export class LabNode {
       '--block-time',
       String(this.config.blockTimeMs),
       '--log-level',
-      'debug',
+      'info',
     ];
   }
 

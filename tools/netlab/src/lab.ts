@@ -16,7 +16,7 @@ import {
   relayAddress,
   removeLeftovers,
 } from './netns';
-import { createRelay, type Relay } from './relay';
+import { createRelayControl, type RelayControl, type RelayMode } from './relay-control';
 
 export interface LabConfig {
   /** Nodes of the network (the late joiner is one more, started later). */
@@ -26,6 +26,8 @@ export interface LabConfig {
   blockTimeMs: number;
   latencyMs: number;
   jitterMs: number;
+  /** Where the delay relay runs: its own process (default) or inside the lab's. */
+  relayMode: RelayMode;
   log: (line: string) => void;
 }
 
@@ -33,7 +35,7 @@ export interface Lab {
   readonly config: LabConfig;
   readonly dir: string;
   readonly manifest: DevnetManifest;
-  readonly relay: Relay;
+  readonly relay: RelayControl;
   /** The network's nodes, then the late joiner (not started by `startNetwork`). */
   readonly nodes: LabNode[];
   readonly lateJoiner: LabNode;
@@ -68,13 +70,15 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
         rpcPassword,
       }),
   );
-  const relay = createRelay({
-    nodes: all,
-    port: P2P_PORT,
-    nodeAddress,
-    relayAddress,
-    delay: { latencyMs: config.latencyMs, jitterMs: config.jitterMs },
-  });
+  const relay = createRelayControl(
+    config.relayMode,
+    {
+      nodes: all,
+      port: P2P_PORT,
+      delay: { latencyMs: config.latencyMs, jitterMs: config.jitterMs },
+    },
+    { nodeAddress, relayAddress },
+  );
   return {
     config,
     dir,

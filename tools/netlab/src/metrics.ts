@@ -1,5 +1,5 @@
 /**
- * What the lab measures: when each node took each block (from the `block` records of its debug
+ * What the lab measures: when each node took each block (from the `block` records of its info
  * log, stamped by the node itself), tip heights over time (sampled by RPC), and the fate of every
  * acknowledged operation.
  */

@@ -9,6 +9,8 @@
  * Every name starts with LAB_PREFIX: `removeLeftovers` deletes whatever a crashed run left behind.
  */
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -141,4 +143,15 @@ export async function capBandwidth(i: number, kbit: number): Promise<void> {
     'root',
     ...tbf,
   ]);
+}
+
+/**
+ * Gives the lab (this process and, inherited, its nodes and relay) the scheduling priority `nice`.
+ * On a machine shared with other work the figures should be the network's, not the neighbours':
+ * with autogroup scheduling (Linux's default for sessions) a process's nice only counts inside its
+ * session, so the session's autogroup gets the same nice.
+ */
+export async function raisePriority(nice: number): Promise<void> {
+  setPriority(nice);
+  await writeFile('/proc/self/autogroup', String(nice)).catch(() => undefined);
 }

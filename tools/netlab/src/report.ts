@@ -3,7 +3,6 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Acknowledged } from './load';
 import type { PropagationSample, TipSample } from './metrics';
-import type { ScenarioResult } from './scenarios';
 import { renderSvg } from './svg-plot';
 
 export interface LabReport {

@@ -4,12 +4,14 @@
  * SVG) and exits non-zero when a scenario failed. Exits 0 with a message when the machine cannot
  * host the lab (not root, no `ip netns`).
  */
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Lab, startNetwork, withLab } from './lab';
 import { Load, type LoadWallet, sleep } from './load';
 import { audit, percentile, propagation, TipSampler } from './metrics';
-import { labUnavailable } from './netns';
+import { labUnavailable, raisePriority } from './netns';
+import type { RelayMode } from './relay-control';
 import { type LabReport, writeReport } from './report';
 import type { LabOperation } from './rpc';
 import {
@@ -21,6 +23,7 @@ import {
   type ScenarioResult,
   steadyState,
 } from './scenarios';
+import { SystemSampler } from './system-stats';
 
 const { values } = parseArgs({
   options: {
@@ -30,9 +33,15 @@ const { values } = parseArgs({
     'steady-s': { type: 'string', default: '30' },
     'partition-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
+    relay: { type: 'string', default: 'process' },
+    /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
+    nice: { type: 'string', default: '-10' },
+    /** Comma-separated subset of steady,kill,partition,late (all by default): for investigations. */
+    scenarios: { type: 'string', default: 'steady,kill,partition,late' },
   },
 });
 
+const only = new Set(values.scenarios!.split(','));
 const t0 = Date.now();
 const log = (line: string) => {
   process.stdout.write(`[netlab +${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
@@ -118,22 +127,27 @@ async function runLab(lab: Lab): Promise<LabReport> {
   log('all nodes connected; setting up the load (token, wallets)');
   const load = await setupLoad(lab);
   const sampler = new TipSampler(() => [...lab.nodes, lab.lateJoiner]);
+  const system = new SystemSampler(() => [...lab.nodes, lab.lateJoiner], lab.relay);
   const startedAt = Date.now();
   sampler.start();
+  system.start();
   load.start();
-  const ctx: ScenarioContext = { lab, load, log };
+  const ctx: ScenarioContext = { lab, load, system, log };
   const results: ScenarioResult[] = [];
   const slowNode = lab.nodes[lab.nodes.length - 1]!;
   const steadyMs = Number(values['steady-s']) * 1000;
-  results.push(...(await steadyState(ctx, steadyMs, slowNode)));
-  results.push(await producerKill(ctx));
+  if (only.has('steady')) results.push(...(await steadyState(ctx, steadyMs, slowNode)));
+  if (only.has('kill')) results.push(await producerKill(ctx));
   const doubleSpender = lab.manifest.accounts[lab.manifest.accounts.length - 1]!;
-  results.push(await partition(ctx, Number(values['partition-s']) * 1000, doubleSpender));
+  if (only.has('partition')) {
+    results.push(await partition(ctx, Number(values['partition-s']) * 1000, doubleSpender));
+  }
   await load.stop();
-  results.push(await lateJoiner(ctx));
+  if (only.has('late')) results.push(await lateJoiner(ctx));
   log('settling: waiting for every pending operation to be mined');
   await settle(lab);
   sampler.stop();
+  system.stop();
   const result = await audit(lab.nodes[1]!, load.acknowledged);
   log(
     `audit: ${result.acknowledged} acknowledged, ${result.mined} mined, ${result.conflicting} conflicting, ${result.lost.length} lost`,
@@ -146,7 +160,9 @@ async function runLab(lab: Lab): Promise<LabReport> {
   };
   results.push(auditResult);
   const samples = await propagation(lab.nodes, startedAt, Date.now());
-  const steady = results.find((r) => r.name === 'steady_state')!;
+  const steady = results.find((r) => r.name === 'steady_state') ?? {
+    figures: {} as Record<string, unknown>,
+  };
   const by = (name: string) => results.find((r) => r.name === name);
   const report: LabReport = {
     nodes: lab.nodes.length,
@@ -190,6 +206,14 @@ if (unavailable) {
   process.stdout.write(`netlab skipped: ${unavailable}\n`);
   process.exit(0);
 }
+if (Number(values.nice) !== 0) {
+  await raisePriority(Number(values.nice));
+  log(
+    `running at nice ${values.nice} (the nodes and the relay inherit it); load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+}
 const report = await withLab(
   {
     nodes: Number(values.nodes),
@@ -198,6 +222,7 @@ const report = await withLab(
     blockTimeMs: Number(values['block-time']),
     latencyMs: 50,
     jitterMs: 10,
+    relayMode: values.relay as RelayMode,
     log,
   },
   values.keep!,

@@ -9,6 +9,7 @@ import { type Load, sleep } from './load';
 import { percentile, propagation } from './metrics';
 import { capBandwidth } from './netns';
 import type { BlockSummary, LabOperation } from './rpc';
+import { type SystemSampler, summarize } from './system-stats';
 
 export interface ScenarioResult {
   name: string;
@@ -20,6 +21,7 @@ export interface ScenarioResult {
 export interface ScenarioContext {
   lab: Lab;
   load: Load;
+  system: SystemSampler;
   log: (line: string) => void;
 }
 
@@ -70,10 +72,35 @@ export async function steadyState(
   const p50 = percentile(fast, 50);
   const p99 = percentile(fast, 99);
   const head = await converge(lab.nodes, 15_000);
+  // Where the slow deliveries were, against what the machine and the relay were doing then.
+  const system = ctx.system.between(from, to + 1000);
+  const outliers = samples
+    .filter((s) => s.node !== slowNode.name && s.ms >= 250)
+    .map((s) => {
+      const near = system.find((x) => x.at >= s.at + s.ms) ?? system[system.length - 1];
+      return {
+        height: s.height,
+        node: s.node,
+        ms: s.ms,
+        at_s: Math.round((s.at - from) / 100) / 10,
+        load1: near?.load1,
+        relay_lag_ms: near?.relayLagMaxMs,
+      };
+    });
   const steady: ScenarioResult = {
     name: 'steady_state',
     pass: blocks >= 10 && p99 < 250 && head !== undefined,
-    figures: { blocks, samples: fast.length, propagation_p50_ms: p50, propagation_p99_ms: p99 },
+    figures: {
+      blocks,
+      samples: fast.length,
+      propagation_p50_ms: p50,
+      propagation_p99_ms: p99,
+      propagation_max_ms: Math.max(0, ...fast),
+      outlier_blocks: new Set(outliers.map((o) => o.height)).size,
+      outliers,
+      system: summarize(system),
+      relay_mode: lab.relay.mode,
+    },
     notes: [
       `${blocks} blocks; propagation to the ${lab.nodes.length - 2} nodes on uncapped links: p50 ${p50} ms, p99 ${p99} ms (target p99 < 250 ms)`,
     ],
@@ -175,7 +202,7 @@ export async function partition(
   // and only the large side can keep producing (the recent-signer rule stops a lone producer).
   const small = [ids[0]!, ids[3]!, ids[4]!];
   const large = ids.filter((i) => !small.includes(i));
-  lab.relay.partition([small, large]);
+  await lab.relay.partition([small, large]);
   log(`partition: ${small.join(',')} | ${large.join(',')} for ${durationMs / 1000} s`);
   const nodeOf = (i: number) => lab.nodes.find((n) => n.index === i)!;
   await sleep(2000);
@@ -200,7 +227,7 @@ export async function partition(
   const during = await Promise.all(lab.nodes.map((n) => n.tip().catch(() => undefined)));
   await sleep(Math.max(0, durationMs - 2000));
   const sides = await Promise.all(lab.nodes.map((n) => n.tip().catch(() => undefined)));
-  lab.relay.heal();
+  await lab.relay.heal();
   const healedAt = Date.now();
   log('partition healed');
   const head = await converge(lab.nodes, 45_000);
