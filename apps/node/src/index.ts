@@ -17,4 +17,5 @@ export {
   type NodeOptions,
   resolveNodeOptions,
 } from './options';
+export { createNodeRegistry } from './registry';
 export { APP_NAME, APP_VERSION, NET_PROTOCOL } from './version';

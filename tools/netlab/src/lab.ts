@@ -16,6 +16,7 @@ import {
   relayAddress,
   removeLeftovers,
 } from './netns';
+import { type Prebuilt, prebuildChain } from './prebuild';
 import { createRelayControl, type RelayControl, type RelayMode } from './relay-control';
 
 export interface LabConfig {
@@ -26,6 +27,8 @@ export interface LabConfig {
   blockTimeMs: number;
   latencyMs: number;
   jitterMs: number;
+  /** Blocks built before the nodes start (the late joiner's backlog); 0 for none. */
+  prebuildBlocks: number;
   /** Where the delay relay runs: its own process (default) or inside the lab's. */
   relayMode: RelayMode;
   log: (line: string) => void;
@@ -39,7 +42,11 @@ export interface Lab {
   /** The network's nodes, then the late joiner (not started by `startNetwork`). */
   readonly nodes: LabNode[];
   readonly lateJoiner: LabNode;
+  /** Lab node number of the hostile node (hostile.ts): a namespace, no chain-node. */
+  readonly hostileIndex: number;
   readonly rpcPassword: string;
+  /** The chain built before the start, with the local import rate of its blocks. */
+  readonly prebuilt: Prebuilt | undefined;
 }
 
 export async function prepareLab(config: LabConfig): Promise<Lab> {
@@ -54,10 +61,23 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
     network: 'netlab',
     passphrase: 'netlab',
   });
+  let prebuilt: Prebuilt | undefined;
+  if (config.prebuildBlocks > 0) {
+    config.log(`building ${config.prebuildBlocks} blocks for the late joiner to sync`);
+    prebuilt = await prebuildChain(
+      manifest,
+      config.prebuildBlocks,
+      manifest.nodes[config.nodes]!.name,
+    );
+    config.log(
+      `built ${prebuilt.blocks} blocks in ${prebuilt.buildSeconds} s; local import of the same blocks: ${prebuilt.localImportBlocksPerS} blocks/s`,
+    );
+  }
   const logDir = join(dir, 'logs');
   await mkdir(logDir);
   const rpcPassword = randomBytes(16).toString('hex');
   const all = Array.from({ length: total }, (_, k) => k + 1);
+  const hostileIndex = total + 1;
   const nodes = all.map(
     (index) =>
       new LabNode({
@@ -86,7 +106,9 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
     relay,
     nodes: nodes.slice(0, config.nodes),
     lateJoiner: nodes[config.nodes]!,
+    hostileIndex,
     rpcPassword,
+    prebuilt,
   };
 }
 
@@ -94,6 +116,7 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
 export async function buildNetwork(lab: Lab): Promise<void> {
   await createBridge();
   for (const node of [...lab.nodes, lab.lateJoiner]) await createNodeNamespace(node.index);
+  await createNodeNamespace(lab.hostileIndex);
   await lab.relay.start();
 }
 

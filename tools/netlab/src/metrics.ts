@@ -8,6 +8,23 @@ import type { LabNode } from './lab-node';
 import type { Acknowledged } from './load';
 import type { LabOperation } from './rpc';
 
+/** The node's JSON log records (lines cut by a kill are skipped). */
+export async function logRecords(
+  node: LabNode,
+): Promise<Array<Record<string, unknown> & { time: number; msg: string }>> {
+  const text = await readFile(node.logFile, 'utf8').catch(() => '');
+  const records: Array<Record<string, unknown> & { time: number; msg: string }> = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      records.push(JSON.parse(line));
+    } catch {
+      // a line cut by a kill
+    }
+  }
+  return records;
+}
+
 /** Height -> the first time (ms) the node logged a block of that height. */
 export async function blockTimes(node: LabNode): Promise<Map<number, number>> {
   const times = new Map<number, number>();

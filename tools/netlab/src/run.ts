@@ -7,6 +7,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { hostileNode } from './hostile';
 import { type Lab, startNetwork, withLab } from './lab';
 import { Load, type LoadWallet, sleep } from './load';
 import { audit, percentile, propagation, TipSampler } from './metrics';
@@ -34,10 +35,11 @@ const { values } = parseArgs({
     'partition-s': { type: 'string', default: '60' },
     keep: { type: 'boolean', default: false },
     relay: { type: 'string', default: 'process' },
+    'prebuild-blocks': { type: 'string', default: '5000' },
     /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
     nice: { type: 'string', default: '-10' },
-    /** Comma-separated subset of steady,kill,partition,late (all by default): for investigations. */
-    scenarios: { type: 'string', default: 'steady,kill,partition,late' },
+    /** Comma-separated subset of steady,kill,partition,late,hostile (all by default). */
+    scenarios: { type: 'string', default: 'steady,kill,partition,late,hostile' },
   },
 });
 
@@ -144,6 +146,7 @@ async function runLab(lab: Lab): Promise<LabReport> {
   }
   await load.stop();
   if (only.has('late')) results.push(await lateJoiner(ctx));
+  if (only.has('hostile')) results.push(await hostileNode(ctx, lab.hostileIndex));
   log('settling: waiting for every pending operation to be mined');
   await settle(lab);
   sampler.stop();
@@ -178,7 +181,8 @@ async function runLab(lab: Lab): Promise<LabReport> {
     producer_kill_survived: by('producer_kill')?.pass ?? false,
     late_joiner_synced: by('late_joiner')?.pass ?? false,
     sync_blocks_per_s: (by('late_joiner')?.figures.sync_blocks_per_s as number | null) ?? null,
-    local_import_blocks_per_s: null,
+    local_import_blocks_per_s:
+      (by('late_joiner')?.figures.local_import_blocks_per_s as number | null) ?? null,
     propagation_p50_ms: steady.figures.propagation_p50_ms as number,
     propagation_p99_ms: steady.figures.propagation_p99_ms as number,
     scenarios: Object.fromEntries(
@@ -223,6 +227,7 @@ const report = await withLab(
     latencyMs: 50,
     jitterMs: 10,
     relayMode: values.relay as RelayMode,
+    prebuildBlocks: Number(values['prebuild-blocks']),
     log,
   },
   values.keep!,
