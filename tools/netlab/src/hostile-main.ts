@@ -54,7 +54,12 @@ async function connect(host: HostileHost, targets: string[]): Promise<Connection
       await sayHello(connection, chain);
       connections.push(connection);
     } catch (error) {
-      report({ phase: 'connect', target, error: (error as Error).message });
+      const cause = (error as Error & { cause?: Error }).cause;
+      report({
+        phase: 'connect',
+        target,
+        error: `${(error as Error).message}${cause ? `: ${cause.message}` : ''}`,
+      });
     }
   }
   return connections;

@@ -85,7 +85,7 @@ export async function hostileNode(ctx: ScenarioContext, index: number): Promise<
     invalidBlock: nodes.slice(0, half).map(target),
     genesisHashHex: Buffer.from(genesisHash(genesis)).toString('hex'),
     network: genesis.network,
-    tip: { height: before.block, hashHex: before.hash },
+    tip: { height: before.block, hashHex: before.hash.replace(/^0x/, '') },
     producer: accounts.find((a) => a > last.account) ?? accounts[0]!,
     ver: genesis.ver,
     ver_a: genesis.ver_a,

@@ -93,7 +93,8 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
   const relay = createRelayControl(
     config.relayMode,
     {
-      nodes: all,
+      // The hostile node (hostile.ts) reaches the others through the relay too.
+      nodes: [...all, hostileIndex],
       port: P2P_PORT,
       delay: { latencyMs: config.latencyMs, jitterMs: config.jitterMs },
     },

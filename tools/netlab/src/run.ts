@@ -36,6 +36,8 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     relay: { type: 'string', default: 'process' },
     'prebuild-blocks': { type: 'string', default: '5000' },
+    'latency-ms': { type: 'string', default: '50' },
+    'jitter-ms': { type: 'string', default: '10' },
     /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
     nice: { type: 'string', default: '-10' },
     /** Comma-separated subset of steady,kill,partition,late,hostile (all by default). */
@@ -224,8 +226,8 @@ const report = await withLab(
     producers: 3,
     accounts: 8,
     blockTimeMs: Number(values['block-time']),
-    latencyMs: 50,
-    jitterMs: 10,
+    latencyMs: Number(values['latency-ms']),
+    jitterMs: Number(values['jitter-ms']),
     relayMode: values.relay as RelayMode,
     prebuildBlocks: Number(values['prebuild-blocks']),
     log,
