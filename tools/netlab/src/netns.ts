@@ -9,7 +9,8 @@
  * Every name starts with LAB_PREFIX: `removeLeftovers` deletes whatever a crashed run left behind.
  */
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { promisify } from 'node:util';
 
@@ -149,9 +150,25 @@ export async function capBandwidth(i: number, kbit: number): Promise<void> {
  * Gives the lab (this process and, inherited, its nodes and relay) the scheduling priority `nice`.
  * On a machine shared with other work the figures should be the network's, not the neighbours':
  * with autogroup scheduling (Linux's default for sessions) a process's nice only counts inside its
- * session, so the session's autogroup gets the same nice.
+ * session, so the session's autogroup gets the same nice, and its own back when this process exits
+ * (the rest of the session, a shell or CI job, must not keep it).
  */
 export async function raisePriority(nice: number): Promise<void> {
   setPriority(nice);
-  await writeFile('/proc/self/autogroup', String(nice)).catch(() => undefined);
+  const before = /nice\s+(-?\d+)/.exec(await readFile(AUTOGROUP, 'utf8').catch(() => ''))?.[1];
+  if (before === undefined) return;
+  try {
+    await writeFile(AUTOGROUP, String(nice));
+  } catch {
+    return; // no autogroup scheduling here: the process nice is all there is
+  }
+  process.once('exit', () => {
+    try {
+      writeFileSync(AUTOGROUP, before);
+    } catch {
+      // the session is gone
+    }
+  });
 }
+
+const AUTOGROUP = '/proc/self/autogroup';
