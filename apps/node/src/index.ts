@@ -1,3 +1,11 @@
+export {
+  createDevnet,
+  type DevnetAccount,
+  type DevnetManifest,
+  type DevnetNodeEntry,
+  type DevnetPlan,
+  readDevnet,
+} from './commands/devnet-setup';
 export { createLogger } from './logger';
 export { type ChainNode, createNode, type DevWallet, isLoopbackHost, loadGenesis } from './node';
 export {
@@ -9,4 +17,5 @@ export {
   type NodeOptions,
   resolveNodeOptions,
 } from './options';
+export { createNodeRegistry } from './registry';
 export { APP_NAME, APP_VERSION, NET_PROTOCOL } from './version';

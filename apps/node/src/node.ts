@@ -151,8 +151,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       watchUnloadedProducerWallets(chain, keystore, producerKeys, log);
       producerKeys.onAdd(() => producer?.wake());
     }
-    chain.onBlock((block) =>
-      log.debug({ block: block.block, operations: block.operations }, 'block'),
+    // Info level: one short record per block, stamped when this node produced or imported it (the
+    // network lab reads these to measure propagation without debug logging's volume).
+    chain.onBlock((block, origin) =>
+      log.info({ block: block.block, operations: block.operations, origin }, 'block'),
     );
 
     rpc = createRpcServer({

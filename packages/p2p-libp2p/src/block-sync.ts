@@ -48,6 +48,9 @@ export interface SyncProgress {
 /** Blocks handed to the chain before the first of them is applied. */
 const IMPORT_WINDOW = 4;
 
+/** Blocks a blocks request's server reads from the store at once. */
+export const SERVE_READ_AHEAD = 64;
+
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
 
@@ -138,12 +141,23 @@ export async function serveBlocks(
   const maxBytes = Math.min(request.maxBytes, LIMITS.syncBatchBytes);
   const blocks: Uint8Array[] = [];
   let bytes = 0;
-  for (let h = first; h <= head.height && blocks.length < maxBlocks; h++) {
-    const block = await chain.getBlockBytes(h);
-    if (block === undefined) break;
-    if (blocks.length > 0 && bytes + block.length > maxBytes) break;
-    blocks.push(block);
-    bytes += block.length;
+  const last = Math.min(head.height, first + maxBlocks - 1);
+  // Reads SERVE_READ_AHEAD blocks at a time: the store answers them together, where one read at a
+  // time kept a syncing peer waiting a whole batch's reads (~0.3 s per 1,000) before every batch.
+  let full = false;
+  for (let h = first; h <= last && !full; h += SERVE_READ_AHEAD) {
+    const heights = Array.from(
+      { length: Math.min(SERVE_READ_AHEAD, last - h + 1) },
+      (_, i) => h + i,
+    );
+    for (const block of await Promise.all(heights.map((height) => chain.getBlockBytes(height)))) {
+      if (block === undefined || (blocks.length > 0 && bytes + block.length > maxBytes)) {
+        full = true;
+        break;
+      }
+      blocks.push(block);
+      bytes += block.length;
+    }
   }
   const header = encodeBlocksResponse({
     found: forkHeight !== undefined,

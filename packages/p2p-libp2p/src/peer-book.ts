@@ -15,13 +15,21 @@ export interface KnownServer extends PeerAddress {
 }
 
 const MAX_SERVERS = 1000;
-const MAX_BACKOFF_MS = 60_000;
+/** Longest wait before dialling again a server this node never reached. */
+export const MAX_BACKOFF_MS = 60_000;
+/**
+ * Longest wait before dialling again a server this node was connected to: its loss is most likely
+ * a link or a restart that ends soon (a cut network heals), and the network wants it back quickly.
+ */
+export const MAX_BACKOFF_KNOWN_MS = 8000;
 const BASE_BACKOFF_MS = 1000;
 
 /**
  * Known servers (from --peers, addNode, peer exchange and peers that connected to us, by their
  * listening port), persisted in `peers.json`, so that a restarted node dials them again; each
- * failure doubles the wait before the next attempt, up to a minute.
+ * failure doubles the wait before the next attempt, up to a minute (8 s for a server reached
+ * before). When a failing server is reached again, the network is back: the other servers reached
+ * before are dialled again at once instead of after their wait.
  */
 export class PeerBook {
   private readonly servers = new Map<string, KnownServer>();
@@ -96,18 +104,31 @@ export class PeerBook {
   connected(address: PeerAddress, peerId: string): void {
     const server = this.get(address);
     if (server === undefined) return;
+    if (server.attempts > 0) this.reachableAgain(server);
     server.lastcon = Math.floor(this.now() / 1000);
     server.attempts = 0;
     server.peerId = peerId;
     void this.saver.save().catch(() => undefined);
   }
 
+  /**
+   * A server that failed is reachable again: a link or the network came back, so the other servers
+   * reached before that are waiting out a failure are due now (their own wait may have grown long
+   * while the network was cut).
+   */
+  private reachableAgain(back: KnownServer): void {
+    for (const server of this.servers.values()) {
+      if (server !== back && server.lastcon > 0 && server.attempts > 0) server.retryAt = 0;
+    }
+  }
+
   failed(address: PeerAddress): void {
     const server = this.get(address);
     if (server === undefined) return;
     server.attempts++;
+    const cap = server.lastcon > 0 ? MAX_BACKOFF_KNOWN_MS : MAX_BACKOFF_MS;
     server.retryAt =
-      this.now() + Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.min(server.attempts, 6));
+      this.now() + Math.min(cap, BASE_BACKOFF_MS * 2 ** Math.min(server.attempts, 6));
   }
 
   flush(): Promise<void> {

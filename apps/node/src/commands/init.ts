@@ -28,6 +28,8 @@ interface InitArgs {
   network: string;
   prefix: string;
   producer: string[];
+  /** Prefunded accounts that start active, by public key (`chain-node devnet`'s wallets). */
+  wallet?: string[];
   alloc: string[];
   param: string[];
   'act-price'?: string;
@@ -94,6 +96,11 @@ export function buildGenesis(args: Omit<InitArgs, 'out' | 'force'>): Genesis {
     const address = addressFromPublicKey(args.prefix, key);
     accounts.set(address, { address, publicKey: bytesToHex(key), balance: 0n });
     producers.push(address);
+  }
+  for (const text of args.wallet ?? []) {
+    const key = parseProducerKey(text);
+    const address = addressFromPublicKey(args.prefix, key);
+    accounts.set(address, { address, publicKey: bytesToHex(key), balance: 0n });
   }
   for (const text of args.alloc) {
     const { address, balance } = parseAlloc(text, args.prefix);

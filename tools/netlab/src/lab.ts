@@ -1,0 +1,165 @@
+/**
+ * The lab's world: a devnet (chain-node's own `createDevnet`), the namespaces and bridge, the delay
+ * relay, and the node processes. `teardown` removes everything it made; `withLab` runs it also when
+ * the run fails or is interrupted (SIGINT / SIGTERM).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDevnet, type DevnetManifest } from 'chain-node';
+import { LabNode, P2P_PORT } from './lab-node';
+import {
+  createBridge,
+  createNodeNamespace,
+  nodeAddress,
+  relayAddress,
+  removeLeftovers,
+} from './netns';
+import { type Prebuilt, prebuildChain } from './prebuild';
+import { createRelayControl, type RelayControl, type RelayMode } from './relay-control';
+
+export interface LabConfig {
+  /** Nodes of the network (the late joiner is one more, started later). */
+  nodes: number;
+  producers: number;
+  accounts: number;
+  blockTimeMs: number;
+  latencyMs: number;
+  jitterMs: number;
+  /** Blocks built before the nodes start (the late joiner's backlog); 0 for none. */
+  prebuildBlocks: number;
+  /** Where the delay relay runs: its own process (default) or inside the lab's. */
+  relayMode: RelayMode;
+  log: (line: string) => void;
+}
+
+export interface Lab {
+  readonly config: LabConfig;
+  readonly dir: string;
+  readonly manifest: DevnetManifest;
+  readonly relay: RelayControl;
+  /** The network's nodes, then the late joiner (not started by `startNetwork`). */
+  readonly nodes: LabNode[];
+  readonly lateJoiner: LabNode;
+  /** Lab node number of the hostile node (hostile.ts): a namespace, no chain-node. */
+  readonly hostileIndex: number;
+  readonly rpcPassword: string;
+  /** The chain built before the start, with the local import rate of its blocks. */
+  readonly prebuilt: Prebuilt | undefined;
+}
+
+export async function prepareLab(config: LabConfig): Promise<Lab> {
+  const dir = await mkdtemp(join(tmpdir(), 'chain-netlab-'));
+  const total = config.nodes + 1;
+  const manifest = await createDevnet({
+    dir: join(dir, 'devnet'),
+    nodes: total,
+    producers: config.producers,
+    accounts: config.accounts,
+    balance: '1000000',
+    network: 'netlab',
+    passphrase: 'netlab',
+  });
+  let prebuilt: Prebuilt | undefined;
+  if (config.prebuildBlocks > 0) {
+    config.log(`building ${config.prebuildBlocks} blocks for the late joiner to sync`);
+    prebuilt = await prebuildChain(
+      manifest,
+      config.prebuildBlocks,
+      manifest.nodes[config.nodes]!.name,
+    );
+    config.log(
+      `built ${prebuilt.blocks} blocks in ${prebuilt.buildSeconds} s; local import of the same blocks: ${prebuilt.localImportBlocksPerS} blocks/s`,
+    );
+  }
+  const logDir = join(dir, 'logs');
+  await mkdir(logDir);
+  const rpcPassword = randomBytes(16).toString('hex');
+  const all = Array.from({ length: total }, (_, k) => k + 1);
+  const hostileIndex = total + 1;
+  const nodes = all.map(
+    (index) =>
+      new LabNode({
+        index,
+        manifest,
+        // Everyone dials everyone (the late joiner included: it is dialled once it listens).
+        peers: all.filter((j) => j !== index),
+        blockTimeMs: config.blockTimeMs,
+        logDir,
+        rpcPassword,
+      }),
+  );
+  const relay = createRelayControl(
+    config.relayMode,
+    {
+      // The hostile node (hostile.ts) reaches the others through the relay too.
+      nodes: [...all, hostileIndex],
+      port: P2P_PORT,
+      delay: { latencyMs: config.latencyMs, jitterMs: config.jitterMs },
+    },
+    { nodeAddress, relayAddress },
+  );
+  return {
+    config,
+    dir,
+    manifest,
+    relay,
+    nodes: nodes.slice(0, config.nodes),
+    lateJoiner: nodes[config.nodes]!,
+    hostileIndex,
+    rpcPassword,
+    prebuilt,
+  };
+}
+
+/** Namespaces, bridge and relay (before any node starts). */
+export async function buildNetwork(lab: Lab): Promise<void> {
+  await createBridge();
+  for (const node of [...lab.nodes, lab.lateJoiner]) await createNodeNamespace(node.index);
+  await createNodeNamespace(lab.hostileIndex);
+  await lab.relay.start();
+}
+
+export async function startNetwork(lab: Lab): Promise<void> {
+  await Promise.all(lab.nodes.map((node) => node.start()));
+}
+
+export async function teardown(lab: Lab | undefined, keepDir: boolean): Promise<void> {
+  if (lab) {
+    await Promise.all([...lab.nodes, lab.lateJoiner].map((node) => node.kill('SIGKILL')));
+    await lab.relay.close().catch(() => undefined);
+  }
+  await removeLeftovers();
+  if (lab && !keepDir) await rm(lab.dir, { recursive: true, force: true });
+}
+
+/**
+ * Runs `body` with a lab and tears it down afterwards: on success, on failure, and on SIGINT /
+ * SIGTERM (then exits 130 / 143).
+ */
+export async function withLab<T>(
+  config: LabConfig,
+  keepDir: boolean,
+  body: (lab: Lab) => Promise<T>,
+): Promise<T> {
+  const leftovers = await removeLeftovers();
+  if (leftovers.length > 0)
+    config.log(`removed leftovers of an earlier run: ${leftovers.join(' ')}`);
+  let lab: Lab | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    config.log(`${signal}: removing the lab`);
+    void teardown(lab, keepDir).finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    lab = await prepareLab(config);
+    await buildNetwork(lab);
+    return await body(lab);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await teardown(lab, keepDir);
+  }
+}

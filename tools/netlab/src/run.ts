@@ -1,0 +1,242 @@
+/**
+ * `npm run netlab -- --nodes 7 --report FILE`: builds the lab (lab.ts), runs the scenarios with a
+ * load on several nodes, audits every acknowledged operation, writes the report (JSON, Markdown,
+ * SVG) and exits non-zero when a scenario failed. Exits 0 with a message when the machine cannot
+ * host the lab (not root, no `ip netns`).
+ */
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { hostileNode } from './hostile';
+import { type Lab, startNetwork, withLab } from './lab';
+import { Load, type LoadWallet, sleep } from './load';
+import { audit, percentile, propagation, TipSampler } from './metrics';
+import { labUnavailable, raisePriority } from './netns';
+import type { RelayMode } from './relay-control';
+import { type LabReport, writeReport } from './report';
+import type { LabOperation } from './rpc';
+import {
+  converge,
+  lateJoiner,
+  partition,
+  producerKill,
+  type ScenarioContext,
+  type ScenarioResult,
+  steadyState,
+} from './scenarios';
+import { SystemSampler } from './system-stats';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '7' },
+    report: { type: 'string', default: 'netlab-report.json' },
+    'block-time': { type: 'string', default: '500' },
+    'steady-s': { type: 'string', default: '30' },
+    'partition-s': { type: 'string', default: '60' },
+    keep: { type: 'boolean', default: false },
+    relay: { type: 'string', default: 'process' },
+    'prebuild-blocks': { type: 'string', default: '5000' },
+    'latency-ms': { type: 'string', default: '50' },
+    'jitter-ms': { type: 'string', default: '10' },
+    /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
+    nice: { type: 'string', default: '-10' },
+    /** Comma-separated subset of steady,kill,partition,late,hostile (all by default). */
+    scenarios: { type: 'string', default: 'steady,kill,partition,late,hostile' },
+  },
+});
+
+const only = new Set(values.scenarios!.split(','));
+const t0 = Date.now();
+const log = (line: string) => {
+  process.stdout.write(`[netlab +${((Date.now() - t0) / 1000).toFixed(1)}s] ${line}\n`);
+};
+
+/** Waits until every node is ready and sees all the others. */
+async function meshUp(lab: Lab): Promise<void> {
+  const want = lab.nodes.length - 1;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const status = await Promise.all(
+      lab.nodes.map((n) => n.call<{ ready: boolean; netstats: { active: number } }>('nodeStatus')),
+    );
+    if (status.every((s) => s.ready && s.netstats.active >= want)) return;
+    await sleep(500);
+  }
+  throw new Error('the nodes did not all connect to each other within 60 s');
+}
+
+async function mined(lab: Lab, ophash: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const found = await lab.nodes[0]!.call<LabOperation[]>('findOperation', { ophash });
+    if (found.some((f) => f.block > 0)) return;
+    await sleep(200);
+  }
+  throw new Error(`operation ${ophash} not mined within 30 s`);
+}
+
+/** Load wallets (every prefunded account but the last, kept for double spends), a token for all. */
+async function setupLoad(lab: Lab): Promise<Load> {
+  const accounts = lab.manifest.accounts.slice(0, -1);
+  const wallets: LoadWallet[] = [];
+  for (const [i, account] of accounts.entries()) {
+    const node = lab.nodes[i % lab.nodes.length]!;
+    const info = await node.call<{ account: number }>('getWalletInfo', { wallet: account.address });
+    wallets.push({ address: account.address, account: info.account, node });
+  }
+  const issuer = wallets[0]!;
+  const passphrase = lab.manifest.passphrase;
+  const created = await issuer.node.call<LabOperation & { token: string }>('createToken', {
+    wallet: issuer.address,
+    passphrase,
+    function: false,
+    name: 'Lab',
+    symbol: 'LAB',
+    summary: 'netlab load',
+    totalAmount: '1000000',
+    decimal: 2,
+  });
+  await mined(lab, created.ophash);
+  let last = created.ophash;
+  for (const wallet of wallets.slice(1)) {
+    const op = await issuer.node.call<LabOperation>('sendToken', {
+      sender: issuer.address,
+      passphrase,
+      receiver: wallet.address,
+      amount: '10000',
+      token: created.token,
+    });
+    last = op.ophash;
+  }
+  await mined(lab, last);
+  return new Load({ wallets, passphrase, token: created.token, pauseMs: 700 });
+}
+
+/** Waits until no node has pending operations and all agree on the tip. */
+async function settle(lab: Lab): Promise<void> {
+  const nodes = [...lab.nodes, lab.lateJoiner].filter((n) => n.running);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const pending = await Promise.all(nodes.map((n) => n.call<number>('getPendingCount')));
+    if (pending.every((p) => p === 0) && (await converge(nodes, 2000))) return;
+    await sleep(500);
+  }
+  log('the network did not settle within 60 s (operations still pending or tips differ)');
+}
+
+async function runLab(lab: Lab): Promise<LabReport> {
+  log(`lab in ${lab.dir}: starting ${lab.nodes.length} nodes`);
+  await startNetwork(lab);
+  await meshUp(lab);
+  log('all nodes connected; setting up the load (token, wallets)');
+  const load = await setupLoad(lab);
+  const sampler = new TipSampler(() => [...lab.nodes, lab.lateJoiner]);
+  const system = new SystemSampler(() => [...lab.nodes, lab.lateJoiner], lab.relay);
+  const startedAt = Date.now();
+  sampler.start();
+  system.start();
+  load.start();
+  const ctx: ScenarioContext = { lab, load, system, log };
+  const results: ScenarioResult[] = [];
+  const slowNode = lab.nodes[lab.nodes.length - 1]!;
+  const steadyMs = Number(values['steady-s']) * 1000;
+  if (only.has('steady')) results.push(...(await steadyState(ctx, steadyMs, slowNode)));
+  if (only.has('kill')) results.push(await producerKill(ctx));
+  const doubleSpender = lab.manifest.accounts[lab.manifest.accounts.length - 1]!;
+  if (only.has('partition')) {
+    results.push(await partition(ctx, Number(values['partition-s']) * 1000, doubleSpender));
+  }
+  await load.stop();
+  if (only.has('late')) results.push(await lateJoiner(ctx));
+  if (only.has('hostile')) results.push(await hostileNode(ctx, lab.hostileIndex));
+  log('settling: waiting for every pending operation to be mined');
+  await settle(lab);
+  sampler.stop();
+  system.stop();
+  const result = await audit(lab.nodes[1]!, load.acknowledged);
+  log(
+    `audit: ${result.acknowledged} acknowledged, ${result.mined} mined, ${result.conflicting} conflicting, ${result.lost.length} lost`,
+  );
+  const auditResult: ScenarioResult = {
+    name: 'no_lost_operations',
+    pass: result.lost.length === 0,
+    figures: { ...result, lost: result.lost.length },
+    notes: [`${result.lost.length} of ${result.acknowledged} acknowledged operations lost`],
+  };
+  results.push(auditResult);
+  const samples = await propagation(lab.nodes, startedAt, Date.now());
+  const steady = results.find((r) => r.name === 'steady_state') ?? {
+    figures: {} as Record<string, unknown>,
+  };
+  const by = (name: string) => results.find((r) => r.name === name);
+  const report: LabReport = {
+    nodes: lab.nodes.length,
+    latency_ms: { one_way: lab.config.latencyMs, jitter: lab.config.jitterMs },
+    block_time_ms: lab.config.blockTimeMs,
+    duration_s: Math.round((Date.now() - startedAt) / 1000),
+    acknowledged: result.acknowledged,
+    mined: result.mined,
+    lost: result.lost.length,
+    conflicting: result.conflicting,
+    lost_operations: result.lost,
+    partition_healed: by('partition')?.pass ?? false,
+    producer_kill_survived: by('producer_kill')?.pass ?? false,
+    late_joiner_synced: by('late_joiner')?.pass ?? false,
+    sync_blocks_per_s: (by('late_joiner')?.figures.sync_blocks_per_s as number | null) ?? null,
+    local_import_blocks_per_s:
+      (by('late_joiner')?.figures.local_import_blocks_per_s as number | null) ?? null,
+    propagation_p50_ms: steady.figures.propagation_p50_ms as number,
+    propagation_p99_ms: steady.figures.propagation_p99_ms as number,
+    scenarios: Object.fromEntries(
+      results.map((r) => [r.name, { pass: r.pass, figures: r.figures, notes: r.notes }]),
+    ),
+    pass: results.every((r) => r.pass),
+  };
+  log(
+    `whole-run propagation: p50 ${percentile(
+      samples.map((s) => s.ms),
+      50,
+    )} ms, p99 ${percentile(
+      samples.map((s) => s.ms),
+      99,
+    )} ms`,
+  );
+  const file = resolve(values.report!);
+  const written = await writeReport(file, report, samples, sampler.samples, startedAt);
+  log(`report: ${file}, ${written.markdown}, ${written.svg}`);
+  return report;
+}
+
+const unavailable = await labUnavailable();
+if (unavailable) {
+  process.stdout.write(`netlab skipped: ${unavailable}\n`);
+  process.exit(0);
+}
+if (Number(values.nice) !== 0) {
+  await raisePriority(Number(values.nice));
+  log(
+    `running at nice ${values.nice} (the nodes and the relay inherit it); load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+}
+const report = await withLab(
+  {
+    nodes: Number(values.nodes),
+    producers: 3,
+    accounts: 8,
+    blockTimeMs: Number(values['block-time']),
+    latencyMs: Number(values['latency-ms']),
+    jitterMs: Number(values['jitter-ms']),
+    relayMode: values.relay as RelayMode,
+    prebuildBlocks: Number(values['prebuild-blocks']),
+    log,
+  },
+  values.keep!,
+  runLab,
+);
+for (const [name, s] of Object.entries(report.scenarios)) {
+  log(`${s.pass ? 'pass' : 'FAIL'} ${name}: ${s.notes.join('; ')}`);
+}
+log(`lab ${report.pass ? 'passed' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+process.exit(report.pass ? 0 : 1);
