@@ -115,12 +115,14 @@ describe('network methods', () => {
         'netprotocol',
         'blocks',
         'genesis',
+        'prefix',
         'datafolder',
         'netstats',
         'nodeservers',
       ].sort(),
     );
     expect(status.genesis).toMatch(/^[0-9a-f]{64}$/);
+    expect(status.prefix).toBe('CH');
     expect(status).toMatchObject({
       ready: true,
       status_s: 'Running',
