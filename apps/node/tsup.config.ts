@@ -1,10 +1,36 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+/**
+ * The explorer page's script: the browser modules of src/explorer/browser bundled into one classic
+ * script, dist/explorer/app.js, with the SDK (@chain/rpc-client, read from its sources) inlined, so
+ * the page loads nothing but that file. The node serves it (src/explorer/serve.ts).
+ */
+export const EXPLORER_BUNDLE: Options = {
+  entry: { app: 'src/explorer/browser/main.ts' },
+  outDir: 'dist/explorer',
+  format: ['iife'],
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  dts: false,
+  clean: false,
+  sourcemap: false,
+  noExternal: [/^@chain\//],
+  outExtension: () => ({ js: '.js' }),
+  esbuildOptions(options) {
+    options.conditions = ['@chain/source'];
+  },
+};
+
+export default defineConfig([
+  {
+    entry: ['src/index.ts', 'src/cli.ts'],
+    format: ['esm'],
+    dts: true,
+    // The explorer bundle is built beside this one at the same time: leave it alone.
+    clean: ['!explorer/**'],
+    sourcemap: true,
+    target: 'node20',
+  },
+  EXPLORER_BUNDLE,
+]);

@@ -233,6 +233,25 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('loads its script from the build, content-addressed and kept by the browser', async () => {
+    const html = await (await fetch(node.url)).text();
+    const src = /<script src="(explorer\/app\.[0-9a-f]{16}\.js)" integrity="sha256-[^"]+">/.exec(
+      html,
+    )?.[1];
+    expect(src).toBeDefined();
+    const response = await fetch(new URL(src!, node.url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+    const built = await readFile(
+      join(
+        resolve(fileURLToPath(import.meta.url), '../../../..'),
+        'apps/node/dist/explorer/app.js',
+      ),
+    );
+    expect(Buffer.from(await response.arrayBuffer()).equals(built)).toBe(true);
+  });
+
   it('runs the SDK bundle unchanged in the browser, against the node', async () => {
     // The published build of @chain/rpc-client, loaded as an ES module by a page of the node's own
     // origin (served by the test through Playwright's routing, so it needs no CORS).

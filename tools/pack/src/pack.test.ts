@@ -131,6 +131,35 @@ describe('tarballs', () => {
   });
 });
 
+describe('chain-node tarball', () => {
+  const NODE_APP = join(WORKSPACE, 'apps', 'node');
+
+  it('ships the explorer bundle, a self-contained script, and needs no SDK at run time', async () => {
+    // Under nx, chain-node's build has run (a devDependency); a direct vitest run builds it here.
+    if (!existsSync(join(NODE_APP, 'dist', 'explorer', 'app.js'))) {
+      await run('npx', ['nx', 'run', 'chain-node:build', '--output-style=static'], {
+        cwd: WORKSPACE,
+        env: cleanEnv(),
+      });
+    }
+    const output = await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], NODE_APP);
+    const [report] = JSON.parse(output) as PackReport[];
+    const files = report!.files.map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/explorer/app.js']));
+    expect(files.filter((file) => file.startsWith('src/'))).toEqual([]);
+
+    // The SDK is bundled into the script at build time: a devDependency only.
+    const manifest = JSON.parse(await readFile(join(NODE_APP, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies)).not.toContain('@chain/rpc-client');
+    const script = await readFile(join(NODE_APP, 'dist', 'explorer', 'app.js'), 'utf8');
+    const imports = [
+      ...script.matchAll(/(?<![.\w])(?:from|import)\s*\(?\s*["']([^"'.][^"']*)["']/g),
+    ].map((match) => match[1]);
+    expect(imports).toEqual([]);
+    expect(script).not.toMatch(/\bnode:[a-z]|\bprocess\.[a-z]|\brequire\(/);
+  });
+});
+
 describe('imported from a fresh project', () => {
   it('@chain/crypto derives the address of private key 1 and signs and verifies a message', async () => {
     const result = (await node(`

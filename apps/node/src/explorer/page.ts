@@ -1,10 +1,9 @@
 /**
- * The explorer page: one self-contained HTML document (markup, style sheet and script inline, no
- * external resource), built once. Its Content-Security-Policy admits exactly that style sheet and
- * that script by hash and lets the page talk to nothing but its own origin.
+ * The explorer page: one HTML document (markup and style sheet inline) that loads one script, the
+ * explorer bundle, from its own origin. Its Content-Security-Policy admits exactly that style sheet
+ * (by hash) and scripts of its own origin, and lets the page talk to nothing but its own origin.
  */
 import { createHash } from 'node:crypto';
-import { explorerApp } from './browser-app';
 import { EXPLORER_CSS } from './styles';
 
 export interface ExplorerPage {
@@ -43,13 +42,20 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
   <p>chain-node <span id="version"></span> · this address also serves JSON-RPC 2.0 (POST).</p>
 </footer>`;
 
-function sha256Base64(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('base64');
+export function sha256Base64(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('base64');
 }
 
-/** The page as served; `explorerApp` runs as soon as the document is parsed. */
-export function buildExplorerPage(): ExplorerPage {
-  const script = `(${explorerApp.toString()})();`;
+/** The explorer script as the page loads it. */
+export interface ExplorerScriptRef {
+  /** Its path relative to the page (the page is served at the root). */
+  src: string;
+  /** Subresource Integrity of its content (`sha256-...`). */
+  integrity: string;
+}
+
+/** The page as served; the script at the end of the body runs once the document is parsed. */
+export function buildExplorerPage(script: ExplorerScriptRef): ExplorerPage {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -62,13 +68,13 @@ export function buildExplorerPage(): ExplorerPage {
 </head>
 <body>
 ${MARKUP}
-<script>${script}</script>
+<script src="${script.src}" integrity="${script.integrity}"></script>
 </body>
 </html>
 `;
   const contentSecurityPolicy = [
     "default-src 'none'",
-    `script-src 'sha256-${sha256Base64(script)}'`,
+    "script-src 'self'",
     `style-src 'sha256-${sha256Base64(EXPLORER_CSS)}'`,
     "connect-src 'self'",
     'img-src data:',

@@ -1,24 +1,43 @@
 import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
+import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPLORER_BUNDLE } from '../../tsup.config';
 import { createExplorerHandler } from './serve';
 
-// The explorer page through a real RPC server: GET / answers the page, JSON-RPC stays POST.
+// The explorer page through a real RPC server: GET / answers the page, its script is the bundle
+// the build makes (built here by the same tsup options, into a temp dir), JSON-RPC stays POST.
 let server: RpcServer;
 let url: string;
+let bundleDir: string;
+let bundle: Buffer;
 
 beforeAll(async () => {
+  bundleDir = await mkdtemp(join(tmpdir(), 'chain-explorer-bundle-'));
+  await build({ ...EXPLORER_BUNDLE, outDir: bundleDir, config: false, silent: true });
+  bundle = await readFile(join(bundleDir, 'app.js'));
   server = createRpcServer({
     port: 0,
     handlers: { getBlockCount: () => 7 },
-    onGet: createExplorerHandler(),
+    onGet: createExplorerHandler({ scriptFile: join(bundleDir, 'app.js') }),
   });
   ({ url } = await server.start());
-});
+}, 60_000);
 
 afterAll(async () => {
   await server?.close();
+  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
 });
+
+/** The src of the page's one script element. */
+function scriptSrc(html: string): string {
+  const match = /<script src="([^"]+)" integrity="[^"]+"><\/script>/.exec(html);
+  if (!match) throw new Error('no <script src>');
+  return match[1]!;
+}
 
 function inline(html: string, tag: 'script' | 'style'): string {
   const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html);
@@ -49,18 +68,54 @@ describe('explorer page', () => {
       }),
     );
     expect(directives.get('default-src')).toBe("'none'");
-    expect(directives.get('script-src')).toBe(hashSource(inline(html, 'script')));
+    expect(directives.get('script-src')).toBe("'self'");
     expect(directives.get('style-src')).toBe(hashSource(inline(html, 'style')));
     expect(directives.get('connect-src')).toBe("'self'");
     expect(directives.get('frame-ancestors')).toBe("'none'");
   });
 
-  it('has one inline script that parses and loads nothing from elsewhere', async () => {
+  it('loads one script, the bundle, from its own origin, with its integrity', async () => {
     const html = await (await fetch(`${url}index.html`)).text();
     expect(html.match(/<script/g)).toHaveLength(1);
-    const script = inline(html, 'script');
-    expect(() => new Function(script)).not.toThrow();
     expect(html).not.toMatch(/\b(?:src|href)="(?:https?:)?\/\//);
+    const src = scriptSrc(html);
+    expect(src).toMatch(/^explorer\/app\.[0-9a-f]{16}\.js$/);
+    const integrity = `sha256-${createHash('sha256').update(bundle).digest('base64')}`;
+    expect(html).toContain(`integrity="${integrity}"`);
+
+    const response = await fetch(new URL(src, url));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    // The path names the content, so the browser keeps it; the page itself is always revalidated.
+    expect(response.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+    expect((await fetch(url)).headers.get('cache-control')).toBe('no-cache');
+    const script = Buffer.from(await response.arrayBuffer());
+    expect(script.equals(bundle)).toBe(true);
+    // A classic script (no import/export left): the SDK is bundled in.
+    expect(() => new Function(script.toString('utf8'))).not.toThrow();
+  });
+
+  it('answers only the current script path', async () => {
+    const stale = await fetch(`${url}explorer/app.0000000000000000.js`);
+    expect(stale.status).toBe(405);
+    expect(await stale.json()).toMatchObject({ error: { code: -32008 } });
+  });
+
+  it('says the explorer is not built when its script is missing, and only then', async () => {
+    const missing = createRpcServer({
+      port: 0,
+      handlers: {},
+      onGet: createExplorerHandler({ scriptFile: join(bundleDir, 'absent.js') }),
+    });
+    const { url: missingUrl } = await missing.start();
+    try {
+      const response = await fetch(missingUrl);
+      expect(response.status).toBe(503);
+      expect(await response.text()).toMatch(/^The explorer is not built/);
+    } finally {
+      await missing.close();
+    }
   });
 
   it('has landmarks and a labelled search field', async () => {

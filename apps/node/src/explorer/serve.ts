@@ -1,41 +1,109 @@
 /**
- * GET handler of the RPC port (the RPC server's `onGet` hook): `/` serves the explorer page; every
- * other path is left to the server (405, JSON-RPC is POST only). The server has already applied its
- * Host allowlist and authentication, so the page is exactly as reachable as the RPC itself.
+ * GET handler of the RPC port (the RPC server's `onGet` hook): `/` serves the explorer page and
+ * `/explorer/app.<digest>.js` its script (the bundle of ./browser, built by tsup into
+ * dist/explorer/app.js); every other path is left to the server (405, JSON-RPC is POST only). The
+ * server has already applied its Host allowlist and authentication, so the page is exactly as
+ * reachable as the RPC itself.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildExplorerPage } from './page';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildExplorerPage, sha256Base64 } from './page';
 
 export type GetHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-const PAGE_PATHS = new Set(['/', '/index.html']);
+export interface ExplorerOptions {
+  /** The bundled page script. Default: dist/explorer/app.js of the chain-node package. */
+  scriptFile: string;
+}
 
-export function createExplorerHandler(): GetHandler {
-  let page: { body: Buffer; headers: Record<string, string> } | undefined;
+const PAGE_PATHS = new Set(['/', '/index.html']);
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+interface Asset {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+interface Assets {
+  page: Asset;
+  /** The script's path: it names the content, so the browser may keep it for good. */
+  scriptPath: string;
+  script: Asset;
+}
+
+/** dist/explorer/app.js of this package, found from this module in src/ (tests) or dist/ (build). */
+export function defaultScriptFile(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'dist', 'explorer', 'app.js');
+}
+
+export function createExplorerHandler(options: Partial<ExplorerOptions> = {}): GetHandler {
+  const scriptFile = options.scriptFile ?? defaultScriptFile();
+  let assets: Assets | undefined;
 
   return (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (!PAGE_PATHS.has(path)) return false;
-    page ??= render();
-    res.writeHead(200, page.headers);
-    res.end(page.body);
+    if (!PAGE_PATHS.has(path) && !path.startsWith('/explorer/')) return false;
+    try {
+      assets ??= loadAssets(scriptFile);
+    } catch {
+      // A node run from sources without a build: say what is missing instead of a blank page.
+      send(res, 503, {
+        body: Buffer.from(
+          'The explorer is not built: its script (dist/explorer/app.js) is missing.\n',
+        ),
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      });
+      return true;
+    }
+    if (PAGE_PATHS.has(path)) send(res, 200, assets.page);
+    else if (path === assets.scriptPath) send(res, 200, assets.script);
+    else return false;
     return true;
   };
 }
 
-function render(): { body: Buffer; headers: Record<string, string> } {
-  const { html, contentSecurityPolicy } = buildExplorerPage();
-  const body = Buffer.from(html, 'utf8');
+function send(res: ServerResponse, status: number, asset: Asset): void {
+  res.writeHead(status, {
+    ...asset.headers,
+    'content-length': String(asset.body.length),
+    ...SECURITY_HEADERS,
+  });
+  res.end(asset.body);
+}
+
+function loadAssets(scriptFile: string): Assets {
+  const script = readFileSync(scriptFile);
+  const digest = sha256Base64(script);
+  const name = `app.${Buffer.from(digest, 'base64').toString('hex').slice(0, 16)}.js`;
+  const { html, contentSecurityPolicy } = buildExplorerPage({
+    src: `explorer/${name}`,
+    integrity: `sha256-${digest}`,
+  });
   return {
-    body,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': String(body.length),
-      'content-security-policy': contentSecurityPolicy,
-      'x-content-type-options': 'nosniff',
-      'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-cache',
+    scriptPath: `/explorer/${name}`,
+    page: {
+      body: Buffer.from(html, 'utf8'),
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': contentSecurityPolicy,
+        'cache-control': 'no-cache',
+      },
+    },
+    script: {
+      body: script,
+      headers: {
+        'content-type': 'text/javascript; charset=utf-8',
+        // Content-addressed: a new build is a new path. Private: the RPC port may need credentials.
+        'cache-control': 'private, max-age=31536000, immutable',
+      },
     },
   };
 }

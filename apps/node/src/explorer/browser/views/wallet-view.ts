@@ -1,0 +1,84 @@
+/** One wallet: balance and state, its pending operations and those of recent blocks (scanned back). */
+import {
+  type BatchCall,
+  batch,
+  failed,
+  type OperationObject,
+  type Outcome,
+  resultOf,
+} from '../chain-data';
+import { coins, operationsTable } from '../chain-format';
+import { type Child, facts, h, heading, mono, notice, replace, section } from '../dom';
+import { showProblem, view } from '../page-frame';
+import type { ViewContext } from './view-context';
+
+const WALLET_SCAN_BLOCKS = 100;
+const COIN_FIELDS = new Set(['balance', 'volume_lock', 'volume_timelock']);
+
+function involves(op: OperationObject, wallet: string): boolean {
+  return (
+    op.signer_account === wallet ||
+    (op.senders ?? []).some((s) => s.account === wallet) ||
+    (op.receivers ?? []).some((r) => r.account === wallet)
+  );
+}
+
+export async function walletView(context: ViewContext, wallet: string): Promise<void> {
+  const [info, count, pending] = await batch([
+    { method: 'getWalletInfo', params: { wallet } },
+    { method: 'getBlockCount' },
+    { method: 'getPendingOperation' },
+  ]);
+  if (context.stale()) return;
+  if (failed(info)) {
+    replace(view, heading('Wallet'), notice(info.message));
+    return;
+  }
+  const height = resultOf(count);
+  const found: OperationObject[] = resultOf(pending).filter((op) => involves(op, wallet));
+  const fields: Array<[string, Child]> = Object.entries(info).map(([key, value]) => {
+    if (key === 'wallet') return ['wallet', mono(String(value))];
+    if (COIN_FIELDS.has(key)) return [key, coins(String(value))];
+    return [key, String(value)];
+  });
+  const opsPart = h('div');
+  const more = h('button', { type: 'button' }, `Look ${WALLET_SCAN_BLOCKS} blocks further back`);
+  let scannedFrom = height;
+  replace(
+    view,
+    heading('Wallet', ' ', mono(wallet)),
+    section('Balance and state', 'wallet-heading', facts(fields)),
+    section('Operations', 'wallet-ops-heading', opsPart, more),
+  );
+
+  async function scanBack(): Promise<void> {
+    const to = scannedFrom - 1;
+    const from = Math.max(0, scannedFrom - WALLET_SCAN_BLOCKS);
+    const calls: BatchCall[] = [];
+    for (let block = to; block >= from; block--) {
+      calls.push({ method: 'getBlockOperations', params: { block } });
+    }
+    const outcomes = calls.length === 0 ? [] : await batch(calls);
+    if (context.stale()) return;
+    for (const outcome of outcomes) {
+      found.push(
+        ...resultOf(outcome as Outcome<OperationObject[]>)
+          .filter((op) => involves(op, wallet))
+          .reverse(),
+      );
+    }
+    scannedFrom = from;
+    more.hidden = from === 0;
+    const range = `blocks ${from} to ${height - 1}`;
+    replace(
+      opsPart,
+      found.length === 0
+        ? notice(`No operations of this wallet in ${range} or pending.`)
+        : operationsTable(`Operations of this wallet (pending and ${range})`, found),
+    );
+  }
+  more.addEventListener('click', () => {
+    scanBack().catch(showProblem);
+  });
+  await scanBack();
+}
