@@ -1,17 +1,18 @@
 import { defineConfig } from 'tsup';
 
-// The catalogue and the offline signer (@chain/offline with the codecs and crypto it reaches) are
-// bundled in, so the published SDK has no runtime dependencies and runs in browsers.
-// Both bundles read the catalogue's TypeScript sources: esbuild through the "@chain/source"
-// condition, the declaration bundle through `paths` (a mapped path is inlined, whereas a package
-// import would stay an import of @chain/rpc-jayson, which the published package does not depend on).
+// The wire contract (@chain/spec: catalogue, result types, error codes) and the offline signer
+// (@chain/offline with the codecs and crypto it reaches) are bundled in, so the published SDK has no
+// runtime dependencies and runs in browsers.
+// Both bundles read the TypeScript sources: esbuild through the "@chain/source" condition, the
+// declaration bundle through `paths` (a mapped path is inlined, whereas a package import would stay
+// an import of @chain/spec, which the published package does not depend on).
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm'],
   dts: {
     compilerOptions: {
       paths: {
-        '@chain/rpc-jayson/catalogue': ['../../packages/rpc-jayson/src/catalogue/index.ts'],
+        '@chain/spec': ['../../packages/spec/src/index.ts'],
         '@chain/offline': ['../../packages/offline/src/index.ts'],
         '@chain/crypto': ['../../packages/crypto/src/index.ts'],
         '@chain/ophash': ['../../packages/ophash/src/index.ts'],

@@ -32,9 +32,9 @@ function writeFile(path: string, text: string): string {
 
 describe('against the real workspace and Nx graph', () => {
   it('fails when the table no longer allows an edge the workspace has', () => {
-    // rpc-client -> rpc-jayson is declared in apps/rpc-client/package.json and imported by its sources.
+    // rpc-client -> spec is declared in apps/rpc-client/package.json and imported by its sources.
     const original = readFileSync(join(WORKSPACE, 'docs', 'architecture.md'), 'utf8');
-    const row = /^\| @chain\/rpc-client \| @chain\/rpc-jayson, @chain\/offline \|$/m;
+    const row = /^\| @chain\/rpc-client \| @chain\/spec, @chain\/offline \|$/m;
     expect(original).toMatch(row);
     const table = writeFile(
       join(scratch, 'edge-removed.md'),
@@ -44,7 +44,7 @@ describe('against the real workspace and Nx graph', () => {
     const { status, output } = runCheck(['--table', table]);
 
     expect(status).toBe(1);
-    expect(output).toContain('@chain/rpc-client -> @chain/rpc-jayson is not allowed by the table');
+    expect(output).toContain('@chain/rpc-client -> @chain/spec is not allowed by the table');
   });
 
   it('fails when a project is missing from the table', () => {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { catalogue, type MethodName, type WalletInfo } from '@chain/rpc-jayson/catalogue';
+import { catalogue, type MethodName, type WalletInfo } from '@chain/spec';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { type BatchCall, createClient } from './client.js';
 import { AmountError, RpcError, TimeoutError, TransportError } from './errors.js';

@@ -6,7 +6,7 @@ import {
   type MethodName,
   type ParamsOf,
   type ResultOf,
-} from '@chain/rpc-jayson/catalogue';
+} from '@chain/spec';
 import { AmountError, RpcError, TransportError } from './errors.js';
 import { createHttpTransport, type HttpTransport } from './http-transport.js';
 import { isIdempotentRead } from './read-methods.js';

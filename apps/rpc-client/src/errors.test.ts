@@ -1,3 +1,4 @@
+import { ERROR_CODES as SPEC_ERROR_CODES } from '@chain/spec';
 import { describe, expect, it } from 'vitest';
 import { createClient } from './client.js';
 import { ERROR_CODES, isRpcError, RpcError, TransportError } from './errors.js';
@@ -31,5 +32,13 @@ describe('isRpcError', () => {
     const foreign = Object.assign(new Error('wrong passphrase'), { name: 'RpcError', code: 1030 });
     expect(isRpcError(foreign, 1030)).toBe(true);
     expect(isRpcError(new RpcError(-32601, 'Method not found'), -32601)).toBe(true);
+  });
+});
+
+describe('ERROR_CODES', () => {
+  it("is @chain/spec's table (bundled into the published SDK, not copied)", () => {
+    expect(ERROR_CODES).toBe(SPEC_ERROR_CODES);
+    expect(ERROR_CODES.INVALID_PARAMS).toBe(-32602);
+    expect(ERROR_CODES.WRONG_PASSPHRASE).toBe(1030);
   });
 });

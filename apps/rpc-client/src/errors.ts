@@ -5,9 +5,9 @@
 
 /**
  * Every error code a chain-node answers with, by name (the JSON-RPC 2.0 codes, the node's protocol
- * codes and its domain codes), from the catalogue: `isRpcError(error, ERROR_CODES.WRONG_PASSPHRASE)`.
+ * codes and its domain codes), from @chain/spec: `isRpcError(error, ERROR_CODES.WRONG_PASSPHRASE)`.
  */
-export { ERROR_CODES, type ErrorCodeName } from '@chain/rpc-jayson/catalogue';
+export { ERROR_CODES, type ErrorCodeName } from '@chain/spec';
 
 /** The node answered with a JSON-RPC error object. */
 export class RpcError extends Error {

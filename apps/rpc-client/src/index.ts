@@ -41,7 +41,7 @@ export type {
   TokenInfo,
   WalletAddressResult,
   WalletInfo,
-} from '@chain/rpc-jayson/catalogue';
+} from '@chain/spec';
 // The catalogue itself (params with kinds, bounds and defaults; groups; summaries), for apps that
 // build forms, command lines or documentation from it.
 export {
@@ -51,7 +51,7 @@ export {
   METHOD_NAMES,
   type MethodSpec,
   type ParamKind,
-} from '@chain/rpc-jayson/catalogue';
+} from '@chain/spec';
 export {
   COIN_DECIMALS,
   formatCoins,

@@ -1,4 +1,4 @@
-import { catalogue, type MethodName, type MethodSpec } from '@chain/rpc-jayson/catalogue';
+import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
 import { describe, expect, it } from 'vitest';
 import { isIdempotentRead } from './read-methods.js';
 

@@ -1,4 +1,4 @@
-import { catalogue, type MethodName } from '@chain/rpc-jayson/catalogue';
+import { catalogue, type MethodName } from '@chain/spec';
 
 /** Groups whose every method only reads. */
 const READ_GROUPS: ReadonlySet<string> = new Set(['block', 'stats']);

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DOMAIN_ERROR_CODES } from '@chain/spec';
 import { describe, expect, it } from 'vitest';
 import * as api from './index';
 
@@ -58,5 +59,9 @@ describe('package entry', () => {
       'ErrorCode',
     ];
     for (const name of names) expect(api, name).toHaveProperty(name);
+  });
+
+  it("ErrorCode is @chain/spec's domain table itself, not a copy to keep equal", () => {
+    expect(api.ErrorCode).toBe(DOMAIN_ERROR_CODES);
   });
 });

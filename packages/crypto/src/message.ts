@@ -1,3 +1,4 @@
+import type { SignedMessage } from '@chain/spec';
 import { addressFromPublicKey, decodeAddress } from './address';
 import {
   bytesToHex,
@@ -16,19 +17,11 @@ import { decodePublicKey, encodePublicKey } from './key-encoding';
 import { getPublicKey } from './keys';
 import { recoverPublicKey, recoveryIdOf, signRecoverable } from './secp256k1';
 
+/** The signed message object of signMessage/verifyMessage, as the wire contract defines it. */
+export type { SignedMessage };
+
 export const MESSAGE_PREFIX = 'Chain Signed Message:\n';
 export const MESSAGE_VERSION = 1;
-
-/** signMessage's output and verifyMessage's input (SPEC "Signed message object"). */
-export interface SignedMessage {
-  wallet: string;
-  msg: string;
-  /** PascalCoin-encoded public key (140 hex). */
-  enc: string;
-  /** 65-byte recoverable signature (recovery id || r || s), hex. */
-  sig: string;
-  version: string | number;
-}
 
 /** SHA256(SHA256(prefix || CompactSize(len) || msg)), Bitcoin's signed-message construction. */
 export function messageHash(msg: string): Uint8Array {

@@ -1,30 +1,11 @@
+import type { NetStats } from '@chain/spec';
 import type { BlacklistEntry } from './blacklist';
 import type { SyncProgress } from './block-sync';
 import type { KnownServer } from './peer-book';
 import type { IpTraffic } from './traffic';
 
-/** nodeStatus `netstats`, PascalCoin's meaning of each field. */
-export interface NetStats {
-  /** Connections open now that completed the hello. */
-  active: number;
-  /** Of those, connections peers opened to this node. */
-  clients: number;
-  /** Of those, connections this node opened to servers. */
-  servers: number;
-  /** Known servers (nodeservers). */
-  servers_t: number;
-  /** Connections made since start, both ways. */
-  total: number;
-  /** Inbound connections since start. */
-  tclients: number;
-  /** Outbound connections since start. */
-  tservers: number;
-  /** Bytes received and sent on every connection since start (TCP payload). */
-  breceived: number;
-  bsend: number;
-  /** IPs with traffic statistics (nodeIPStats). */
-  ips: number;
-}
+/** netStats: the wire contract's object (@chain/spec). */
+export type { NetStats };
 
 /** getConnection entry, IP unmasked. */
 export interface ConnectionInfo {

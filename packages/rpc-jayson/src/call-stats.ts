@@ -1,4 +1,4 @@
-import type { CallStat } from './catalogue/results.js';
+import type { CallStat } from '@chain/spec';
 
 /** Time spent in one method; mutable, one per catalogue method, created at construction. */
 export interface MethodCounter {

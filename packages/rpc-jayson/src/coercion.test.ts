@@ -1,6 +1,6 @@
+import { catalogue, p } from '@chain/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { catalogue, p } from './catalogue/index.js';
 import { coerceParams, compileParam, compileParamTable } from './coercion.js';
 import { InvalidParamsError } from './errors.js';
 import { JsonNumberText } from './exact-json.js';

@@ -8,7 +8,7 @@
  * back its text, else as a JsonNumberText (exact-json.ts). Amounts and integers read that text as
  * they read the same digits in a string, so nothing is ever rounded.
  */
-import type { AnyParam, MethodSpec, ParamBounds } from './catalogue/index.js';
+import type { AnyParam, MethodSpec, ParamBounds } from '@chain/spec';
 import { didYouMeanHint } from './did-you-mean.js';
 import { InvalidParamsError } from './errors.js';
 import { JsonNumberText } from './exact-json.js';

@@ -1,6 +1,6 @@
+import { catalogue, type MethodName } from '@chain/spec';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogue, type MethodName } from './catalogue/index.js';
 import { coerceParams, compileParamTable } from './coercion.js';
 import { LazyTree, recoverDuplicateKeys } from './duplicate-keys.js';
 import { InvalidParamsError, toJsonRpcError } from './errors.js';

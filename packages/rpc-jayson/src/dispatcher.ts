@@ -5,10 +5,10 @@
  * and sends back the reply text it returns; undefined means nothing to send (only notifications).
  */
 import { performance } from 'node:perf_hooks';
+import type { CallStat } from '@chain/spec';
+import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
 import jayson from 'jayson/promise/index.js';
 import { callStatsTable, type MethodCounter } from './call-stats.js';
-import { catalogue, type MethodName, type MethodSpec } from './catalogue/index.js';
-import type { CallStat } from './catalogue/results.js';
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
 import { didYouMeanHint } from './did-you-mean.js';
 import { recoverDuplicateKeys } from './duplicate-keys.js';

@@ -3,11 +3,16 @@
  * error object. Domain errors are duck-typed (`{code: number, reason: string, param?: string}`, as
  * ChainError of @chain/crypto); everything else is an internal error whose details never leave.
  */
-import { DOMAIN_ERROR_CODES, PROTOCOL_ERROR_CODES } from './catalogue/error-codes.js';
+import {
+  DOMAIN_ERROR_CODES,
+  type JsonRpcErrorObject,
+  PROTOCOL_ERROR_CODES,
+  type RpcErrorData,
+} from '@chain/spec';
 import type { Logger } from './options.js';
 
 /**
- * JSON-RPC 2.0 codes and the server's own codes (documented in docs/rpc.md), from the catalogue's
+ * JSON-RPC 2.0 codes and the server's own codes (documented in docs/rpc.md), from @chain/spec's
  * table, which the SDK shares.
  */
 export const RpcErrorCode = PROTOCOL_ERROR_CODES;
@@ -15,17 +20,7 @@ export const RpcErrorCode = PROTOCOL_ERROR_CODES;
 /** Code of configuration errors (PascalCoin's "not allowed", as ErrorCode.NOT_ALLOWED). */
 export const CONFIG_ERROR_CODE = DOMAIN_ERROR_CODES.NOT_ALLOWED;
 
-export interface RpcErrorData {
-  reason: string;
-  param?: string;
-}
-
-/** The `error` member of a JSON-RPC response. */
-export interface JsonRpcErrorObject {
-  code: number;
-  message: string;
-  data?: RpcErrorData;
-}
+export type { JsonRpcErrorObject, RpcErrorData };
 
 /** An error of the RPC front end itself, with a stable code and reason (same shape as ChainError). */
 export class RpcError extends Error {

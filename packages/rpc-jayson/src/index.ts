@@ -1,12 +1,10 @@
-export * from './catalogue/index.js';
+export * from '@chain/spec';
 export {
   CONFIG_ERROR_CODE,
   InvalidParamsError,
-  type JsonRpcErrorObject,
   RpcConfigError,
   RpcError,
   RpcErrorCode,
-  type RpcErrorData,
   toJsonRpcError,
 } from './errors.js';
 export { quoteInexactNumbers } from './exact-json.js';

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HandlerParamsOf, HandlerResultOf, MethodName } from './catalogue/index.js';
-import type { CallStat } from './catalogue/results.js';
+import type { CallStat, HandlerParamsOf, HandlerResultOf, MethodName } from '@chain/spec';
 
 /** A pino-compatible structured logger. */
 export interface Logger {

@@ -2,18 +2,14 @@
  * The JSON-RPC 2.0 response objects the server writes. Responses carry the request id as a string
  * (the spec's rule); a result from the cache is already JSON text.
  */
-import { type JsonRpcErrorObject, jsonRpcError, RpcErrorCode } from './errors.js';
+import type { JsonRpcErrorObject, JsonRpcResponse } from '@chain/spec';
+import { jsonRpcError, RpcErrorCode } from './errors.js';
 
 /** A response already serialised (from the result cache). */
 export type SerializedResponse = string;
 export type Reply = JsonRpcResponse | SerializedResponse;
 
-export interface JsonRpcResponse {
-  jsonrpc: '2.0';
-  id: string | null;
-  result?: unknown;
-  error?: JsonRpcErrorObject;
-}
+export type { JsonRpcResponse };
 
 const NUMERIC_ID = /^-?\d+$/;
 const MAX_ECHOED_NAME_LENGTH = 64;

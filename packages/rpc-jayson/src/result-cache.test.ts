@@ -1,6 +1,6 @@
+import type { WalletInfo } from '@chain/spec';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WalletInfo } from './catalogue/index.js';
 import { resultCacheKey } from './result-cache.js';
 import { startTestServer, type TestServer, walletOf } from './test-server.js';
 

@@ -1,5 +1,5 @@
+import type { CallStat } from '@chain/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CallStat } from './catalogue/index.js';
 import { startTestServer, type TestServer, walletOf } from './test-server.js';
 
 const running: TestServer[] = [];

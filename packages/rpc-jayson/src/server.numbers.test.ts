@@ -1,5 +1,5 @@
+import { type AnyParam, catalogue, type MethodName } from '@chain/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AnyParam, catalogue, type MethodName } from './catalogue/index.js';
 import type { Handlers } from './options.js';
 import { startTestServer, type TestServer, walletOf } from './test-server.js';
 

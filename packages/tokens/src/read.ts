@@ -1,5 +1,6 @@
 import { addressFromHash160, decodeAddress } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
+import type { TokenHolder as TokenHolderEntry, TokenHolders, TokenInfo } from '@chain/spec';
 import { formatTokenAmount } from './amounts';
 import { tokenNotFound, tokenRule } from './errors';
 import { DEFAULT_HOLDER_PAGE, MAX_HOLDER_PAGE } from './limits';
@@ -14,46 +15,14 @@ import {
   tokenSpace,
 } from './state';
 
+/** The result objects of tokenInfo and holderToken: the wire contract's (@chain/spec). */
+export type { TokenHolderEntry, TokenHolders, TokenInfo };
+
 /** What the token reads need of a chain. */
 export type TokenChainView = Pick<
   Chain,
   'prefix' | 'stateEntry' | 'accountByNumber' | 'accountByAddress' | 'head'
 >;
-
-/** infoToken's result (SPEC "Token information"). */
-export interface TokenInfo {
-  /** Wallets with a non-zero balance. */
-  totalHolder: number;
-  advanced: boolean;
-  /** symbol, name and summary are enclosed in single quotes. */
-  symbol: string;
-  name: string;
-  summary: string;
-  issuer: string;
-  owner: string;
-  decimal: number;
-  /** Whole tokens with `decimal` fraction digits. */
-  totalAmount: string;
-}
-
-/** One entry of holderToken's `holder` list; amounts in base units. */
-export interface TokenHolderEntry {
-  transfer: boolean;
-  balance: string;
-  wallet: string;
-  volumeLock: string;
-  volumeTimeLock: string;
-}
-
-/** holderToken's result (SPEC "Token holder object"). */
-export interface TokenHolders {
-  transfer: boolean;
-  advanced: boolean;
-  totalHolder: number;
-  holder: TokenHolderEntry[];
-  /** Holders follow this page: ask again with `after` = the last `wallet` of this one. */
-  more: boolean;
-}
 
 export interface HolderPage {
   /** Continue after this holder's wallet (the last `wallet` of the previous page). */

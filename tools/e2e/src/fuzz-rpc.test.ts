@@ -1,5 +1,5 @@
 import { encodePrivateKey, randomPrivateKey } from '@chain/crypto';
-import { catalogue, type MethodName, type MethodSpec } from '@chain/rpc-jayson/catalogue';
+import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet } from './harness/chain';

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePrivateKey } from '@chain/crypto';
-import { catalogue, type MethodSpec } from '@chain/rpc-jayson/catalogue';
+import { catalogue, type MethodSpec } from '@chain/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, mined, type OperationObject } from './harness/chain';
 import { call, type NodeProcess, post, startNode } from './harness/node-process';

@@ -16,6 +16,7 @@ const run = promisify(execFile);
 const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
 
 const PACKAGES = {
+  '@chain/spec': join(WORKSPACE, 'packages', 'spec'),
   '@chain/crypto': join(WORKSPACE, 'packages', 'crypto'),
   '@chain/rpc-client': join(WORKSPACE, 'apps', 'rpc-client'),
 } as const;
@@ -161,6 +162,34 @@ describe('chain-node tarball', () => {
 });
 
 describe('imported from a fresh project', () => {
+  it('@chain/spec has no runtime dependency and gives the catalogue and the error codes', async () => {
+    const manifest = JSON.parse(
+      await readFile(
+        join(scratch, 'app', 'node_modules', '@chain', 'spec', 'package.json'),
+        'utf8',
+      ),
+    );
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual([]);
+    const result = await node(`
+      import { catalogue, ERROR_CODES, isMethodName, PROTOCOL_ERRORS } from '@chain/spec';
+      import { ErrorCode } from '@chain/crypto';
+      console.log(JSON.stringify({
+        getBlockCount: catalogue.getBlockCount.group,
+        known: isMethodName('sendTo'),
+        invalidParams: ERROR_CODES.INVALID_PARAMS,
+        busy: PROTOCOL_ERRORS.BUSY.code,
+        cryptoShares: ErrorCode.WRONG_PASSPHRASE === ERROR_CODES.WRONG_PASSPHRASE,
+      }));
+    `);
+    expect(result).toEqual({
+      getBlockCount: 'block',
+      known: true,
+      invalidParams: -32602,
+      busy: -32005,
+      cryptoShares: true,
+    });
+  });
+
   it('@chain/crypto derives the address of private key 1 and signs and verifies a message', async () => {
     const result = (await node(`
       import * as crypto from '@chain/crypto';

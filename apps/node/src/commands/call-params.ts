@@ -3,13 +3,7 @@
  * into the params of one JSON-RPC call, typed by the method catalogue: the shell hands over strings
  * only, and the catalogue says which of them are integers, booleans or objects.
  */
-import {
-  type AnyParam,
-  catalogue,
-  isMethodName,
-  METHOD_NAMES,
-  type MethodName,
-} from '@chain/rpc-jayson/catalogue';
+import { type AnyParam, catalogue, isMethodName, METHOD_NAMES, type MethodName } from '@chain/spec';
 
 /** A mistake in how the command was called (exit code 2); nothing was sent. */
 export class CallUsageError extends Error {

@@ -1,4 +1,4 @@
-import { catalogue, p } from '@chain/rpc-jayson/catalogue';
+import { catalogue, p } from '@chain/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeError } from './call';

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
-import { catalogue } from '@chain/rpc-jayson/catalogue';
+import { catalogue } from '@chain/spec';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_NODE_OPTIONS } from '../options';
 import { formatResult } from './call-output';

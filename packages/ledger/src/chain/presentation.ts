@@ -1,5 +1,6 @@
 import { bytesToHex } from '@chain/crypto';
 import { buildOpHash } from '@chain/ophash';
+import type { BlockInfo, WalletInfo } from '@chain/spec';
 import type { BlockHeader } from '../block/block';
 import type { Operation } from '../operation/operation';
 import type {
@@ -9,6 +10,9 @@ import type {
   PresentedSender,
 } from '../operation/registry';
 import { type Account, lockedByTime } from '../state/account';
+
+/** SPEC block object (getBlockInfo) and wallet info object (getWalletInfo): @chain/spec's. */
+export type { BlockInfo, WalletInfo };
 
 /** SPEC operation object. Types may add fields (`token`, `CPU`, ...) or omit some (createToken). */
 export interface OperationObject {
@@ -30,40 +34,6 @@ export interface OperationObject {
   optxt: string;
   ophash: string;
   [extra: string]: unknown;
-}
-
-/** SPEC block object (getBlockInfo). */
-export interface BlockInfo {
-  block: number;
-  ver: number;
-  ver_a: number;
-  timestamp: string;
-  nopsp: string;
-  niopsp: string;
-  /** Wallet address of the block's producer. */
-  hmr: string;
-  blocksize: number;
-  hash: string;
-  one_hash: string;
-  four_hash: string;
-  three_hash: string;
-  payload: string;
-  trx_fee: string;
-  operations: number;
-}
-
-/** SPEC wallet info object (getWalletInfo). */
-export interface WalletInfo {
-  account: number;
-  updated_active: number;
-  updated_passive: number;
-  n_operation: number;
-  balance: string;
-  wallet: string;
-  volume_lock: string;
-  volume_timelock: string;
-  /** `token address` is told by the node from the token state: the ledger knows no tokens. */
-  state: 'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address';
 }
 
 /** Where an operation sits: in a block, or pending (block 0, maturation null). */

@@ -1,4 +1,4 @@
-import { decodeAddress } from '@chain/crypto';
+import { decodeAddress, ErrorCode } from '@chain/crypto';
 import {
   type Chain,
   createChain,
@@ -116,7 +116,7 @@ export function adminToken(
 
 /** A refusal with this token rule reason (and param, when given). */
 export function rule(reason: string, param?: string) {
-  return expectRefusal(1040, reason, param);
+  return expectRefusal(ErrorCode.TOKEN_RULE, reason, param);
 }
 
 export function expectRefusal(code: number, reason: string, param?: string) {

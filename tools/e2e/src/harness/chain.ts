@@ -1,4 +1,4 @@
-import type { OperationObject, WalletInfo } from '@chain/rpc-jayson/catalogue';
+import type { OperationObject, WalletInfo } from '@chain/spec';
 import { expect } from 'vitest';
 import { call, type NodeProcess } from './node-process';
 
@@ -25,7 +25,7 @@ export async function waitFor<T>(
   }
 }
 
-export type { OperationObject, WalletInfo } from '@chain/rpc-jayson/catalogue';
+export type { OperationObject, WalletInfo } from '@chain/spec';
 
 /** An operation as it is on chain, once it is mined. */
 export async function mined(node: NodeProcess, ophash: string): Promise<OperationObject> {

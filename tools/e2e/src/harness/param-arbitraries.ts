@@ -1,4 +1,4 @@
-import type { AnyParam, MethodSpec } from '@chain/rpc-jayson/catalogue';
+import type { AnyParam, MethodSpec } from '@chain/spec';
 import fc from 'fast-check';
 
 /** Values that get a generated call past the shape checks, so the handlers' own checks run too. */

@@ -4,8 +4,8 @@
  * `rpc-docs.test.ts`. Each example sits behind an `<!-- example method#n -->` marker followed by
  * its request and response blocks, so the test can find them again.
  */
-import { ErrorCode } from '@chain/crypto';
 import { type AnyParam, catalogue, METHOD_NAMES, type MethodSpec } from '@chain/rpc-client';
+import { DOMAIN_ERROR_CODES, PROTOCOL_ERRORS } from '@chain/spec';
 import {
   EXAMPLE_NODE_ARGS,
   exampleKey,
@@ -471,7 +471,10 @@ function intro(examples: RpcExample[]): string[] {
       `- [${title}](#${anchor(title)}): ${names.map((n) => `[${n}](#${anchor(n)})`).join(' · ')}`,
     ];
   });
-  const domainRows = Object.entries(ErrorCode).map(
+  const protocolRows = Object.entries(PROTOCOL_ERRORS).map(
+    ([reason, { code, when }]) => `| ${code} | \`${reason}\` | ${when} |`,
+  );
+  const domainRows = Object.entries(DOMAIN_ERROR_CODES).map(
     ([name, code]) => `| ${code} | \`${name}\` | ${ERROR_NOTES[name] ?? ''} |`,
   );
   return [
@@ -536,23 +539,10 @@ function intro(examples: RpcExample[]): string[] {
     '',
     '| code | reason | when |',
     '| --- | --- | --- |',
-    '| -32700 | `PARSE_ERROR` | the body is not JSON |',
-    '| -32600 | `INVALID_REQUEST` | not a JSON-RPC request, empty or too large batch |',
-    '| -32601 | `METHOD_NOT_FOUND` | no such method (with "did you mean" for a near name) |',
-    '| -32602 | `INVALID_PARAMS` | a param missing, unknown or malformed |',
-    '| -32603 | `INTERNAL_ERROR` | a failure inside the node (logged there, never detailed) |',
-    '| -32001 | `NOT_AVAILABLE` | a method of the spec not built yet |',
-    '| -32002 | `UNAUTHORIZED` | missing or wrong credentials (HTTP 401) |',
-    '| -32003 | `KEYS_NOT_ALLOWED` | a key-carrying method off loopback |',
-    '| -32004 | `HOST_NOT_ALLOWED` | Host header not allowed (HTTP 403) |',
-    '| -32005 | `BUSY` | too many requests in flight (HTTP 503) |',
-    '| -32006 | `BODY_TOO_LARGE` | body over 1 MiB (HTTP 413) |',
-    '| -32007 | `UNSUPPORTED_MEDIA_TYPE` | Content-Type is not `application/json` (HTTP 415) |',
-    '| -32008 | `HTTP_METHOD_NOT_ALLOWED` | not POST (HTTP 405) |',
-    '| -32009 | `ORIGIN_NOT_ALLOWED` | CORS preflight from an origin not configured (HTTP 403) |',
-    '| -32010 | `REQUEST_TIMEOUT` | headers or body too slow (HTTP 408) |',
+    ...protocolRows,
     '',
-    'Domain errors (`ErrorCode` in `@chain/crypto`; the SDK exports them as `ERROR_CODES`):',
+    'Domain errors (`DOMAIN_ERROR_CODES` of `@chain/spec`, which is `ErrorCode` in `@chain/crypto`; the SDK',
+    'exports every code as `ERROR_CODES`):',
     '',
     '| code | name | when (reasons) |',
     '| --- | --- | --- |',

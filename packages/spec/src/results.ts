@@ -113,8 +113,8 @@ export interface WalletInfo {
   wallet: string;
   volume_lock: string;
   volume_timelock: string;
-  /** `normal wallet`, `inactive wallet` or `unknown wallet`. */
-  state: string;
+  /** `token address` is a wallet address that is a token's (told by the node from the token state). */
+  state: 'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address';
 }
 
 /** infoToken. */
@@ -308,9 +308,9 @@ export interface SignedMessage {
   wallet: string;
   /** The original message. */
   msg: string;
-  /** Encoded public key, hex. */
+  /** PascalCoin-encoded public key (140 hex). */
   enc: string;
-  /** Signature, hex. */
+  /** 65-byte recoverable signature (recovery id || r || s), hex. */
   sig: string;
   version: string | number;
 }

@@ -1,7 +1,9 @@
 /**
- * The method catalogue: every JSON-RPC method of chain-node with its params and result type. Pure
- * data and types (browser-safe): the server builds its coercion tables from it and the SDK derives
- * its types from it.
+ * @chain/spec: the wire contract of chain-node, the one source that the server (@chain/rpc-jayson),
+ * the SDK (@chain/rpc-client) and the domain packages read. The method catalogue (every JSON-RPC
+ * method with its params and result type), the result objects, the error codes and the JSON-RPC
+ * envelope. Pure data and types, no dependencies (browser-safe): the server builds its coercion
+ * tables from it and the SDK derives its types from it.
  */
 import { blockMethods } from './block.js';
 import type { MethodSpec } from './method.js';
@@ -73,6 +75,9 @@ export {
   ERROR_CODES,
   type ErrorCodeName,
   PROTOCOL_ERROR_CODES,
+  PROTOCOL_ERRORS,
+  type ProtocolErrorReason,
+  type ProtocolErrorSpec,
 } from './error-codes.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { networkMethods } from './network.js';
@@ -98,3 +103,9 @@ export {
   tokenMethods,
 } from './token.js';
 export { walletMethods } from './wallet.js';
+export type {
+  JsonRpcErrorObject,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  RpcErrorData,
+} from './wire.js';

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DOMAIN_ERROR_CODES, ERROR_CODES, PROTOCOL_ERROR_CODES } from './error-codes.js';
+import {
+  DOMAIN_ERROR_CODES,
+  ERROR_CODES,
+  PROTOCOL_ERROR_CODES,
+  PROTOCOL_ERRORS,
+} from './error-codes.js';
 
 describe('ERROR_CODES', () => {
   it('gives every code one name, and no name to two codes', () => {
@@ -18,5 +23,14 @@ describe('ERROR_CODES', () => {
     for (const code of Object.values(DOMAIN_ERROR_CODES)) {
       expect(code > 1000, String(code)).toBe(true);
     }
+  });
+
+  it('derives the protocol codes from PROTOCOL_ERRORS, reason for reason', () => {
+    expect(Object.keys(PROTOCOL_ERROR_CODES)).toEqual(Object.keys(PROTOCOL_ERRORS));
+    for (const [reason, { code, when }] of Object.entries(PROTOCOL_ERRORS)) {
+      expect(PROTOCOL_ERROR_CODES[reason as keyof typeof PROTOCOL_ERROR_CODES], reason).toBe(code);
+      expect(when, reason).not.toBe('');
+    }
+    expect(Object.isFrozen(PROTOCOL_ERROR_CODES)).toBe(true);
   });
 });

@@ -50,6 +50,9 @@ describe('catalogue types', () => {
     expectTypeOf<ResultOf<'getBlockCount'>>().toEqualTypeOf<number>();
     expectTypeOf<HandlerResultOf<'getNodePart'>>().toEqualTypeOf<NodePart>();
     expectTypeOf<ResultOf<'getNodePart'>>().toEqualTypeOf<NestedResult<NodePart>>();
+    expectTypeOf<WalletInfo['state']>().toEqualTypeOf<
+      'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address'
+    >();
     expectTypeOf<'sendTo'>().toExtend<MethodName>();
     expectTypeOf<'sendto'>().not.toExtend<MethodName>();
   });
