@@ -1,13 +1,11 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
 // The catalogue and the offline signer (@chain/offline with the codecs and crypto it reaches) are
 // bundled in, so the published SDK has no runtime dependencies and runs in browsers.
 // Both bundles read the catalogue's TypeScript sources: esbuild through the "@chain/source"
 // condition, the declaration bundle through `paths` (a mapped path is inlined, whereas a package
 // import would stay an import of @chain/rpc-jayson, which the published package does not depend on).
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
+export default packageBuild(['src/index.ts'], {
   dts: {
     compilerOptions: {
       paths: {
@@ -22,8 +20,6 @@ export default defineConfig({
     },
   },
   noExternal: [/^@chain\//, /^@noble\//],
-  clean: true,
-  sourcemap: true,
   target: 'es2022',
   esbuildOptions(options) {
     options.conditions = ['@chain/source'];
