@@ -3,7 +3,7 @@ import type { KeyStore } from '@chain/keystore';
 import { devWallet, namespacedWallet, openTempChain, type TempChain } from '@chain/ledger/testing';
 import type { P2PNode } from '@chain/p2p-libp2p';
 import type { CallContext } from '@chain/rpc-jayson';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger';
 import { createProducerKeys } from '../producer-keys';
 import { createNodeRegistry } from '../registry';
@@ -11,6 +11,20 @@ import type { NodeContext } from './context';
 import { operationsHandlers } from './operations';
 import { tokenHandlers } from './token';
 import { walletHandlers } from './wallet';
+
+/** Every key decoded from a request param (privSendTo's `priv`, activeWallet's `private`). */
+const decoded = vi.hoisted(() => [] as Uint8Array[]);
+vi.mock('@chain/crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@chain/crypto')>();
+  return {
+    ...actual,
+    decodePrivateKey(...args: Parameters<typeof actual.decodePrivateKey>) {
+      const key = actual.decodePrivateKey(...args);
+      decoded.push(key);
+      return key;
+    },
+  };
+});
 
 const caller: CallContext = { remoteAddress: '127.0.0.1', loopback: true } as CallContext;
 
@@ -53,6 +67,7 @@ describe('RPC handlers wipe the private keys they use', () => {
       network: {} as P2PNode,
     };
     other = namespacedWallet('node', 'receiver').address;
+    decoded.length = 0;
   });
 
   afterEach(async () => {
@@ -131,5 +146,28 @@ describe('RPC handlers wipe the private keys they use', () => {
     );
     expect(temp.chain.pendingCount()).toBe(1);
     expect(wiped(handedOut[0]!)).toBe(true);
+  });
+
+  it('privSendTo: the key decoded from `priv` is wiped after the operation is submitted', async () => {
+    await operationsHandlers(node).privSendTo({
+      sender: devWallet.address,
+      receiver: other,
+      amount: '1',
+      priv: encodePrivateKey(devWallet.privateKey),
+    });
+    expect(temp.chain.pendingCount()).toBe(1);
+    expect(decoded).toHaveLength(1);
+    expect(wiped(decoded[0]!)).toBe(true);
+  });
+
+  it("activeWallet: a key that is not the wallet's is wiped before the refusal", async () => {
+    await expect(
+      walletHandlers(node).activeWallet({
+        wallet: other,
+        private: encodePrivateKey(devWallet.privateKey),
+      }),
+    ).rejects.toMatchObject({ reason: 'KEY_WALLET_MISMATCH', param: 'private' });
+    expect(decoded).toHaveLength(1);
+    expect(wiped(decoded[0]!)).toBe(true);
   });
 });
