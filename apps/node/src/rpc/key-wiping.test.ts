@@ -149,12 +149,15 @@ describe('RPC handlers wipe the private keys they use', () => {
   });
 
   it('privSendTo: the key decoded from `priv` is wiped after the operation is submitted', async () => {
-    await operationsHandlers(node).privSendTo({
-      sender: devWallet.address,
-      receiver: other,
-      amount: '1',
-      priv: encodePrivateKey(devWallet.privateKey),
-    });
+    await operationsHandlers(node).privSendTo(
+      {
+        sender: devWallet.address,
+        receiver: other,
+        amount: '1',
+        priv: encodePrivateKey(devWallet.privateKey),
+      },
+      caller,
+    );
     expect(temp.chain.pendingCount()).toBe(1);
     expect(decoded).toHaveLength(1);
     expect(wiped(decoded[0]!)).toBe(true);
@@ -162,10 +165,13 @@ describe('RPC handlers wipe the private keys they use', () => {
 
   it("activeWallet: a key that is not the wallet's is wiped before the refusal", async () => {
     await expect(
-      walletHandlers(node).activeWallet({
-        wallet: other,
-        private: encodePrivateKey(devWallet.privateKey),
-      }),
+      walletHandlers(node).activeWallet(
+        {
+          wallet: other,
+          private: encodePrivateKey(devWallet.privateKey),
+        },
+        caller,
+      ),
     ).rejects.toMatchObject({ reason: 'KEY_WALLET_MISMATCH', param: 'private' });
     expect(decoded).toHaveLength(1);
     expect(wiped(decoded[0]!)).toBe(true);
