@@ -1,4 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
+import { packageOptions } from '../../tsup.preset';
 
 /**
  * The explorer page's script: the browser modules of src/explorer/browser bundled into one classic
@@ -23,14 +24,7 @@ export const EXPLORER_BUNDLE: Options = {
 };
 
 export default defineConfig([
-  {
-    entry: ['src/index.ts', 'src/cli.ts'],
-    format: ['esm'],
-    dts: true,
-    // The explorer bundle is built beside this one at the same time: leave it alone.
-    clean: ['!explorer/**'],
-    sourcemap: true,
-    target: 'node20',
-  },
+  // The explorer bundle is built beside this one at the same time: its clean leaves it alone.
+  packageOptions(['src/index.ts', 'src/cli.ts'], { clean: ['!explorer/**'] }),
   EXPLORER_BUNDLE,
 ]);

@@ -1,4 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
 // The wire contract (@chain/spec: catalogue, result types, error codes) and the offline signer
 // (@chain/offline with the codecs and crypto it reaches) are bundled in, so the published SDK has no
@@ -6,9 +6,7 @@ import { defineConfig } from 'tsup';
 // Both bundles read the TypeScript sources: esbuild through the "@chain/source" condition, the
 // declaration bundle through `paths` (a mapped path is inlined, whereas a package import would stay
 // an import of @chain/spec, which the published package does not depend on).
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
+export default packageBuild(['src/index.ts'], {
   dts: {
     compilerOptions: {
       paths: {
@@ -23,8 +21,6 @@ export default defineConfig({
     },
   },
   noExternal: [/^@chain\//, /^@noble\//],
-  clean: true,
-  sourcemap: true,
   target: 'es2022',
   esbuildOptions(options) {
     options.conditions = ['@chain/source'];

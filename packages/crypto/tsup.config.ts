@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/native.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-});
+export default packageBuild(['src/index.ts', 'src/native.ts'], { target: 'es2022' });

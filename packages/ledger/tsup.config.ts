@@ -1,12 +1,9 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
-export default defineConfig({
-  // `testing`: the test helpers of `@chain/ledger/testing` (a temp chain, deterministic wallets).
-  // `codec`: the operation wire format alone (`@chain/ledger/codec`: no LevelDB, browser-safe).
-  entry: { index: 'src/index.ts', codec: 'src/codec/index.ts', testing: 'src/testing/index.ts' },
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
+// `testing`: the test helpers of `@chain/ledger/testing` (a temp chain, deterministic wallets).
+// `codec`: the operation wire format alone (`@chain/ledger/codec`: no LevelDB, browser-safe).
+export default packageBuild({
+  index: 'src/index.ts',
+  codec: 'src/codec/index.ts',
+  testing: 'src/testing/index.ts',
 });

@@ -1,11 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  // Browsers and the SDK bundle this package: nothing here may need Node.
-  target: 'es2022',
-});
+// Browsers and the SDK bundle this package: nothing here may need Node.
+export default packageBuild(['src/index.ts'], { target: 'es2022' });

@@ -1,10 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+// Zero dependencies and browser-safe (the SDK bundles it).
+export default packageBuild(['src/index.ts'], { target: 'es2022' });

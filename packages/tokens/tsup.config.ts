@@ -1,11 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.preset';
 
-export default defineConfig({
-  // `codec`: the operation byte layouts alone (`@chain/tokens/codec`: no state, browser-safe).
-  entry: ['src/index.ts', 'src/codec.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+// `codec`: the operation byte layouts alone (`@chain/tokens/codec`: no state, browser-safe).
+export default packageBuild(['src/index.ts', 'src/codec.ts']);

@@ -43,8 +43,11 @@ export async function loadMineWallets(
       continue;
     }
     const key = await keystore.getPrivateKey(wallet, passphrase);
-    producerKeys.add(wallet, key);
-    key.fill(0);
+    try {
+      producerKeys.add(wallet, key);
+    } finally {
+      key.fill(0);
+    }
     loaded++;
     const account = chain.accountByAddress(wallet);
     const producing = account !== undefined && chain.producers().includes(account.number);

@@ -108,5 +108,13 @@ export {
   transferCodec,
   transferOperation,
 } from './operation/transfer';
+export {
+  activationRequest,
+  type RequestBuilder,
+  type RequestSigning,
+  requestBuilder,
+  type TypedRequest,
+  transferRequest,
+} from './operation/typed-request';
 export type { OperationCodec } from './operation/wire';
 export type { Account, Timelock } from './state/account';

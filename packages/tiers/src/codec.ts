@@ -35,3 +35,7 @@ export {
   type TopHardwareBody,
   topHardwareCodec,
 } from './operation/step-codecs';
+export {
+  type ParticipationBodies,
+  participationRequest,
+} from './operation/step-requests';

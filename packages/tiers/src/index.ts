@@ -26,6 +26,10 @@ export {
 } from './operation/middle';
 export { PARTICIPATION_OPTYPES, type ParticipationStep } from './operation/optypes';
 export {
+  type ParticipationBodies,
+  participationRequest,
+} from './operation/step-requests';
+export {
   type JoinTopBody,
   joinTopOperation,
   MAX_SUB_NODES,

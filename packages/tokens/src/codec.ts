@@ -20,3 +20,8 @@ export {
   TOKEN_OPTYPE,
   tokenHash,
 } from './operation/codecs';
+export {
+  adminTokenRequest,
+  createTokenRequest,
+  sendTokenRequest,
+} from './operation/requests';

@@ -25,6 +25,11 @@ export {
   TOKEN_OPTYPE,
 } from './operation/common';
 export { type CreateTokenBody, createTokenOperation } from './operation/create-token';
+export {
+  adminTokenRequest,
+  createTokenRequest,
+  sendTokenRequest,
+} from './operation/requests';
 export { type SendTokenBody, sendTokenOperation } from './operation/send-token';
 export {
   type HolderPage,

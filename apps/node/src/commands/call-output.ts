@@ -4,6 +4,7 @@
  * units followed by their value in coins, Unix times followed by their UTC date.
  */
 import { COIN_DECIMALS, formatUnits } from '@chain/crypto';
+import { TRANSFER_OPTYPE } from '@chain/ledger/codec';
 
 /** Fields holding native-coin base units, by result type (the catalogue's result name). */
 const COIN_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -18,7 +19,6 @@ const COIN_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** Result types whose `amount` is native coin when the operation is a transfer (optype 2). */
 const TRANSFER_AMOUNT_TYPES = new Set(['OperationObject', 'ExecuteRawResult']);
-const TRANSFER_OPTYPE = 2;
 
 /** Fields holding Unix times in seconds. */
 const TIME_FIELDS = new Set(['time', 'timestamp', 'startTimestamp']);

@@ -43,7 +43,26 @@ export function attributeKeyStoreError(
   return error;
 }
 
-/** An encoded private key given in a request, checked against the wallet it claims to be. */
+/**
+ * Runs `use` with a private key (from `keyFromStore` or `keyForWallet`, the caller's own copy) and
+ * wipes the key when it is done, whether `use` returned or threw: every handler holding a key goes
+ * through here, so no key outlives its call.
+ */
+export async function usingKey<T>(
+  privateKey: Uint8Array,
+  use: (privateKey: Uint8Array) => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await use(privateKey);
+  } finally {
+    privateKey.fill(0);
+  }
+}
+
+/**
+ * An encoded private key given in a request, checked against the wallet it claims to be. The key
+ * is wiped before a mismatch is thrown; on success the caller owns it (see `usingKey`).
+ */
 export function keyForWallet(
   node: NodeContext,
   encodedKey: string,
@@ -52,14 +71,19 @@ export function keyForWallet(
   walletParam: string,
 ): Uint8Array {
   const privateKey = decodePrivateKey(encodedKey, keyParam);
-  const keyAddress = addressFromPublicKey(node.chain.prefix, getPublicKey(privateKey));
-  if (keyAddress !== wallet(node, address, walletParam)) {
-    throw new ChainError(
-      ErrorCode.INVALID_KEY,
-      'KEY_WALLET_MISMATCH',
-      `parameter '${keyParam}' is not the private key of the wallet in '${walletParam}'`,
-      { param: keyParam },
-    );
+  try {
+    const keyAddress = addressFromPublicKey(node.chain.prefix, getPublicKey(privateKey));
+    if (keyAddress !== wallet(node, address, walletParam)) {
+      throw new ChainError(
+        ErrorCode.INVALID_KEY,
+        'KEY_WALLET_MISMATCH',
+        `parameter '${keyParam}' is not the private key of the wallet in '${walletParam}'`,
+        { param: keyParam },
+      );
+    }
+  } catch (error) {
+    privateKey.fill(0);
+    throw error;
   }
   return privateKey;
 }

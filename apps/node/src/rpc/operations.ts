@@ -8,21 +8,19 @@ import {
   hexToBytes,
   parseUnits,
 } from '@chain/crypto';
-import type { OperationObject } from '@chain/ledger';
+import { type OperationObject, type TransferBody, transferRequest } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { Handlers } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
 import type { NodeContext } from './context';
-import { keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
-
-export const TRANSFER_OPTYPE = 2;
+import { keyForWallet, keyFromStore, submitSigned, usingKey, wallet } from './keys';
 
 /** A transfer's body as the ledger's transfer operation type encodes it. */
 function transferBody(
   receiver: { hash160: Uint8Array } | { account: number },
   amount: bigint,
   payload: string | undefined,
-) {
+): TransferBody {
   return { receiver, amount, payloadType: 0, payload: hexToBytes(payload ?? '', 'payload') };
 }
 
@@ -107,22 +105,19 @@ export function operationsHandlers(
         { wallet: 'sender', passphrase: 'passphrase' },
         caller,
       );
-      return submitSigned(
-        node,
-        { optype: TRANSFER_OPTYPE, signer: sender, privateKey, body },
-        'sender',
+      return usingKey(privateKey, () =>
+        submitSigned(node, transferRequest({ signer: sender, privateKey }, body), 'sender'),
       );
     },
 
     async privSendTo(params) {
       const sender = checkedWallet(node, params.sender, 'sender').address;
       const privateKey = keyForWallet(node, params.priv, 'priv', sender, 'sender');
-      const body = transferBody(receiverOf(node, params.receiver), coins(params.amount), undefined);
-      return submitSigned(
-        node,
-        { optype: TRANSFER_OPTYPE, signer: sender, privateKey, body },
-        'sender',
-      );
+      return usingKey(privateKey, () => {
+        const receiver = receiverOf(node, params.receiver);
+        const body = transferBody(receiver, coins(params.amount), undefined);
+        return submitSigned(node, transferRequest({ signer: sender, privateKey }, body), 'sender');
+      });
     },
 
     async rawSendTo(params, caller) {
@@ -137,14 +132,19 @@ export function operationsHandlers(
         caller,
       );
       const fee = node.chain.actPrice;
-      const operation = node.chain.buildSignedOperation({
-        optype: TRANSFER_OPTYPE,
-        signerAccount: params.senderAccount,
-        nOperation: params.senderNOperation + 1,
-        privateKey,
-        body: transferBody({ account: params.receiverAccount }, amount, params.payload),
-        fee,
-      });
+      const operation = await usingKey(privateKey, () =>
+        node.chain.buildSignedOperation(
+          transferRequest(
+            {
+              signerAccount: params.senderAccount,
+              nOperation: params.senderNOperation + 1,
+              privateKey,
+              fee,
+            },
+            transferBody({ account: params.receiverAccount }, amount, params.payload),
+          ),
+        ),
+      );
       return {
         amount: amount.toString(),
         fee: fee.toString(),

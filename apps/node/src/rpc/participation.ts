@@ -7,14 +7,15 @@ import {
   HARDWARE_FIELDS,
   middleList,
   nodePart,
-  PARTICIPATION_OPTYPES,
+  type ParticipationBodies,
   type ParticipationStep,
   parseNodeCode,
   parseSubNodes,
+  participationRequest,
   signMineConsent,
 } from '@chain/tiers';
 import type { NodeContext } from './context';
-import { keyFromStore, submitSigned, wallet } from './keys';
+import { keyFromStore, submitSigned, usingKey, wallet } from './keys';
 
 type HardwareCheckResult = HandlerResultOf<'nodeStep2'>;
 
@@ -61,13 +62,13 @@ export function participationHandlers(
    * Signs step `step` with the key of `signer` (named by request param `signerParam`). The body may
    * be made once the key is known to be there (H/W checks describe the machine only then).
    */
-  async function submit(
+  async function submit<Step extends ParticipationStep>(
     caller: CallContext,
-    step: ParticipationStep,
+    step: Step,
     signer: string,
     signerParam: string,
     passphrase: string,
-    body: unknown | (() => Promise<unknown>),
+    body: ParticipationBodies[Step] | (() => Promise<ParticipationBodies[Step]>),
   ): Promise<OperationObject> {
     const privateKey = await keyFromStore(
       node,
@@ -76,17 +77,11 @@ export function participationHandlers(
       { wallet: signerParam, passphrase: 'passphrase' },
       caller,
     );
-    try {
-      const request = {
-        ...PARTICIPATION_OPTYPES[step],
-        signer,
-        privateKey,
-        body: typeof body === 'function' ? await body() : body,
-      };
-      return await submitSigned(node, request, signerParam);
-    } finally {
-      privateKey.fill(0);
-    }
+    return usingKey(privateKey, async () => {
+      const typed = typeof body === 'function' ? await body() : body;
+      const request = participationRequest(step, { signer, privateKey }, typed);
+      return submitSigned(node, request, signerParam);
+    });
   }
 
   return {

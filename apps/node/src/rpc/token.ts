@@ -8,32 +8,43 @@ import {
 } from '@chain/rpc-jayson';
 import {
   ADMIN_TOKEN_FIELDS,
-  ADMIN_TOKEN_SUBTYPES,
   type AdminTokenBody,
-  CREATE_TOKEN_OPTYPE,
+  adminTokenRequest,
   type CreateTokenBody,
+  createTokenRequest,
   parseTokenAmount,
   parseTotalAmount,
   readToken,
-  SEND_TOKEN_SUBTYPE,
   type SendTokenBody,
-  TOKEN_OPTYPE,
+  sendTokenRequest,
   tokenHolders,
   tokenInfo,
 } from '@chain/tokens';
 import type { NodeContext } from './context';
-import { keyFromStore, submitSigned, wallet } from './keys';
+import { keyFromStore, submitSigned, usingKey, wallet } from './keys';
 
-/** Signs with a key-store key and submits; the ledger's `signer` param becomes the request's. */
+/** Who signs a request: the wallet, with its key from the key store. */
+interface StoreSigning {
+  signer: string;
+  privateKey: Uint8Array;
+}
+
+/**
+ * Signs with `signer`'s key-store key the request `build` makes (a typed builder of @chain/tokens)
+ * and submits; the key is wiped afterwards, and the ledger's `signer` param becomes the request's.
+ */
 async function submit(
   node: NodeContext,
-  request: Omit<SignRequest, 'privateKey'>,
+  signer: string,
+  build: (signing: StoreSigning) => SignRequest,
   params: { wallet: string; passphrase: string },
   passphrase: string,
   caller: CallContext,
 ): Promise<OperationObject> {
-  const privateKey = await keyFromStore(node, request.signer, passphrase, params, caller);
-  return submitSigned(node, { ...request, privateKey }, params.wallet);
+  const privateKey = await keyFromStore(node, signer, passphrase, params, caller);
+  return usingKey(privateKey, () =>
+    submitSigned(node, build({ signer, privateKey }), params.wallet),
+  );
 }
 
 function hash160Of(node: NodeContext, address: string): Uint8Array {
@@ -69,7 +80,8 @@ export function tokenHandlers(
       };
       const op = await submit(
         node,
-        { optype: CREATE_TOKEN_OPTYPE, signer: issuer, body },
+        issuer,
+        (signing) => createTokenRequest(signing, body),
         { wallet: 'wallet', passphrase: 'passphrase' },
         params.passphrase,
         caller,
@@ -91,7 +103,8 @@ export function tokenHandlers(
       };
       return submit(
         node,
-        { optype: TOKEN_OPTYPE, subtype: SEND_TOKEN_SUBTYPE, signer: sender, body },
+        sender,
+        (signing) => sendTokenRequest(signing, body),
         { wallet: 'sender', passphrase: 'passphrase' },
         params.passphrase,
         caller,
@@ -117,7 +130,8 @@ export function tokenHandlers(
       if (fields.lockBlocks) body.lockBlocks = params.lockBlocks ?? 0;
       return submit(
         node,
-        { optype: TOKEN_OPTYPE, subtype: ADMIN_TOKEN_SUBTYPES[method], signer: sender, body },
+        sender,
+        (signing) => adminTokenRequest(method, signing, body),
         { wallet: 'sender', passphrase: 'passphrase' },
         params.passphrase,
         caller,

@@ -7,15 +7,20 @@ import {
   verifyMessage,
 } from '@chain/crypto';
 import type { RefreshResult } from '@chain/keystore';
-import type { WalletInfo } from '@chain/ledger';
+import { activationRequest, type WalletInfo } from '@chain/ledger';
 import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
-import { attributeKeyStoreError, keyForWallet, keyFromStore, submitSigned, wallet } from './keys';
-
-export const ACTIVATION_OPTYPE = 5;
+import {
+  attributeKeyStoreError,
+  keyForWallet,
+  keyFromStore,
+  submitSigned,
+  usingKey,
+  wallet,
+} from './keys';
 
 export type KeyState = 'unlocked' | 'locked' | 'not in key store';
 
@@ -62,15 +67,15 @@ export function walletHandlers(
     async activeWallet(params) {
       const address = wallet(node, params.wallet, 'wallet');
       const privateKey = keyForWallet(node, params.private, 'private', address, 'wallet');
-      await submitSigned(
-        node,
-        {
-          optype: ACTIVATION_OPTYPE,
-          signer: address,
-          privateKey,
-          body: { publicKey: getPublicKey(privateKey) },
-        },
-        'wallet',
+      await usingKey(privateKey, () =>
+        submitSigned(
+          node,
+          activationRequest(
+            { signer: address, privateKey },
+            { publicKey: getPublicKey(privateKey) },
+          ),
+          'wallet',
+        ),
       );
       return { wallet: address };
     },
@@ -119,7 +124,7 @@ export function walletHandlers(
         { wallet: 'wallet', passphrase: 'passphrase' },
         caller,
       );
-      return { status: true, priv: encodePrivateKey(privateKey) };
+      return usingKey(privateKey, () => ({ status: true, priv: encodePrivateKey(privateKey) }));
     },
 
     /**
@@ -151,7 +156,7 @@ export function walletHandlers(
         { wallet: 'wallet', passphrase: 'passphrase' },
         caller,
       );
-      return signMessage(params.message, privateKey, node.chain.prefix);
+      return usingKey(privateKey, () => signMessage(params.message, privateKey, node.chain.prefix));
     },
 
     verifyMessage({ data }) {

@@ -18,6 +18,14 @@ export {
   transferCodec,
 } from '../operation/transfer-codec';
 export {
+  activationRequest,
+  type RequestBuilder,
+  type RequestSigning,
+  requestBuilder,
+  type TypedRequest,
+  transferRequest,
+} from '../operation/typed-request';
+export {
   appendSignature,
   encodeRawOperations,
   encodeUnsignedOperation,

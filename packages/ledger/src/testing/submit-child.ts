@@ -5,6 +5,7 @@
 import { createChain } from '../chain/chain';
 import { createBlockProducer } from '../chain/producer';
 import { createDevGenesis } from '../genesis';
+import { transferRequest } from '../operation/typed-request';
 import { devWallet, testWallet, transferTo } from './temp-chain';
 
 const [dir, blockTime] = process.argv.slice(2);
@@ -20,12 +21,12 @@ process.stdout.write('ready\n');
 for (let wave = 0; ; wave++) {
   await Promise.all(
     receivers.map(async (to) => {
-      const op = await chain.signAndSubmit({
-        optype: 2,
-        signer: devWallet.address,
-        privateKey: devWallet.privateKey,
-        body: transferTo(to, BigInt(wave + 1)),
-      });
+      const op = await chain.signAndSubmit(
+        transferRequest(
+          { signer: devWallet.address, privateKey: devWallet.privateKey },
+          transferTo(to, BigInt(wave + 1)),
+        ),
+      );
       process.stdout.write(`${op.ophash}\n`);
     }),
   );

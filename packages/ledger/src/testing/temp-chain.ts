@@ -10,6 +10,9 @@ import {
 } from '@chain/crypto';
 import { type Chain, type ChainOptions, createChain } from '../chain/chain';
 import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
+import { ACTIVATION_OPTYPE } from '../operation/activation-codec';
+import type { TransferBody } from '../operation/transfer-codec';
+import { transferRequest } from '../operation/typed-request';
 
 /**
  * Test-only: a real chain on a temp dir and deterministic wallets to drive it. Shared by the tests of
@@ -92,7 +95,11 @@ export async function openTempChain(options: TempChainOptions = {}): Promise<Tem
 }
 
 /** A transfer body to an address (the sendTo form). */
-export function transferTo(address: string, amount: bigint, payload = new Uint8Array(0)) {
+export function transferTo(
+  address: string,
+  amount: bigint,
+  payload = new Uint8Array(0),
+): TransferBody {
   return {
     receiver: { hash160: decodeAddress(address).hash160 },
     amount,
@@ -103,12 +110,12 @@ export function transferTo(address: string, amount: bigint, payload = new Uint8A
 
 /** Submits a transfer from the dev wallet (it stays pending). */
 export function payFromDev(chain: Chain, address: string, amount: bigint) {
-  return chain.signAndSubmit({
-    optype: 2,
-    signer: devWallet.address,
-    privateKey: devWallet.privateKey,
-    body: transferTo(address, amount),
-  });
+  return chain.signAndSubmit(
+    transferRequest(
+      { signer: devWallet.address, privateKey: devWallet.privateKey },
+      transferTo(address, amount),
+    ),
+  );
 }
 
 /** Produces a block with the dev key. */
@@ -128,7 +135,8 @@ export async function submitFundAndActivate(
   for (const wallet of wallets) await payFromDev(chain, wallet.address, amount);
   for (const wallet of wallets) {
     await chain.signAndSubmit({
-      optype: 5,
+      // signAndSubmit puts the signer's public key in an activation body that has none.
+      optype: ACTIVATION_OPTYPE,
       signer: wallet.address,
       privateKey: wallet.privateKey,
       body: {},

@@ -8,6 +8,7 @@ import {
   createDevGenesis,
   DEV_PRIVATE_KEY,
   type Genesis,
+  transferRequest,
 } from '@chain/ledger';
 import type { P2PNode } from '../p2p-api';
 import { createP2PNode } from '../p2p-node';
@@ -64,17 +65,17 @@ export async function openTestPeer(host: string, options: TestPeerOptions = {}):
 
 /** A dev-account transfer to a fresh address. */
 export function sendFromDev(chain: Chain, amount = 1n) {
-  return chain.signAndSubmit({
-    optype: 2,
-    signer: chain.accountByNumber(0)!.address,
-    privateKey: DEV_PRIVATE_KEY,
-    body: {
-      receiver: { hash160: new Uint8Array(randomBytes(20)) },
-      amount,
-      payloadType: 0,
-      payload: new Uint8Array(0),
-    },
-  });
+  return chain.signAndSubmit(
+    transferRequest(
+      { signer: chain.accountByNumber(0)!.address, privateKey: DEV_PRIVATE_KEY },
+      {
+        receiver: { hash160: new Uint8Array(randomBytes(20)) },
+        amount,
+        payloadType: 0,
+        payload: new Uint8Array(0),
+      },
+    ),
+  );
 }
 
 /** `count` blocks of one transfer each, produced with the dev key. */
