@@ -1,4 +1,4 @@
-import type { NetStats } from '@chain/spec';
+import type { ConnectionEntry, NetStats } from '@chain/spec';
 import type { BlacklistEntry } from './blacklist';
 import type { SyncProgress } from './block-sync';
 import type { KnownServer } from './peer-book';
@@ -7,23 +7,12 @@ import type { IpTraffic } from './traffic';
 /** netStats: the wire contract's object (@chain/spec). */
 export type { NetStats };
 
-/** getConnection entry, IP unmasked. */
-export interface ConnectionInfo {
-  /** True when this node opened it (the peer is a server to it). */
-  server: boolean;
-  ip: string;
-  /** The peer's listening port when known from its hello, else the connection's remote port. */
-  port: number;
-  /** Seconds since it opened. */
-  secs: number;
-  sent: number;
-  recv: number;
-  /** From the peer's hello (empty before it). */
-  appver: string;
-  netver: number;
-  netver_a: number;
-  /** The peer's clock minus this node's, in seconds, at its hello. */
-  timediff: number;
+/**
+ * getConnection's entry (@chain/spec), with the IP unmasked (the RPC layer masks it) and the peer id.
+ * `port` is the peer's listening port when known from its hello, else the connection's remote port;
+ * `timediff` is the peer's clock minus this node's, in seconds, at its hello.
+ */
+export interface ConnectionInfo extends ConnectionEntry {
   peerId: string;
 }
 

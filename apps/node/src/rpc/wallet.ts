@@ -30,8 +30,12 @@ export function walletInfoWithKeyState(
   address: string,
 ): WalletInfo & { key_state: KeyState } {
   let info = node.chain.walletInfo(address);
-  // A token's address holds no key; `unknown wallet` would invite sending coins there.
-  if (isTokenAddress(node.chain, decodeAddress(address, node.chain.prefix).hash160)) {
+  // A token's address holds no key (so it is never a `normal wallet`); `unknown wallet` or
+  // `inactive wallet` would invite sending coins there.
+  if (
+    info.state !== 'normal wallet' &&
+    isTokenAddress(node.chain, decodeAddress(address, node.chain.prefix).hash160)
+  ) {
     info = { ...info, state: 'token address' };
   }
   const keyState: KeyState = !node.keystore.has(address)
