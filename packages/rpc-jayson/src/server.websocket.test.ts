@@ -227,7 +227,10 @@ describe('a client that does not read', () => {
     };
     const big = 'x'.repeat(64 * 1024);
     const t = await serve({
-      handlers: { getBlockCount: () => 1, getNodeVersion: () => big } as unknown as Partial<Handlers>,
+      handlers: {
+        getBlockCount: () => 1,
+        getNodeVersion: () => big,
+      } as unknown as Partial<Handlers>,
       wsMaxBufferedBytes: 256 * 1024,
       log,
     });
