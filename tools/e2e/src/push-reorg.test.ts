@@ -100,7 +100,7 @@ describe('push across a reorganisation', () => {
     });
     const [minedAlone] = await socket.waitNotifications(ops, 1);
     // The ophash of a mined operation starts with its block number (0 while pending).
-    expect(minedAlone!.ophash.slice(8)).toBe(lonely.ophash.slice(8));
+    expect(String(minedAlone!.ophash).slice(8)).toBe(lonely.ophash.slice(8));
     expect(minedAlone!.block).toBe(branch.block);
     expect(minedAlone!.removed).toBeUndefined();
 
