@@ -65,6 +65,14 @@ describe('figures with an absolute target and reference figures', () => {
     expect(missed).toMatchObject({ ratio: 1, pass: false });
   });
 
+  it('checks a max target (a cost with an absolute bound) as value <= target', () => {
+    const latency = { ...common, unit: 'ms', ceiling: 40, target: 50, higherIsBetter: false };
+    const met = compareWithCeiling({ ...latency, value: 50, targetOf: 'max' });
+    const missed = compareWithCeiling({ ...latency, value: 51, targetOf: 'max' });
+    expect(met).toMatchObject({ ratio: 0.8, pass: true, targetOf: 'max' });
+    expect(missed.pass).toBe(false);
+  });
+
   it('always passes a reference figure, which is its own ceiling', () => {
     expect(referenceFigure({ name: 'disk', value: 2_500, unit: 'batches/s' })).toEqual({
       name: 'disk',
@@ -154,6 +162,7 @@ describe('discoverBenchmarks', () => {
       'leveldb-write',
       'memory',
       'p2p-sync',
+      'push',
       'rpc-reads',
       'rpc-throughput',
       'sendto-throughput',
