@@ -325,7 +325,7 @@ function webSocketOfGlobal(): WebSocketConstructor {
   if (global === undefined) {
     throw new TransportError(
       'NO_WEBSOCKET',
-      "no global WebSocket here (Node 20): pass one, e.g. createClient({ url, WebSocket }) with `import { WebSocket } from 'ws'`",
+      'no global WebSocket here (Node 20): pass the WebSocket class of the `ws` package as createClient({ url, WebSocket })',
     );
   }
   return global;
