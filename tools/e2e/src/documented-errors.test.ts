@@ -6,6 +6,7 @@ import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/cry
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, mined, newFundedWallet, type WalletInfo, waitFor } from './harness/chain';
 import { call, type NodeProcess, post, rpcFrom, startNode } from './harness/node-process';
+import { openPushSocket } from './harness/push-socket';
 import { openSocket, postHead, rawExchange, rawRequest } from './harness/raw-http';
 import {
   type DocumentedErrorCode,
@@ -321,6 +322,52 @@ const RECIPES: Record<number, Recipe> = {
     status: 408,
     last: true,
     provoke: async () => parsedHttp(await slowHeaders),
+  },
+  // Push over WebSocket (issue 16).
+  [-32020]: {
+    kind: 'reply',
+    reason: 'SUBSCRIPTION_LIMIT',
+    provoke: async () => {
+      const socket = await openPushSocket(node.url);
+      try {
+        // 100 subscriptions per connection by default: the 101st is refused.
+        for (let i = 0; i < 100; i++) await socket.subscribe({ event: 'pendingOperations' });
+        const reply = await socket.call('subscribe', { event: 'pendingOperations' });
+        return answerOf(200, reply);
+      } finally {
+        socket.ws.terminate();
+      }
+    },
+  },
+  [-32021]: {
+    kind: 'reply',
+    reason: 'WEBSOCKET_REQUIRED',
+    provoke: () => called('subscribe', { event: 'newBlocks' }),
+  },
+  [-32022]: {
+    kind: 'reply',
+    reason: 'TOO_MANY_CONNECTIONS',
+    status: 503,
+    provoke: async () => {
+      // 100 WebSocket connections per IP by default: the 101st upgrade is refused.
+      const sockets = await Promise.all(
+        Array.from({ length: 100 }, () => openPushSocket(node.url)),
+      );
+      try {
+        const reply = await rawRequest(node.url, {
+          method: 'GET',
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          },
+        });
+        return answerOf(reply.status, JSON.parse(reply.text));
+      } finally {
+        for (const socket of sockets) socket.ws.terminate();
+      }
+    },
   },
 
   1002: {
