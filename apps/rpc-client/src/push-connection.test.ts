@@ -1,0 +1,116 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type WebSocket, WebSocketServer, WebSocket as WsClient } from 'ws';
+import { createClient } from './client.js';
+import { TransportError } from './errors.js';
+import type { WebSocketConstructor } from './push-connection.js';
+
+const servers: WebSocketServer[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) {
+    for (const client of server.clients) client.terminate();
+    server.close();
+  }
+});
+
+/** Mined operations of a fake node: block and ophash. */
+const OPERATIONS = [
+  { block: 1, ophash: 'a' },
+  { block: 2, ophash: 'b' },
+  { block: 2, ophash: 'c' },
+  { block: 3, ophash: 'x' },
+];
+
+/**
+ * A fake node's push side: answers getBlockCount and subscribe (walletOperations from fromBlock,
+ * from OPERATIONS); `cutAfter` notifications on the first connection, then it drops the socket.
+ */
+async function fakeNode(cutAfter: number) {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const subscribes: Record<string, unknown>[] = [];
+  let connections = 0;
+  server.on('connection', (ws: WebSocket) => {
+    const first = connections++ === 0;
+    ws.on('message', (data) => {
+      const request = JSON.parse(data.toString());
+      if (request.method === 'getBlockCount') {
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: String(request.id), result: 3 }));
+        return;
+      }
+      subscribes.push(request.params);
+      const id = `0x${subscribes.length}`;
+      // Reply and notifications in one write: the client must know the id before reading on.
+      const messages = [{ jsonrpc: '2.0', id: String(request.id), result: id }];
+      const from = request.params.fromBlock ?? 0;
+      const sent = OPERATIONS.filter((op) => op.block >= from).slice(
+        0,
+        first ? cutAfter : undefined,
+      );
+      for (const op of sent) {
+        messages.push({
+          jsonrpc: '2.0',
+          method: 'subscription',
+          params: { subscription: id, result: op },
+        } as never);
+      }
+      for (const message of messages) ws.send(JSON.stringify(message));
+      if (first) setTimeout(() => ws.terminate(), 50);
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/`, subscribes };
+}
+
+describe('client.subscribe', () => {
+  it('resumes after a dropped socket from the last height, delivering nothing twice', async () => {
+    const node = await fakeNode(2);
+    const client = createClient({
+      url: node.url,
+      WebSocket: WsClient as unknown as WebSocketConstructor,
+      reconnectDelayMs: 20,
+    });
+    const seen: string[] = [];
+    const subscription = client.subscribe(
+      'walletOperations',
+      { wallet: 'CHx', fromBlock: 1 },
+      (op) => seen.push(op.ophash),
+    );
+    expect(await subscription.ready).toBe('0x1');
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual(['a', 'b', 'c', 'x']);
+    // The second subscribe asked from block 2 (where b was), and b was not delivered again.
+    expect(node.subscribes).toEqual([
+      { event: 'walletOperations', wallet: 'CHx', fromBlock: 1 },
+      { event: 'walletOperations', wallet: 'CHx', fromBlock: 2 },
+    ]);
+    await subscription.unsubscribe();
+    client.close();
+  });
+
+  it('gives an async iterator when no callback is given, starting at the head of now (3)', async () => {
+    const node = await fakeNode(3);
+    const client = createClient({
+      url: node.url,
+      WebSocket: WsClient as unknown as WebSocketConstructor,
+    });
+    const iterator = client
+      .subscribe('walletOperations', { wallet: 'CHx' })
+      [Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first).toEqual({ value: { block: 3, ophash: 'x' }, done: false });
+    await iterator.return?.();
+    client.close();
+  }, 10_000);
+
+  it('says what to do when there is no WebSocket', () => {
+    const client = createClient({ url: 'http://127.0.0.1:1/' });
+    const hasGlobal = (globalThis as { WebSocket?: unknown }).WebSocket !== undefined;
+    if (hasGlobal) return; // Node 22+: the global one is used
+    const subscription = client.subscribe('newBlocks');
+    return expect(subscription.ready).rejects.toMatchObject({
+      reason: 'NO_WEBSOCKET',
+      constructor: TransportError,
+    });
+  });
+});
