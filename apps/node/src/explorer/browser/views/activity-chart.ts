@@ -47,17 +47,20 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   }
 
   function describe([numbers, operations, intervals]: Columns): void {
-    element.setAttribute('data-blocks', String(numbers.length));
     const last = numbers.length - 1;
+    element.setAttribute('data-blocks', String(numbers.length));
+    element.setAttribute('data-last-block', last < 0 ? '' : String(numbers[last]));
+    const what =
+      'Operations per block (bars, left axis) and seconds since the previous block (line, right axis)';
     if (last < 0) {
-      caption.textContent = 'Operations per block and block interval: no blocks yet.';
+      caption.textContent = `${what}: no blocks yet.`;
       return;
     }
+    const count = operations[last] ?? 0;
     const interval = intervals[last];
     caption.textContent =
-      `Operations per block (bars, left axis) and seconds since the previous block (line, right ` +
-      `axis), blocks ${numbers[0]} to ${numbers[last]}. Latest: block ${numbers[last]}, ` +
-      `${operations[last]} operations` +
+      `${what}, blocks ${numbers[0]} to ${numbers[last]}. Latest: block ${numbers[last]}, ` +
+      `${count} operation${count === 1 ? '' : 's'}` +
       (interval === null || interval === undefined ? '.' : `, ${interval} s after the previous.`);
   }
 
