@@ -36,10 +36,11 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   function columns(): Columns {
     const numbers = [...byNumber.keys()].sort((a, b) => a - b);
     const operations = numbers.map((n) => byNumber.get(n)!.operations);
-    // The interval needs the previous block; the oldest shown block has none unless it is known.
+    // The interval needs the previous block, so the oldest shown block has none; nor has block 1:
+    // the genesis time is the network's launch date, set in its config, not a block's production.
     const intervals = numbers.map((n) => {
       const previous = byNumber.get(n - 1);
-      return previous === undefined
+      return previous === undefined || n === 1
         ? null
         : Number(byNumber.get(n)!.timestamp) - Number(previous.timestamp);
     });
@@ -109,15 +110,21 @@ function chartOptions(width: number): uPlot.Options {
   const text = cssColor('--muted', '#57606a');
   const grid = cssColor('--line', '#d0d7de');
   const accent = cssColor('--accent', '#0b57d0');
-  const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } };
+  // Blocks, operations and whole seconds: ticks at whole numbers only.
+  const incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000];
+  const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, incrs };
   return {
     width,
     height: HEIGHT,
-    scales: { x: { time: false }, ops: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    scales: {
+      x: { time: false },
+      ops: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      s: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+    },
     axes: [
-      { ...axis, label: 'block', incrs: [1, 2, 5, 10, 20, 50, 100] },
+      { ...axis, label: 'block' },
       { ...axis, scale: 'ops', label: 'operations' },
-      { ...axis, scale: 's', label: 'seconds', side: 1, grid: { show: false } },
+      { ...axis, scale: 's', label: 'seconds', side: 1, size: 60, grid: { show: false } },
     ],
     series: [
       { label: 'Block' },
