@@ -20,6 +20,8 @@ let refreshView: (() => Promise<void>) | undefined;
 let blocksListener: ((blocks: BlockInfo[]) => void) | undefined;
 /** New blocks that came while live updates were paused, for the shown view when they resume. */
 let heldBlocks: BlockInfo[] = [];
+/** What the shown view asked to run when it goes. */
+const leaving: Array<() => void> = [];
 let refreshing = false;
 let refreshAgain = false;
 let firstRender = true;
@@ -49,6 +51,7 @@ export async function navigate(): Promise<void> {
   // In-page anchors (the skip link) are not routes.
   if (hash !== '' && hash !== '#' && !hash.startsWith('#/')) return;
   const current = ++generation;
+  for (const cleanup of leaving.splice(0)) cleanup();
   refreshView = undefined;
   blocksListener = undefined;
   heldBlocks = [];
@@ -60,6 +63,10 @@ export async function navigate(): Promise<void> {
     },
     onNewBlocks(listener) {
       if (current === generation) blocksListener = listener;
+    },
+    onLeave(cleanup) {
+      if (current === generation) leaving.push(cleanup);
+      else cleanup();
     },
   };
   status.textContent = 'Loading…';

@@ -93,6 +93,7 @@ export async function homeView(context: ViewContext): Promise<void> {
   chart = activityChart([...history, ...early]);
   replace(chartPart, chart.element);
   chart.draw();
+  context.onLeave(chart.destroy);
 }
 
 /** The newest blocks below `height` and their operations, newest first, in one request. */

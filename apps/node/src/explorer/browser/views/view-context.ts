@@ -15,6 +15,8 @@ export interface ViewContext {
   onChainChange(refresh: () => Promise<void>): void;
   /** Called with the blocks added to the chain (oldest first) while this view is shown. */
   onNewBlocks(listener: (blocks: BlockInfo[]) => void): void;
+  /** Called when the user goes to another view (at once if that has already happened). */
+  onLeave(cleanup: () => void): void;
 }
 
 export function syncText(outcome: Outcome<BlockSync>): string {
