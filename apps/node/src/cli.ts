@@ -51,6 +51,23 @@ function startOptions(args: Argv) {
       default: [],
       describe: 'extra allowed Host names',
     })
+    .option('rpc-ws-max-connections', {
+      type: 'number',
+      describe: 'WebSocket connections at once, in total (default 1000)',
+    })
+    .option('rpc-ws-max-connections-per-ip', {
+      type: 'number',
+      describe: 'WebSocket connections at once from one IP (default 100)',
+    })
+    .option('rpc-ws-max-subscriptions', {
+      type: 'number',
+      describe: 'subscriptions per WebSocket connection (default 100)',
+    })
+    .option('rpc-ws-max-buffered-bytes', {
+      type: 'number',
+      describe:
+        'bytes a WebSocket client may leave unread before it is disconnected (default 4 MiB)',
+    })
     .option('p2p-port', {
       type: 'number',
       default: defaults.p2pPort,
@@ -141,6 +158,10 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     rpcAllowKeys: argv['rpc-allow-keys'],
     rpcCors: argv['rpc-cors'],
     rpcAllowedHosts: argv['rpc-allowed-hosts'],
+    rpcWsMaxConnections: argv['rpc-ws-max-connections'],
+    rpcWsMaxConnectionsPerIp: argv['rpc-ws-max-connections-per-ip'],
+    rpcWsMaxSubscriptions: argv['rpc-ws-max-subscriptions'],
+    rpcWsMaxBufferedBytes: argv['rpc-ws-max-buffered-bytes'],
     p2pPort: argv['p2p-port'],
     p2pHost: argv['p2p-host'],
     p2pMaxConnections: argv['p2p-max-connections'],

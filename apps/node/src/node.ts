@@ -28,6 +28,7 @@ import {
   warnUnloadedProducerWallets,
   watchUnloadedProducerWallets,
 } from './producer-wallets';
+import { createPushHub, type PushHub } from './push/push-hub';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
@@ -82,6 +83,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let p2p: P2PNode | undefined;
   let closing: Promise<void> | undefined;
   let stopHeapWatch: (() => void) | undefined;
+  let pushHub: PushHub | undefined;
   const producerKeys = createProducerKeys();
 
   async function start() {
@@ -123,8 +125,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
+    pushHub = createPushHub(chain, log);
     const context: NodeContext = {
       chain,
+      push: pushHub,
       keystore,
       log,
       producerKeys,
@@ -163,6 +167,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       allowKeys: options.rpcAllowKeys,
       corsOrigins: options.rpcCors,
       allowedHosts: options.rpcAllowedHosts,
+      wsMaxConnections: options.rpcWsMaxConnections,
+      wsMaxConnectionsPerIp: options.rpcWsMaxConnectionsPerIp,
+      wsMaxSubscriptions: options.rpcWsMaxSubscriptions,
+      wsMaxBufferedBytes: options.rpcWsMaxBufferedBytes,
       ...rpcAuthentication(options),
       handlers: createHandlers(context),
       stateVersion: stateVersionOf(chain, keystore),
@@ -178,6 +186,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   async function shutdown() {
     stopHeapWatch?.();
     await rpc?.close();
+    pushHub?.close();
     await producer?.close();
     await p2p?.close();
     producerKeys.clear();

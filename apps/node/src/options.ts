@@ -19,6 +19,14 @@ export interface NodeOptions {
   rpcAllowKeys: boolean;
   rpcCors: string[];
   rpcAllowedHosts: string[];
+  /**
+   * WebSocket limits of the RPC port (push, issue 16); unset = the RPC server's defaults
+   * (@chain/rpc-jayson's DEFAULT_RPC_SERVER_OPTIONS, the one place they are kept).
+   */
+  rpcWsMaxConnections?: number;
+  rpcWsMaxConnectionsPerIp?: number;
+  rpcWsMaxSubscriptions?: number;
+  rpcWsMaxBufferedBytes?: number;
   /** Address the P2P listener binds to (and dials from, when it is a specific address). */
   p2pHost: string;
   p2pPort: number;

@@ -5,10 +5,18 @@ import {
   type MethodGroup,
   type MethodName,
   type ParamsOf,
+  type PushEvent,
+  type PushResults,
   type ResultOf,
 } from '@chain/spec';
 import { AmountError, RpcError, TransportError } from './errors.js';
 import { createHttpTransport, type HttpTransport } from './http-transport.js';
+import {
+  PushConnection,
+  type SubscribeParams,
+  type Subscription,
+  type WebSocketConstructor,
+} from './push-connection.js';
 import { isIdempotentRead } from './read-methods.js';
 
 export interface ClientOptions {
@@ -26,12 +34,22 @@ export interface ClientOptions {
   retryDelayMs?: number;
   /** The fetch implementation (default: the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * The WebSocket implementation of `subscribe` (default: the global WebSocket of browsers and
+   * Node 22+; in Node 20 pass `WebSocket` of the `ws` package).
+   */
+  WebSocket?: WebSocketConstructor;
+  /** First delay before a dropped push socket reconnects; doubled up to maxReconnectDelayMs. */
+  reconnectDelayMs?: number;
+  maxReconnectDelayMs?: number;
 }
 
 export const DEFAULT_CLIENT_OPTIONS = {
   timeoutMs: 30_000,
   retries: 2,
   retryDelayMs: 100,
+  reconnectDelayMs: 250,
+  maxReconnectDelayMs: 10_000,
 } as const satisfies Partial<ClientOptions>;
 
 /** The params argument of method M: optional exactly when all of M's params are. */
@@ -61,8 +79,11 @@ export type BatchResults<C extends readonly BatchCall[]> = {
     : never;
 };
 
+/** The method groups of a client: every group but push (subscribe below works over WebSocket). */
+export type ClientGroup = Exclude<MethodGroup, 'push'>;
+
 export type ChainClient = {
-  readonly [G in MethodGroup]: GroupMethods<G>;
+  readonly [G in ClientGroup]: GroupMethods<G>;
 } & {
   /** The endpoint this client talks to. */
   readonly url: string;
@@ -76,6 +97,19 @@ export type ChainClient = {
    * calls: the result, or the RpcError of that call. Retried only when every call is a read.
    */
   batch<const C extends readonly BatchCall[]>(calls: C): Promise<BatchResults<C>>;
+  /**
+   * Hears an event pushed by the node over a WebSocket to the same port (opened at the first
+   * subscribe, shared by all). With `onResult`, each result is passed to it; without, iterate the
+   * subscription (`for await`). A dropped socket reconnects and resumes from the last height seen,
+   * with nothing missed or repeated.
+   */
+  subscribe<E extends PushEvent>(
+    event: E,
+    params?: SubscribeParams,
+    onResult?: (result: PushResults[E]) => void,
+  ): Subscription<E>;
+  /** Closes the push socket, ending every subscription (HTTP calls are unaffected). */
+  close(): void;
 };
 
 interface JsonRpcReply {
@@ -148,12 +182,31 @@ export function createClient(options: ClientOptions): ChainClient {
     });
   }
 
+  let push: PushConnection | undefined;
+  const pushConnection = () =>
+    (push ??= new PushConnection({
+      url: url.replace(/^http/, 'ws'),
+      headers,
+      ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+      reconnectDelayMs: options.reconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.reconnectDelayMs,
+      maxReconnectDelayMs:
+        options.maxReconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.maxReconnectDelayMs,
+    }));
+
   const client: Record<string, unknown> = {
     url,
     call,
     batch,
+    subscribe(event: PushEvent, params: SubscribeParams = {}, onResult?: (r: unknown) => void) {
+      return pushConnection().subscribe(event, params, onResult);
+    },
+    close() {
+      push?.close();
+      push = undefined;
+    },
   };
   for (const [name, spec] of Object.entries(catalogue)) {
+    if (spec.group === 'push') continue;
     client[spec.group] ??= {};
     (client[spec.group] as Record<string, unknown>)[name] = (params?: unknown) =>
       call(name, params);

@@ -51,7 +51,9 @@ export type TransportErrorReason =
   /** An HTTP error status without a JSON-RPC reply in the body (401, 413, 502, ...). */
   | 'HTTP_STATUS'
   /** A response that is not a JSON-RPC 2.0 reply to the request sent. */
-  | 'INVALID_RESPONSE';
+  | 'INVALID_RESPONSE'
+  /** No WebSocket implementation: neither the global one nor `ClientOptions.WebSocket`. */
+  | 'NO_WEBSOCKET';
 
 /** The call did not produce a JSON-RPC reply: network failure, HTTP error status, bad response. */
 export class TransportError extends Error {

@@ -33,6 +33,9 @@ export type {
   ParamsOf,
   ParticipationEntry,
   ProtocolVersion,
+  PushEvent,
+  PushedOperation,
+  PushResults,
   RawSendResult,
   ResultOf,
   SignedMessage,
@@ -51,6 +54,7 @@ export {
   METHOD_NAMES,
   type MethodSpec,
   type ParamKind,
+  PUSH_EVENTS,
 } from '@chain/spec';
 export {
   COIN_DECIMALS,
@@ -63,6 +67,7 @@ export {
   type BatchCall,
   type BatchResults,
   type ChainClient,
+  type ClientGroup,
   type ClientOptions,
   createClient,
   DEFAULT_CLIENT_OPTIONS,
@@ -81,4 +86,10 @@ export {
   type TransportErrorReason,
 } from './errors.js';
 export * from './offline.js';
+export type {
+  SubscribeParams,
+  Subscription,
+  WebSocketConstructor,
+  WebSocketLike,
+} from './push-connection.js';
 export { isIdempotentRead } from './read-methods.js';

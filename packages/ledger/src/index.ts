@@ -13,6 +13,7 @@ export {
 } from './block/block';
 export {
   type AccountView,
+  type BlockListener,
   type BlockOrigin,
   type BlockPlacement,
   type BuildRequest,

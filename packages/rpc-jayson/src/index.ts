@@ -17,9 +17,12 @@ export {
   type Handlers,
   isLoopbackAddress,
   type Logger,
+  type PushChannel,
+  type PushSubscription,
   type RpcAuth,
   type RpcServer,
   type RpcServerAddress,
   type RpcServerOptions,
 } from './options.js';
 export { createRpcServer } from './server.js';
+export { requirePush, SLOW_CONSUMER_CLOSE_CODE } from './ws-front.js';

@@ -17,6 +17,30 @@ export interface CallContext {
   remoteAddress: string;
   /** True when the peer is on a loopback address. */
   loopback: boolean;
+  /** The WebSocket connection the call came on (push-websocket.ts); absent over HTTP. */
+  push?: PushChannel;
+}
+
+/** A subscription of a WebSocket connection: what the event source sends its results through. */
+export interface PushSubscription {
+  /** The id the client was given (the `subscription` of each notification). */
+  readonly id: string;
+  /** False once unsubscribed or its connection closed: the source stops then. */
+  readonly active: boolean;
+  /** Sends one notification (JSON-serialisable result); does nothing once inactive. */
+  send(result: unknown): void;
+}
+
+/** The push side of one WebSocket connection, as a handler sees it. */
+export interface PushChannel {
+  /**
+   * Opens a subscription; `stop` runs once when it ends (unsubscribe, connection closed). Throws
+   * SUBSCRIPTION_LIMIT past the connection's limit. Notifications sent before the reply to the call
+   * that opened it are held until that reply is on its way.
+   */
+  open(stop: () => void): PushSubscription;
+  /** Ends one of this connection's subscriptions; false when it has no such subscription. */
+  close(id: string): boolean;
 }
 
 /** Answers one GET path of the RPC port (the HTTP front's route table). */
@@ -84,6 +108,19 @@ export interface RpcServerOptions {
    * state revision + key store revision, both only ever growing).
    */
   stateVersion?: () => number;
+  /** WebSocket connections open at once, all clients together; beyond it an upgrade gets HTTP 503. */
+  wsMaxConnections: number;
+  /** WebSocket connections open at once from one IP address; beyond it an upgrade gets HTTP 503. */
+  wsMaxConnectionsPerIp: number;
+  /** Subscriptions open at once on one WebSocket connection (SUBSCRIPTION_LIMIT beyond). */
+  wsMaxSubscriptions: number;
+  /** Largest WebSocket message a client may send; larger closes the connection (code 1009). */
+  wsMaxMessageBytes: number;
+  /**
+   * Most bytes a WebSocket connection may have queued for sending (replies and notifications the
+   * client has not read); past it the client is disconnected with close code 1008.
+   */
+  wsMaxBufferedBytes: number;
 }
 
 /** True for 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost. */
@@ -107,6 +144,11 @@ export const DEFAULT_RPC_SERVER_OPTIONS: Readonly<RpcServerOptions> = Object.fre
   allowKeys: false,
   isLoopbackAddress,
   resultCacheEntries: 10_000,
+  wsMaxConnections: 1000,
+  wsMaxConnectionsPerIp: 100,
+  wsMaxSubscriptions: 100,
+  wsMaxMessageBytes: 1024 * 1024,
+  wsMaxBufferedBytes: 4 * 1024 * 1024,
 });
 
 export interface CreateRpcServerOptions extends Partial<RpcServerOptions> {

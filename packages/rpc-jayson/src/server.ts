@@ -21,6 +21,7 @@ import {
   type RpcServerAddress,
   type RpcServerOptions,
 } from './options.js';
+import { createWsFront, requirePush } from './ws-front.js';
 
 function withoutUndefined<T extends object>(options: T): Partial<T> {
   const out: Partial<T> = {};
@@ -44,6 +45,8 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   const builtIns: Partial<Handlers> = {
     rpcCallStats: () => server.callStats(),
     nodeUptime: () => server.uptimeSeconds(),
+    unsubscribe: ({ subscription }, context) =>
+      requirePush(context, 'unsubscribe').close(subscription),
   };
   const access = createAccessRules(config);
   const dispatcher = createDispatcher({
@@ -55,6 +58,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     log,
   });
   const onRequest = createHttpFront({ config, access, dispatcher, log });
+  const wsFront = createWsFront({ config, access, dispatcher, log });
 
   async function start(): Promise<RpcServerAddress> {
     if (address !== undefined) return address;
@@ -98,6 +102,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     });
     created.on('error', (err) => log?.error({ err }, 'RPC server error'));
     created.on('clientError', answerClientError);
+    created.on('upgrade', wsFront.onUpgrade);
     const bound = created.address() as AddressInfo;
     const urlHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
     address = { host: bound.address, port: bound.port, url: `http://${urlHost}:${bound.port}/` };
@@ -109,6 +114,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   async function stop(): Promise<void> {
     const running = httpServer;
     httpServer = undefined;
+    wsFront.close();
     if (running !== undefined) {
       await new Promise<void>((resolve) => {
         running.close(() => resolve());

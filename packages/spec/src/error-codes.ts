@@ -14,7 +14,7 @@ export interface ProtocolErrorSpec {
 }
 
 /**
- * JSON-RPC 2.0 errors and the server's own protocol errors (-32001..-32010), by reason, with the
+ * JSON-RPC 2.0 errors and the server's own protocol errors (-32001..-32010, push -32020..-32022), by reason, with the
  * HTTP status of the refusals that answer before dispatch.
  */
 export const PROTOCOL_ERRORS = {
@@ -45,6 +45,16 @@ export const PROTOCOL_ERRORS = {
     when: 'CORS preflight from an origin not configured (HTTP 403)',
   },
   REQUEST_TIMEOUT: { code: -32010, when: 'headers or body too slow (HTTP 408)' },
+  // Push over WebSocket (-32020..; -32011.. are left to the HTTP front's own refusals).
+  SUBSCRIPTION_LIMIT: {
+    code: -32020,
+    when: 'subscribe past the per-connection subscription limit',
+  },
+  WEBSOCKET_REQUIRED: { code: -32021, when: 'subscribe or unsubscribe over HTTP' },
+  TOO_MANY_CONNECTIONS: {
+    code: -32022,
+    when: 'WebSocket upgrade past the connection limit, total or per IP (HTTP 503)',
+  },
 } as const satisfies Record<string, ProtocolErrorSpec>;
 
 /** The reason (`error.data.reason`) of a protocol error. */

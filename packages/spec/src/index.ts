@@ -11,6 +11,7 @@ import { networkMethods } from './network.js';
 import { operationMethods } from './operations.js';
 import type { AnyParam, ParamValue, ResultMarker } from './param.js';
 import { participationMethods } from './participation.js';
+import { pushMethods } from './push.js';
 import type { NestedResult } from './results.js';
 import { statsMethods } from './stats.js';
 import { tokenMethods } from './token.js';
@@ -24,6 +25,7 @@ export const catalogue = {
   ...blockMethods,
   ...networkMethods,
   ...statsMethods,
+  ...pushMethods,
 } as const satisfies Record<string, MethodSpec>;
 
 export type Catalogue = typeof catalogue;
@@ -94,6 +96,15 @@ export {
   result,
 } from './param.js';
 export { participationMethods } from './participation.js';
+export {
+  PUSH_EVENTS,
+  PUSH_NOTIFICATION_METHOD,
+  type PushEvent,
+  type PushedOperation,
+  type PushNotificationParams,
+  type PushResults,
+  pushMethods,
+} from './push.js';
 export type * from './results.js';
 export { statsMethods } from './stats.js';
 export {

@@ -7,7 +7,8 @@ export type MethodGroup =
   | 'wallet'
   | 'block'
   | 'network'
-  | 'stats';
+  | 'stats'
+  | 'push';
 
 /** One JSON-RPC method of the catalogue: pure data, browser-safe. */
 export interface MethodSpec {

@@ -3,6 +3,7 @@ import type { Chain } from '@chain/ledger';
 import type { P2PNode } from '@chain/p2p-libp2p';
 import type { Logger } from '../logger';
 import type { ProducerKeys } from '../producer-keys';
+import type { PushHub } from '../push/push-hub';
 
 /** What every RPC method group's handlers work with. */
 export interface NodeContext {
@@ -14,4 +15,6 @@ export interface NodeContext {
   readonly datadir: string;
   /** The peer-to-peer node (Network group, nodeIPStats, blockSyncing). */
   readonly network: P2PNode;
+  /** Push subscriptions (subscribe over WebSocket). */
+  readonly push: PushHub;
 }

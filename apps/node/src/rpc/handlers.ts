@@ -4,6 +4,7 @@ import type { NodeContext } from './context';
 import { networkHandlers } from './network';
 import { operationsHandlers } from './operations';
 import { participationHandlers } from './participation';
+import { pushHandlers } from './push';
 import { statsHandlers } from './stats';
 import { tokenHandlers } from './token';
 import { walletHandlers } from './wallet';
@@ -18,5 +19,6 @@ export function createHandlers(node: NodeContext): Partial<Handlers> {
     ...blockHandlers(node),
     ...networkHandlers(node),
     ...statsHandlers(node),
+    ...pushHandlers(node),
   };
 }

@@ -6,6 +6,7 @@ import type { CallContext } from '@chain/rpc-jayson';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger';
 import { createProducerKeys } from '../producer-keys';
+import type { PushHub } from '../push/push-hub';
 import { createNodeRegistry } from '../registry';
 import type { NodeContext } from './context';
 import { operationsHandlers } from './operations';
@@ -65,6 +66,7 @@ describe('RPC handlers wipe the private keys they use', () => {
       producerKeys: createProducerKeys(),
       datadir: temp.dir,
       network: {} as P2PNode,
+      push: {} as PushHub,
     };
     other = namespacedWallet('node', 'receiver').address;
     decoded.length = 0;

@@ -3,7 +3,7 @@ import { type ApplyEnv, LayerContext } from '../state/apply-context';
 import { type BlockChanges, encodeUndo } from '../state/block-changes';
 import type { StateLayer } from '../state/state-layer';
 import type { ChainCore } from './chain-core';
-import { blockInfoOf } from './chain-presentation';
+import { blockInfoOf, presentMined } from './chain-presentation';
 import {
   type ExecutedBlock,
   encodeHead,
@@ -192,6 +192,8 @@ export async function commitBlock(
     });
   }
   const info = blockInfoOf(core, loaded);
-  core.notifyBlock(info, origin);
+  core.notifyBlock(info, origin, () =>
+    ops.map((op, index) => presentMined(core, loaded, op, index)),
+  );
   return info;
 }

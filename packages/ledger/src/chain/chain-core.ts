@@ -16,6 +16,7 @@ import { hashKey, StateLayer } from '../state/state-layer';
 import { BlockCache } from './block-cache';
 import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
+  type BlockListener,
   type BlockOrigin,
   type ChainOptions,
   DEFAULT_CHAIN_OPTIONS,
@@ -24,7 +25,7 @@ import {
 import { CliqueState } from './clique-state';
 import type { Journal } from './journal';
 import { Mempool } from './mempool';
-import type { BlockInfo } from './presentation';
+import type { BlockInfo, OperationObject } from './presentation';
 import { SignatureCache } from './signature-cache';
 import { StateChecksum } from './state-checksum';
 import { type ChainStore, heightKey } from './store';
@@ -69,7 +70,7 @@ export class ChainCore {
   headWeight = 0;
   readonly clique: CliqueState;
   readonly tasks = new TaskQueue();
-  readonly blockListeners = new Set<(info: BlockInfo, origin: BlockOrigin) => void>();
+  readonly blockListeners = new Set<BlockListener>();
   readonly pendingListeners = new Set<(bytes: Uint8Array, origin: PendingOrigin) => void>();
   readonly addressCache = new Map<number, string>();
   readonly blockCache: BlockCache;
@@ -211,10 +212,10 @@ export class ChainCore {
     }
   }
 
-  notifyBlock(info: BlockInfo, origin: BlockOrigin): void {
+  notifyBlock(info: BlockInfo, origin: BlockOrigin, operations: () => OperationObject[]): void {
     for (const listener of this.blockListeners) {
       try {
-        listener(info, origin);
+        listener(info, origin, operations);
       } catch {
         // Listeners must not undo a committed block.
       }

@@ -2,6 +2,7 @@ import type { Hashes, Secp256k1Backend } from '@chain/crypto';
 import type { Genesis } from '../genesis';
 import type { OperationRegistry } from '../operation/registry';
 import type { Timelock } from '../state/account';
+import type { BlockInfo, OperationObject } from './presentation';
 
 /** The options of `createChain` and the types of the `Chain` surface (chain.ts re-exports them). */
 
@@ -93,6 +94,17 @@ export interface ChainHead {
 
 /** How a block reached the chain: made here, or received (gossip, sync, reorganisation). */
 export type BlockOrigin = 'produced' | 'imported';
+
+/**
+ * Told of each block added to the chain. `operations` presents the block's operations as
+ * getBlockOperations does; call it during the call only (it reads the state as the block left it),
+ * and only when needed (it costs a presentation per operation).
+ */
+export type BlockListener = (
+  info: BlockInfo,
+  origin: BlockOrigin,
+  operations: () => OperationObject[],
+) => void;
 
 /**
  * Why an operation entered the mempool: submitted to this node, relayed by a peer, or returned from a

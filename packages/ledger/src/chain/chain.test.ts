@@ -74,7 +74,11 @@ describe('block production', () => {
   it('moves coins, pays fees to the producer and indexes operations', async () => {
     const { chain } = await tempChain();
     const seen: number[] = [];
-    chain.onBlock((b) => seen.push(b.block));
+    const told: unknown[][] = [];
+    chain.onBlock((b, _origin, operations) => {
+      seen.push(b.block);
+      told.push(operations());
+    });
     const payload = Uint8Array.of(0xca, 0xfe);
     const pending = await chain.signAndSubmit({
       optype: 2,
@@ -129,6 +133,8 @@ describe('block production', () => {
 
     const mined = await chain.blockOperations(1);
     expect(mined).toHaveLength(1);
+    // Block listeners are given the same operation objects as getBlockOperations (push, issue 16).
+    expect(told).toEqual([mined]);
     expect(mined[0]).toMatchObject({
       block: 1,
       opblock: 0,

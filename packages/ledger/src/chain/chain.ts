@@ -23,7 +23,7 @@ import {
 import { reorganize, rollback } from './chain-rollback';
 import type {
   AccountView,
-  BlockOrigin,
+  BlockListener,
   BlockPlacement,
   BuildRequest,
   ChainHead,
@@ -37,6 +37,7 @@ import type { BlockInfo, OperationObject, WalletInfo } from './presentation';
 
 export {
   type AccountView,
+  type BlockListener,
   type BlockOrigin,
   type BlockPlacement,
   type BuildRequest,
@@ -124,7 +125,8 @@ export interface Chain {
    * the branch restores this chain and rejects with its INVALID_BLOCK error.
    */
   reorganize(forkHeight: number, blocks: readonly Uint8Array[]): Promise<ReorganizeResult>;
-  onBlock(listener: (info: BlockInfo, origin: BlockOrigin) => void): () => void;
+  /** Called with each block added to the chain (on a reorganisation, each block of the new branch). */
+  onBlock(listener: BlockListener): () => void;
   /** Called with each operation's bytes when it enters the mempool, and why it did. */
   onPending(listener: (bytes: Uint8Array, origin: PendingOrigin) => void): () => void;
 }
@@ -284,7 +286,7 @@ class LedgerChain extends ChainCore implements Chain {
     return reorganize(this, forkHeight, blocks);
   }
 
-  onBlock(listener: (info: BlockInfo, origin: BlockOrigin) => void): () => void {
+  onBlock(listener: BlockListener): () => void {
     this.blockListeners.add(listener);
     return () => this.blockListeners.delete(listener);
   }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,10 +26,24 @@ export interface StartNodeOptions {
   /** Keep the data directory after stop (for restart tests). */
   keepDatadir?: boolean;
   readyTimeoutMs?: number;
+  /** The RPC port (default 0: a free one, which a restart would not get again). */
+  rpcPort?: number;
 }
 
 export async function makeDatadir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'chain-e2e-'));
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
 }
 
 /** Run the chain-node binary and return its output once it exits (for CLI tests). */
@@ -75,7 +90,7 @@ export async function startNode(options: StartNodeOptions = {}): Promise<NodePro
     '--datadir',
     datadir,
     '--rpc-port',
-    '0',
+    String(options.rpcPort ?? 0),
     '--p2p-port',
     '0',
     ...(options.args ?? []),

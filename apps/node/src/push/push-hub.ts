@@ -1,0 +1,199 @@
+/**
+ * The node's push events (issue 16): what each `subscribe` of a WebSocket connection hears, fed by
+ * the chain's block and mempool hooks. The RPC server carries the notifications
+ * (@chain/rpc-jayson's ws-front.ts); this module decides which and when:
+ * - newBlocks: each block added to the best chain (a reorganisation's new branch again for its
+ *   heights);
+ * - pendingOperations: each operation entering the mempool;
+ * - walletOperations / tokenTransfers: each mined operation that touches the wallet / is of the
+ *   token, and, when a block at or below a height already sent comes (a reorganisation or a
+ *   rollback took the old one off), the operations of the blocks taken off again with
+ *   `removed: true` first;
+ * - `fromBlock`: history from that height, then live, with nothing missed or sent twice at the seam.
+ */
+import type { BlockInfo, Chain, OperationObject } from '@chain/ledger';
+import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
+import { InvalidParamsError } from '@chain/rpc-jayson';
+import type { Logger } from '../logger';
+import { touchesToken, touchesWallet } from './operation-filters';
+
+export interface SubscribeRequest {
+  event: PushEvent;
+  /** Canonical wallet address (walletOperations). */
+  wallet?: string;
+  /** Canonical token address (tokenTransfers). */
+  token?: string;
+  fromBlock?: number;
+}
+
+/** One subscription of a connection. */
+interface Listener {
+  readonly push: PushSubscription;
+  readonly event: PushEvent;
+  /** walletOperations / tokenTransfers: which mined operations it hears. */
+  readonly matches?: (operation: OperationObject) => boolean;
+  /** The next height a replay reads; undefined once live. */
+  replayNext: number | undefined;
+  /** Mined operations sent, by height, for the recent blocks a reorganisation can take off. */
+  readonly sent: Map<number, OperationObject[]>;
+}
+
+export interface PushHub {
+  /** Opens a subscription on the channel; returns its id. */
+  subscribe(request: SubscribeRequest, channel: PushChannel): string;
+  /** Subscriptions open now. */
+  size(): number;
+  /** Stops listening to the chain. */
+  close(): void;
+}
+
+/** Heights of sent operations kept per subscription: as deep as the chain can roll back. */
+const DEFAULT_REORG_DEPTH = 64;
+
+export function createPushHub(
+  chain: Chain,
+  log: Logger,
+  reorgDepth: number = DEFAULT_REORG_DEPTH,
+): PushHub {
+  const listeners = new Set<Listener>();
+
+  function ofEvent(event: PushEvent): Listener[] {
+    const out: Listener[] = [];
+    for (const listener of listeners) if (listener.event === event) out.push(listener);
+    return out;
+  }
+
+  /** Operations of the blocks at or above `height` that were sent: again, with `removed`. */
+  function sendRemoved(listener: Listener, height: number): void {
+    const heights = [...listener.sent.keys()].filter((h) => h >= height).sort((a, b) => b - a);
+    for (const h of heights) {
+      for (const operation of listener.sent.get(h)!) {
+        listener.push.send({ ...operation, removed: true });
+      }
+      listener.sent.delete(h);
+    }
+  }
+
+  function sendMined(listener: Listener, height: number, operations: OperationObject[]): void {
+    const matching = operations.filter(listener.matches!);
+    for (const operation of matching) listener.push.send(operation);
+    if (matching.length > 0) listener.sent.set(height, matching);
+    listener.sent.delete(height - reorgDepth);
+  }
+
+  function onBlock(info: BlockInfo, operations: () => OperationObject[]): void {
+    let mined: OperationObject[] | undefined;
+    for (const listener of listeners) {
+      if (listener.replayNext !== undefined) {
+        // A block below the replay's next height replaces one it read: read again from there.
+        if (info.block < listener.replayNext) {
+          if (listener.matches !== undefined) sendRemoved(listener, info.block);
+          listener.replayNext = info.block;
+        }
+        continue;
+      }
+      if (listener.event === 'newBlocks') {
+        listener.push.send(info);
+      } else if (listener.matches !== undefined) {
+        sendRemoved(listener, info.block);
+        mined ??= operations();
+        sendMined(listener, info.block, mined);
+      }
+    }
+  }
+
+  function onPending(bytes: Uint8Array): void {
+    const interested = ofEvent('pendingOperations');
+    if (interested.length === 0) return;
+    const operation = chain.describeOperation(bytes);
+    for (const listener of interested) listener.push.send(operation);
+  }
+
+  /**
+   * History from `replayNext` up to the head, then live. The switch to live happens with no await
+   * between reading the height and the switch, so no block comes in between.
+   */
+  async function replay(listener: Listener): Promise<void> {
+    while (listener.push.active && listener.replayNext !== undefined) {
+      const height = listener.replayNext;
+      if (height >= chain.blockCount()) {
+        listener.replayNext = undefined;
+        return;
+      }
+      if (listener.event === 'newBlocks') {
+        const info = await chain.blockInfo(height);
+        if (listener.replayNext !== height) continue; // a reorganisation rewound it
+        listener.push.send(info);
+      } else {
+        const operations = await chain.blockOperations(height);
+        if (listener.replayNext !== height) continue;
+        sendMined(listener, height, operations);
+      }
+      listener.replayNext = height + 1;
+    }
+  }
+
+  const offBlock = chain.onBlock((info, _origin, operations) => {
+    if (listeners.size > 0) onBlock(info, operations);
+  });
+  const offPending = chain.onPending((bytes) => {
+    if (listeners.size > 0) onPending(bytes);
+  });
+
+  return {
+    subscribe(request, channel) {
+      const matches = filterOf(request);
+      if (request.fromBlock !== undefined && request.event === 'pendingOperations') {
+        throw new InvalidParamsError(
+          'fromBlock replays mined history: newBlocks, walletOperations and tokenTransfers only',
+          'fromBlock',
+        );
+      }
+      const push = channel.open(() => listeners.delete(listener));
+      const listener: Listener = {
+        push,
+        event: request.event,
+        ...(matches === undefined ? {} : { matches }),
+        replayNext: request.fromBlock,
+        sent: new Map(),
+      };
+      listeners.add(listener);
+      if (listener.replayNext !== undefined) {
+        replay(listener).catch((err: unknown) => {
+          log.error({ err, subscription: push.id }, 'push replay failed');
+        });
+      }
+      return push.id;
+    },
+    size() {
+      return listeners.size;
+    },
+    close() {
+      offBlock();
+      offPending();
+      listeners.clear();
+    },
+  };
+}
+
+function filterOf(
+  request: SubscribeRequest,
+): ((operation: OperationObject) => boolean) | undefined {
+  switch (request.event) {
+    case 'walletOperations': {
+      const wallet = request.wallet;
+      if (wallet === undefined) {
+        throw new InvalidParamsError('walletOperations needs a wallet', 'wallet');
+      }
+      return (operation) => touchesWallet(operation, wallet);
+    }
+    case 'tokenTransfers': {
+      const token = request.token;
+      if (token === undefined)
+        throw new InvalidParamsError('tokenTransfers needs a token', 'token');
+      return (operation) => touchesToken(operation, token);
+    }
+    default:
+      return undefined;
+  }
+}
