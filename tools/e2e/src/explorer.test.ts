@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request, WebSocket } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, hasBrowser, openBrowser, warnIfNoBrowser } from './harness/browser';
 import { devWallet, mined, type OperationObject } from './harness/chain';
@@ -122,6 +122,65 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
       .getByRole('link', { name: `operation ${(await findMined(op.ophash)).ophash}` })
       .waitFor({ timeout: 10_000 });
     expect(pageErrors).toEqual([]);
+  });
+
+  it('is fed by push: no periodic request, and a new block shows within a second', async () => {
+    const sockets: WebSocket[] = [];
+    page.on('websocket', (socket) => sockets.push(socket));
+    await page.goto(node.url);
+    const chart = page.getByRole('figure', { name: /^Operations per block/ });
+    await chart.locator('canvas').first().waitFor();
+    // One socket, to the node's own port: its upgrade carries the page's Origin, which is the node's.
+    await expect.poll(() => sockets.length).toBe(1);
+    expect(new URL(sockets[0]!.url()).host).toBe(new URL(node.url).host);
+    const frames: string[] = [];
+    sockets[0]!.on('framereceived', (frame) => frames.push(String(frame.payload)));
+
+    // A quiet chain: for over twice the fallback's poll period, the page asks the node nothing.
+    const requests: string[] = [];
+    const onRequest = (request: Request) =>
+      requests.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`);
+    page.on('request', onRequest);
+    await page.waitForTimeout(2.5 * 2000);
+    expect(requests).toEqual([]);
+    page.off('request', onRequest);
+
+    const op = await send('0.125');
+    const { block } = await mined(node, op.ophash);
+    await page.locator(`figure[data-last-block="${block}"]`).waitFor({ timeout: 1_000 });
+    await page
+      .getByRole('table', { name: 'Latest blocks' })
+      .getByRole('link', { name: String(block), exact: true })
+      .waitFor({ timeout: 1_000 });
+    const pushed = frames.map((frame) => JSON.parse(frame));
+    expect(pushed).toContainEqual(
+      expect.objectContaining({
+        method: 'subscription',
+        params: expect.objectContaining({ result: expect.objectContaining({ block }) }),
+      }),
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('polls instead when the push socket cannot connect', async () => {
+    const fallback = await browser.newPage();
+    try {
+      // Every WebSocket of this page is closed at once, as by a proxy that does not pass upgrades.
+      await fallback.routeWebSocket(/.*/, (socket) => socket.close());
+      let heightAsks = 0;
+      fallback.on('request', (request) => {
+        if (request.postData()?.includes('"getBlockCount"')) heightAsks++;
+      });
+      await fallback.goto(node.url);
+      await fallback.getByRole('figure', { name: /^Operations per block/ }).waitFor();
+      const op = await send('0.0625');
+      const { block } = await mined(node, op.ophash);
+      await fallback.locator(`figure[data-last-block="${block}"]`).waitFor({ timeout: 10_000 });
+      // The view's own load asks once; the poll asks again and again.
+      await expect.poll(() => heightAsks, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    } finally {
+      await fallback.close();
+    }
   });
 
   it('finds an operation by ophash from the search box, by keyboard', async () => {

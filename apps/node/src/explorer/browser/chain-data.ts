@@ -2,8 +2,9 @@
  * The explorer's data layer: the only module that talks to the node. Everything the page shows
  * comes from here, through the SDK (@chain/rpc-client, bundled into the page's script) over
  * JSON-RPC POST to the page's own origin. It is also the one place that knows how news of the
- * chain arrives (`watchChain`): the views hear "new blocks" and "the chain changed" from it and
- * never ask on a timer themselves.
+ * chain arrives (`watchChain`): the node pushes it over a WebSocket to the same port (the SDK's
+ * `subscribe`); the page polls only when that socket cannot connect. The views hear "new blocks"
+ * and "the chain changed" from here and never ask on a timer themselves.
  */
 import {
   type BatchCall,
@@ -39,7 +40,7 @@ export type { BatchCall, RpcError };
 /** The outcome of one call of a batch: its result, or the node's refusal of it. */
 export type Outcome<T> = T | RpcError;
 
-/** While the feed polls, it asks the node this often. */
+/** When the push socket cannot connect, the feed asks the node this often instead. */
 export const POLL_MS = 2000;
 /** At most this many new blocks are fetched at once when the feed catches up. */
 const CATCH_UP_BLOCKS = 100;
@@ -132,7 +133,7 @@ export function watchChain(watcher: ChainWatcher): () => void {
   watchers.add(watcher);
   if (!feedStarted) {
     feedStarted = true;
-    startPolling();
+    startPush();
   }
   return () => {
     watchers.delete(watcher);
@@ -151,7 +152,42 @@ function tell(event: (watcher: ChainWatcher) => void): void {
 }
 
 /**
- * The polling feed: every POLL_MS while the page is visible, the chain height, and the infos of
+ * The push feed: the node's newBlocks (each block's getBlockInfo object) and pendingOperations
+ * events over the SDK's WebSocket, which reconnects by itself and resumes after the last block it
+ * delivered. A burst of events (a catch-up, a busy pool) is told once. When the socket cannot
+ * connect at all (a proxy that does not pass WebSocket upgrades, a node without push), the page
+ * polls instead.
+ */
+function startPush(): void {
+  let heldBlocks: BlockInfo[] = [];
+  let scheduled = false;
+  function soon(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      const blocks = heldBlocks;
+      heldBlocks = [];
+      if (blocks.length > 0) tell((watcher) => watcher.blocks?.(blocks));
+      tell((watcher) => watcher.changed?.());
+    }, 0);
+  }
+  const subscriptions = [
+    client.subscribe('newBlocks', {}, (block) => {
+      heldBlocks.push(block);
+      soon();
+    }),
+    client.subscribe('pendingOperations', {}, soon),
+  ];
+  Promise.all(subscriptions.map((subscription) => subscription.ready)).catch((error: unknown) => {
+    console.warn('The node does not push to this page; it polls instead.', error);
+    for (const subscription of subscriptions) void subscription.unsubscribe();
+    startPolling();
+  });
+}
+
+/**
+ * The polling feed (when push cannot connect): every POLL_MS while the page is visible, the chain height, and the infos of
  * the blocks added since the last look.
  */
 function startPolling(): void {
