@@ -6,6 +6,7 @@ import { callCommand } from './commands/call';
 import { devnetCommand } from './commands/devnet';
 import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
+import { watchCommand } from './commands/watch';
 import { runOnBudgetThread } from './heap-budget';
 import { createLogger, type Logger } from './logger';
 import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
@@ -267,6 +268,7 @@ await cli
   .command(initCommand)
   .command(signRawCommand)
   .command(devnetCommand)
+  .command(watchCommand)
   // The mine wallets' passphrase comes from the environment (CHAIN_MINE_PASSPHRASE, read by
   // mine-wallets.ts) or a file, never from the command line; declared so strict mode accepts it.
   .option('mine-passphrase', { type: 'string', hidden: true, global: true })

@@ -29,6 +29,11 @@ export interface PushSubscription {
   readonly active: boolean;
   /** Sends one notification (JSON-serialisable result); does nothing once inactive. */
   send(result: unknown): void;
+  /**
+   * Resolves once the connection's queue is under half its limit (at once when it is): a source
+   * sending a long history waits on it, so a client that reads is never cut off for its backlog.
+   */
+  drained(): Promise<void>;
 }
 
 /** The push side of one WebSocket connection, as a handler sees it. */

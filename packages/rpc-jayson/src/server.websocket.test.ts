@@ -250,4 +250,33 @@ describe('a client that does not read', () => {
     (slow.ws as unknown as { _socket: Socket })._socket.resume();
     expect([1008, 1006]).toContain(await code);
   });
+
+  it('is not cut off when the sender waits for `drained` between sends', async () => {
+    const warnings: object[] = [];
+    const log: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (obj) => warnings.push(obj),
+      error: () => undefined,
+    };
+    const chunk = 'y'.repeat(16 * 1024);
+    const handlers: Partial<Handlers> = {
+      subscribe: (_params, context) => {
+        const subscription = requirePush(context, 'subscribe').open(() => undefined);
+        void (async () => {
+          for (let i = 0; i < 1000; i++) {
+            subscription.send({ i, chunk });
+            await subscription.drained();
+          }
+        })();
+        return subscription.id;
+      },
+    };
+    // 16 MB in all: more than the kernel's socket buffers take, far more than the limit.
+    const t = await serve({ handlers, wsMaxBufferedBytes: 256 * 1024, log });
+    const client = await connect(t.port);
+    await client.call('subscribe', { event: 'newBlocks' });
+    await client.received(1001);
+    expect(warnings).toEqual([]);
+  });
 });

@@ -27,6 +27,8 @@ import type {
 export const SLOW_CONSUMER_CLOSE_CODE = 1008;
 /** After the close frame of a cut-off client, the socket is destroyed this much later at most. */
 const CUT_OFF_GRACE_MS = 1000;
+/** How often a history replay looks whether the client has read its backlog. */
+const DRAIN_POLL_MS = 10;
 
 type WsConfig = Pick<
   RpcServerOptions,
@@ -114,6 +116,22 @@ function pathOf(target: string | undefined): string {
   return query === -1 ? target : target.slice(0, query);
 }
 
+const NOTIFICATION_HEAD = `{"jsonrpc":"2.0","method":"${PUSH_NOTIFICATION_METHOD}","params":{"subscription":`;
+
+/**
+ * The JSON of a result, kept for the last object: an event goes to every subscriber as the same
+ * object, one after the other, and is serialised once.
+ */
+let lastResult: unknown;
+let lastJson = '';
+function resultJson(result: unknown): string {
+  if (result !== lastResult || typeof result !== 'object' || result === null) {
+    lastJson = JSON.stringify(result);
+    lastResult = result;
+  }
+  return lastJson;
+}
+
 /** One open subscription as the connection keeps it. */
 interface OpenSubscription extends PushSubscription {
   /** Notifications sent before the reply that opened it went out. */
@@ -133,6 +151,11 @@ class PushConnection {
     private readonly config: WsConfig,
     private readonly log: Logger | undefined,
   ) {}
+
+  /** More than half the queue limit is waiting to be sent. */
+  get backlogged(): boolean {
+    return this.ws.bufferedAmount > this.config.wsMaxBufferedBytes / 2;
+  }
 
   get open(): boolean {
     return !this.cut && this.ws.readyState === this.ws.OPEN;
@@ -195,13 +218,14 @@ class PushConnection {
       },
       send(result) {
         if (!subscription.active) return;
-        const text = JSON.stringify({
-          jsonrpc: '2.0',
-          method: PUSH_NOTIFICATION_METHOD,
-          params: { subscription: id, result },
-        });
+        const text = `${NOTIFICATION_HEAD}${JSON.stringify(id)},"result":${resultJson(result)}}}`;
         if (subscription.held !== undefined) subscription.held.push(text);
         else connection.sendText(text);
+      },
+      async drained() {
+        while (subscription.active && connection.backlogged) {
+          await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+        }
       },
       end() {
         if (!active) return;

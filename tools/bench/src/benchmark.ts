@@ -36,9 +36,10 @@ export interface Figure {
   /**
    * Absent: `target` is the least ratio. 'value': it is the least value itself (an absolute target
    * such as 5,000 operations/s; the ceiling is still reported beside it). 'none': a reference figure
-   * with no target, reported for comparison (it always passes).
+   * with no target, reported for comparison (it always passes). 'max': the most value allowed (a
+   * cost with an absolute bound, such as a p99 latency under 50 ms).
    */
-  targetOf?: 'value' | 'none';
+  targetOf?: 'value' | 'none' | 'max';
   pass: boolean;
   /** Latency of the measured runs, when the figure is a throughput under load. */
   latency?: { p50Ms: number; p99Ms: number; ceilingP50Ms: number; ceilingP99Ms: number };
@@ -86,6 +87,8 @@ export function compareWithCeiling(input: {
   if (targetOf === 'none') pass = true;
   else if (targetOf === 'value')
     pass = Number.isFinite(figure.value) && figure.value >= figure.target;
+  else if (targetOf === 'max')
+    pass = Number.isFinite(figure.value) && figure.value <= figure.target;
   else pass = Number.isFinite(ratio) && ratio >= figure.target;
   const result: Figure = { ...figure, ratio, pass };
   if (targetOf !== undefined) result.targetOf = targetOf;

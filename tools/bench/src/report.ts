@@ -47,6 +47,7 @@ function formatNumber(value: number): string {
 function targetText(figure: Figure): string {
   if (figure.targetOf === 'none') return 'reference';
   if (figure.targetOf === 'value') return `>= ${formatNumber(figure.target)} ${figure.unit}`;
+  if (figure.targetOf === 'max') return `<= ${formatNumber(figure.target)} ${figure.unit}`;
   return `>= ${figure.target}`;
 }
 

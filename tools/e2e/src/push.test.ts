@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,7 +9,14 @@ import {
   type OperationObject,
   waitFor,
 } from './harness/chain';
-import { call, type NodeProcess, rpc, startNode } from './harness/node-process';
+import {
+  CHAIN_NODE_BIN,
+  call,
+  type NodeProcess,
+  rpc,
+  runChainNode,
+  startNode,
+} from './harness/node-process';
 import { openPushSocket, type PushSocket, refusedUpgrade } from './harness/push-socket';
 
 // Push over WebSocket (issue 16), through the real binary: blocks are made only while operations
@@ -239,5 +247,50 @@ describe('a client that does not read', () => {
     const closed = new Promise<number>((resolve) => slow.ws.once('close', resolve));
     (slow.ws as unknown as { _socket: Socket })._socket.resume();
     expect([1008, 1006]).toContain(await closed);
+  });
+});
+
+describe('chain-node watch', () => {
+  it('prints one JSON line per notification: the history from --from, then live', async () => {
+    const head = (await call<number>(node.url, 'getBlockCount')) - 1;
+    const watch = spawn(
+      process.execPath,
+      [
+        CHAIN_NODE_BIN,
+        'watch',
+        'newBlocks',
+        '--from',
+        String(head - 1),
+        '--json',
+        '--rpc-url',
+        node.url,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    watch.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    try {
+      await waitFor('the history lines', async () => out.split('\n').length > 2);
+      const live = await transfer(sink);
+      await waitFor('the live line', async () => out.includes(`"block":${live.block},`));
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { block: number });
+      expect(lines.map((block) => block.block)).toEqual([head - 1, head, live.block]);
+      expect(lines[2]).toEqual(await call(node.url, 'getBlockInfo', { block: live.block }));
+    } finally {
+      watch.kill('SIGINT');
+    }
+  });
+
+  it('refuses a missing wallet as a usage error and an unknown event', async () => {
+    const noWallet = await runChainNode(['watch', 'walletOperations', '--rpc-url', node.url]);
+    expect(noWallet.code).toBe(2);
+    expect(noWallet.stderr).toMatch(/needs a wallet/);
+    const unknown = await runChainNode(['watch', 'newBlock', '--rpc-url', node.url]);
+    expect(unknown.code).toBe(2);
   });
 });

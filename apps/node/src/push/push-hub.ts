@@ -130,6 +130,8 @@ export function createPushHub(
         sendMined(listener, height, operations);
       }
       listener.replayNext = height + 1;
+      // History as fast as the client reads it, not faster (else it would be cut off).
+      await listener.push.drained();
     }
   }
 

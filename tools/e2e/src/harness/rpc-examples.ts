@@ -429,5 +429,9 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   await s.example('rpcCallStats', undefined);
   await s.example('nodeUptime', undefined);
 
+  // ---- push: over HTTP both answer WEBSOCKET_REQUIRED (the protocol text shows the WebSocket side)
+  await s.example('subscribe', { event: 'newBlocks' }, 'over HTTP');
+  await s.example('unsubscribe', { subscription: '0x1' }, 'over HTTP');
+
   return s.examples;
 }

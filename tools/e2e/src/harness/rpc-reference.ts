@@ -13,6 +13,7 @@ import {
   type JsonRpcRequest,
   type RpcExample,
 } from './rpc-examples';
+import { PUSH_PROTOCOL } from './rpc-push-reference';
 
 export const GENERATE_COMMAND =
   'npx nx run chain-node:build && npx tsx --conditions=@chain/source tools/e2e/src/harness/generate-rpc-docs.ts';
@@ -28,6 +29,7 @@ const GROUP_TITLES: Record<MethodSpec['group'], string> = {
   block: 'Block',
   network: 'Network node',
   stats: 'Stats',
+  push: 'Push (WebSocket)',
 };
 
 /** What a param means where its name and kind do not say it all (from SPEC.md). */
@@ -527,6 +529,8 @@ function intro(examples: RpcExample[]): string[] {
     '  `--rpc-user`/`--rpc-password`, or the cookie in `<datadir>/.cookie`. Methods that carry raw keys',
     '  (activeWallet, dumpPrivateKey, inputPrivateKey, privSendTo) answer only on loopback unless',
     '  `--rpc-allow-keys`.',
+    '- Push: a WebSocket upgrade on the same port and URL carries the same calls plus subscriptions',
+    '  ([Push (WebSocket)](#push-websocket)).',
     '- From a shell: `chain-node call <method> key=value ...` (`--json` for scripts); from TypeScript:',
     '  `@chain/rpc-client`.',
     '',
@@ -562,6 +566,7 @@ export function renderRpcReference(examples: RpcExample[]): string {
   const lines = intro(examples);
   for (const [group, title] of Object.entries(GROUP_TITLES)) {
     lines.push(`## ${title}`, '');
+    if (group === 'push') lines.push(...PUSH_PROTOCOL);
     for (const name of METHOD_NAMES.filter((method) => specOf(method).group === group)) {
       lines.push(...methodSection(name, examples));
     }
