@@ -41,7 +41,7 @@ export type { BatchCall, RpcError };
 export type Outcome<T> = T | RpcError;
 
 /** When the push socket cannot connect, the feed asks the node this often instead. */
-export const POLL_MS = 2000;
+const POLL_MS = 2000;
 /** At most this many new blocks are fetched at once when the feed catches up. */
 const CATCH_UP_BLOCKS = 100;
 
@@ -187,8 +187,8 @@ function startPush(): void {
 }
 
 /**
- * The polling feed (when push cannot connect): every POLL_MS while the page is visible, the chain height, and the infos of
- * the blocks added since the last look.
+ * The polling feed (when push cannot connect): every POLL_MS while the page is visible, the chain
+ * height, and the infos of the blocks added since the last look.
  */
 function startPolling(): void {
   let knownHeight: number | undefined;
