@@ -42,6 +42,8 @@ export type Outcome<T> = T | RpcError;
 
 /** When the push socket cannot connect, the feed asks the node this often instead. */
 const POLL_MS = 2000;
+/** Pushed news is told to the views at most this often (a burst is told once). */
+const PUSH_GAP_MS = 250;
 /** At most this many new blocks are fetched at once when the feed catches up. */
 const CATCH_UP_BLOCKS = 100;
 
@@ -161,16 +163,22 @@ function tell(event: (watcher: ChainWatcher) => void): void {
 function startPush(): void {
   let heldBlocks: BlockInfo[] = [];
   let scheduled = false;
+  let lastTold = 0;
   function soon(): void {
     if (scheduled) return;
     scheduled = true;
-    setTimeout(() => {
-      scheduled = false;
-      const blocks = heldBlocks;
-      heldBlocks = [];
-      if (blocks.length > 0) tell((watcher) => watcher.blocks?.(blocks));
-      tell((watcher) => watcher.changed?.());
-    }, 0);
+    // A busy pool notifies many times a second: the views refresh at most every PUSH_GAP_MS.
+    setTimeout(
+      () => {
+        scheduled = false;
+        lastTold = Date.now();
+        const blocks = heldBlocks;
+        heldBlocks = [];
+        if (blocks.length > 0) tell((watcher) => watcher.blocks?.(blocks));
+        tell((watcher) => watcher.changed?.());
+      },
+      Math.max(0, lastTold + PUSH_GAP_MS - Date.now()),
+    );
   }
   const subscriptions = [
     client.subscribe('newBlocks', {}, (block) => {
