@@ -262,6 +262,13 @@ class PushConnection {
   }
 }
 
+/** Whether `origin` is that of the Host a request was sent to: a page this node served. */
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const own = host.toLowerCase();
+  return origin === `http://${own}` || origin === `https://${own}`;
+}
+
 export function createWsFront(options: WsFrontOptions): WsFront {
   const { config, access, dispatcher, log } = options;
   const wss = new WebSocketServer({
@@ -276,10 +283,17 @@ export function createWsFront(options: WsFrontOptions): WsFront {
   function upgradeRefusal(req: IncomingMessage, remoteAddress: string): Refusal | undefined {
     const badHost = access.hostRefusal(req.headers.host);
     if (badHost !== undefined) return badHost;
-    // Browsers always send Origin on a WebSocket upgrade: the CORS rule decides. Other clients
-    // send none and are judged like any HTTP client.
+    // Browsers always send Origin on a WebSocket upgrade: a page of the node itself (the explorer,
+    // whose origin is the allowed Host it was sent to) may connect, others as the CORS rule says.
+    // Other clients send none and are judged like any HTTP client.
     const origin = req.headers.origin;
-    if (origin !== undefined && !access.originAllowed(origin)) return ORIGIN_NOT_ALLOWED;
+    if (
+      origin !== undefined &&
+      !isOwnOrigin(origin, req.headers.host) &&
+      !access.originAllowed(origin)
+    ) {
+      return ORIGIN_NOT_ALLOWED;
+    }
     if (pathOf(req.url) !== '/') return NOT_FOUND;
     if (open >= config.wsMaxConnections) return tooMany('in total', config.wsMaxConnections);
     if ((perIp.get(remoteAddress) ?? 0) >= config.wsMaxConnectionsPerIp) {

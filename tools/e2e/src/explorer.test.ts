@@ -1,34 +1,14 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request, WebSocket } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, hasBrowser, openBrowser, warnIfNoBrowser } from './harness/browser';
 import { devWallet, mined, type OperationObject } from './harness/chain';
 import { call, type NodeProcess, startNode } from './harness/node-process';
 
-// The explorer page served at GET / of the RPC port, in Debian's headless Chromium driven by
-// playwright-core. `.ci/run` installs the browser; without one this test says so and skips.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) {
-  console.warn(
-    `\n!!! SKIPPING the explorer browser test: no Chromium at ${CHROMIUM}.\n` +
-      '!!! Install it (apt-get install -y chromium) or set CHROMIUM_PATH to run it.\n',
-  );
-}
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+// The explorer page served at GET / of the RPC port, in headless Chromium (harness/browser.ts).
+warnIfNoBrowser('the explorer browser test');
 
 const SDK_BUNDLE = join(
   resolve(fileURLToPath(import.meta.url), '../../../..'),
@@ -63,33 +43,21 @@ window.sdkCheck = {
 describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
   let node: NodeProcess;
   let dev: string;
-  let userDataDir: string;
+  let chromium: Browser;
   let browser: BrowserContext;
   let page: Page;
-  /** Uncaught exceptions and console errors (a CSP violation is one): the page must have none. */
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
     node = await startNode({ args: ['--block-time', '300'] });
     dev = devWallet(node);
-    // A fresh profile each run (launchPersistentContext is how Playwright takes --user-data-dir).
-    userDataDir = await mkdtemp(join(tmpdir(), 'chain-explorer-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(`console: ${message.text()}`);
-    });
+    chromium = await openBrowser();
+    ({ context: browser, page, errors: pageErrors } = chromium);
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await node?.stop();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   async function send(amount: string): Promise<OperationObject> {
@@ -118,6 +86,28 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('draws the activity chart, which gains a point when a block is mined', async () => {
+    const chart = page.getByRole('figure', { name: /^Operations per block/ });
+    await chart.locator('canvas').first().waitFor();
+    const height = await call<number>(node.url, 'getBlockCount');
+    const before = await chartState(chart);
+    expect(before).toMatchObject({ blocks: height, last: height - 1 });
+    expect(before.inked).toBeGreaterThan(0);
+
+    const op = await send('0.5');
+    const { block } = await mined(node, op.ophash);
+    await expect
+      .poll(() => chart.getAttribute('data-last-block'), { timeout: 10_000 })
+      .toBe(String(block));
+    const after = await chartState(chart);
+    expect(after.blocks).toBe(before.blocks + (block - before.last));
+    expect(after.image).not.toBe(before.image);
+    expect(await chart.locator('figcaption').textContent()).toContain(
+      `Latest: block ${block}, 1 operation`,
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
   it('shows a block produced after it opened, without a reload', async () => {
     const before = await call<number>(node.url, 'getBlockCount');
     const op = await send('2.5');
@@ -132,6 +122,65 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
       .getByRole('link', { name: `operation ${(await findMined(op.ophash)).ophash}` })
       .waitFor({ timeout: 10_000 });
     expect(pageErrors).toEqual([]);
+  });
+
+  it('is fed by push: no periodic request, and a new block shows within a second', async () => {
+    const sockets: WebSocket[] = [];
+    page.on('websocket', (socket) => sockets.push(socket));
+    await page.goto(node.url);
+    const chart = page.getByRole('figure', { name: /^Operations per block/ });
+    await chart.locator('canvas').first().waitFor();
+    // One socket, to the node's own port: its upgrade carries the page's Origin, which is the node's.
+    await expect.poll(() => sockets.length).toBe(1);
+    expect(new URL(sockets[0]!.url()).host).toBe(new URL(node.url).host);
+    const frames: string[] = [];
+    sockets[0]!.on('framereceived', (frame) => frames.push(String(frame.payload)));
+
+    // A quiet chain: for over twice the fallback's poll period, the page asks the node nothing.
+    const requests: string[] = [];
+    const onRequest = (request: Request) =>
+      requests.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`);
+    page.on('request', onRequest);
+    await page.waitForTimeout(2.5 * 2000);
+    expect(requests).toEqual([]);
+    page.off('request', onRequest);
+
+    const op = await send('0.125');
+    const { block } = await mined(node, op.ophash);
+    await page.locator(`figure[data-last-block="${block}"]`).waitFor({ timeout: 1_000 });
+    await page
+      .getByRole('table', { name: 'Latest blocks' })
+      .getByRole('link', { name: String(block), exact: true })
+      .waitFor({ timeout: 1_000 });
+    const pushed = frames.map((frame) => JSON.parse(frame));
+    expect(pushed).toContainEqual(
+      expect.objectContaining({
+        method: 'subscription',
+        params: expect.objectContaining({ result: expect.objectContaining({ block }) }),
+      }),
+    );
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('polls instead when the push socket cannot connect', async () => {
+    const fallback = await browser.newPage();
+    try {
+      // Every WebSocket of this page is closed at once, as by a proxy that does not pass upgrades.
+      await fallback.routeWebSocket(/.*/, (socket) => socket.close());
+      let heightAsks = 0;
+      fallback.on('request', (request) => {
+        if (request.postData()?.includes('"getBlockCount"')) heightAsks++;
+      });
+      await fallback.goto(node.url);
+      await fallback.getByRole('figure', { name: /^Operations per block/ }).waitFor();
+      const op = await send('0.0625');
+      const { block } = await mined(node, op.ophash);
+      await fallback.locator(`figure[data-last-block="${block}"]`).waitFor({ timeout: 10_000 });
+      // The view's own load asks once; the poll asks again and again.
+      await expect.poll(() => heightAsks, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    } finally {
+      await fallback.close();
+    }
   });
 
   it('finds an operation by ophash from the search box, by keyboard', async () => {
@@ -279,6 +328,22 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
       await sdkPage.close();
     }
   });
+
+  /** What the chart shows: its block count and latest block, its pixels and how many are inked. */
+  async function chartState(chart: Locator) {
+    const canvas = chart.locator('canvas').first();
+    const pixels = await canvas.evaluate((element: HTMLCanvasElement) => {
+      const { data } = element.getContext('2d')!.getImageData(0, 0, element.width, element.height);
+      let inked = 0;
+      for (let alpha = 3; alpha < data.length; alpha += 4) if (data[alpha]! > 0) inked++;
+      return { image: element.toDataURL(), inked };
+    });
+    return {
+      blocks: Number(await chart.getAttribute('data-blocks')),
+      last: Number(await chart.getAttribute('data-last-block')),
+      ...pixels,
+    };
+  }
 
   async function findMined(ophash: string): Promise<OperationObject> {
     const [found] = await call<OperationObject[]>(node.url, 'findOperation', { ophash });

@@ -146,12 +146,15 @@ describe('chain-node tarball', () => {
     const output = await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], NODE_APP);
     const [report] = JSON.parse(output) as PackReport[];
     const files = report!.files.map((file) => file.path);
-    expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/explorer/app.js']));
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/cli.js', 'dist/explorer/app.js', 'dist/explorer/app.css']),
+    );
     expect(files.filter((file) => file.startsWith('src/'))).toEqual([]);
 
-    // The SDK is bundled into the script at build time: a devDependency only.
+    // The SDK and the chart library are bundled into the script at build time: devDependencies only.
     const manifest = JSON.parse(await readFile(join(NODE_APP, 'package.json'), 'utf8'));
     expect(Object.keys(manifest.dependencies)).not.toContain('@chain/rpc-client');
+    expect(Object.keys(manifest.dependencies)).not.toContain('uplot');
     const script = await readFile(join(NODE_APP, 'dist', 'explorer', 'app.js'), 'utf8');
     const imports = [
       ...script.matchAll(/(?<![.\w])(?:from|import)\s*\(?\s*["']([^"'.][^"']*)["']/g),

@@ -19,6 +19,7 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
     <nav aria-label="Main">
       <ul>
         <li><a href="#/">Latest</a></li>
+        <li><a href="#/participation">Participation</a></li>
         <li><a href="#/network">Network</a></li>
       </ul>
     </nav>
@@ -54,8 +55,13 @@ export interface ExplorerScriptRef {
   integrity: string;
 }
 
-/** The page as served; the script at the end of the body runs once the document is parsed. */
-export function buildExplorerPage(script: ExplorerScriptRef): ExplorerPage {
+/**
+ * The page as served; the script at the end of the body runs once the document is parsed.
+ * `scriptCss` is the style sheet the bundle comes with (its chart library's), inlined after the
+ * page's own.
+ */
+export function buildExplorerPage(script: ExplorerScriptRef, scriptCss = ''): ExplorerPage {
+  const css = `${EXPLORER_CSS}${scriptCss}`;
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -64,7 +70,7 @@ export function buildExplorerPage(script: ExplorerScriptRef): ExplorerPage {
 <meta name="color-scheme" content="light dark">
 <title>chain-node explorer</title>
 <link rel="icon" href="data:,">
-<style>${EXPLORER_CSS}</style>
+<style>${css}</style>
 </head>
 <body>
 ${MARKUP}
@@ -75,7 +81,7 @@ ${MARKUP}
   const contentSecurityPolicy = [
     "default-src 'none'",
     "script-src 'self'",
-    `style-src 'sha256-${sha256Base64(EXPLORER_CSS)}'`,
+    `style-src 'sha256-${sha256Base64(css)}'`,
     "connect-src 'self'",
     'img-src data:',
     "base-uri 'none'",

@@ -96,6 +96,18 @@ describe('explorer page', () => {
     expect(() => new Function(script.toString('utf8'))).not.toThrow();
   });
 
+  it("inlines the style sheet the bundle comes with (the chart's), admitted by the policy", async () => {
+    const css = await readFile(join(bundleDir, 'app.css'), 'utf8');
+    expect(css).toContain('.uplot');
+    const response = await fetch(url);
+    const html = await response.text();
+    const style = inline(html, 'style');
+    expect(style.endsWith(css)).toBe(true);
+    expect(response.headers.get('content-security-policy')).toContain(
+      `style-src ${hashSource(style)}`,
+    );
+  });
+
   it('answers only the current script path', async () => {
     const stale = await fetch(`${url}explorer/app.0000000000000000.js`);
     expect(stale.status).toBe(405);

@@ -1,7 +1,7 @@
 /**
  * GET handler of the RPC port (the RPC server's `onGet` hook): `/` serves the explorer page and
  * `/explorer/app.<digest>.js` its script (the bundle of ./browser, built by tsup into
- * dist/explorer/app.js); every other path is left to the server (405, JSON-RPC is POST only). The
+ * dist/explorer/app.js, with the style sheet its imports bring, app.css, inlined in the page); every other path is left to the server (405, JSON-RPC is POST only). The
  * server has already applied its Host allowlist and authentication, so the page is exactly as
  * reachable as the RPC itself.
  */
@@ -79,14 +79,23 @@ function send(res: ServerResponse, status: number, asset: Asset): void {
   res.end(asset.body);
 }
 
+/** The style sheet the bundler emits beside the script (for CSS the browser modules import). */
+function readScriptCss(scriptFile: string): string {
+  const cssFile = scriptFile.replace(/\.js$/, '.css');
+  return cssFile !== scriptFile && existsSync(cssFile) ? readFileSync(cssFile, 'utf8') : '';
+}
+
 function loadAssets(scriptFile: string): Assets {
   const script = readFileSync(scriptFile);
   const digest = sha256Base64(script);
   const name = `app.${Buffer.from(digest, 'base64').toString('hex').slice(0, 16)}.js`;
-  const { html, contentSecurityPolicy } = buildExplorerPage({
-    src: `explorer/${name}`,
-    integrity: `sha256-${digest}`,
-  });
+  const { html, contentSecurityPolicy } = buildExplorerPage(
+    {
+      src: `explorer/${name}`,
+      integrity: `sha256-${digest}`,
+    },
+    readScriptCss(scriptFile),
+  );
   return {
     scriptPath: `/explorer/${name}`,
     page: {

@@ -1,4 +1,4 @@
-/** The explorer page's style sheet: system fonts, light and dark schemes, visible focus. */
+/** The explorer page's own style sheet: system fonts, light and dark schemes, visible focus. */
 export const EXPLORER_CSS = `
 :root {
   color-scheme: light dark;
@@ -56,5 +56,15 @@ tbody tr:nth-child(even) { background: var(--stripe); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .pager { display: flex; gap: 1.5rem; margin-bottom: .5rem; }
 progress { width: min(20rem, 100%); vertical-align: middle; }
+.activity { margin: 0; }
+.activity figcaption { color: var(--muted); font-size: .85rem; margin-top: .25rem; }
+.chart { width: 100%; min-height: 220px; }
+.u-legend { color: var(--fg); font-size: .85rem; }
+.tree, .tree ul { list-style: none; margin: 0; padding-left: 1.5rem; }
+.tree { padding-left: 0; }
+.tree li { border-left: 2px solid var(--line); padding-left: .75rem; }
+.node { margin: .35rem 0; }
+.node.shown { background: var(--stripe); }
+.role { display: inline-block; min-width: 5rem; }
 footer { color: var(--muted); font-size: .85rem; border-top: 1px solid var(--line); }
 `;

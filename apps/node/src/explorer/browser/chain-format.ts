@@ -18,6 +18,21 @@ const OPTYPE_NAMES: Record<number, string> = {
   18: 'Participation: BOTTOM request',
   19: 'Participation: BOTTOM approval, start or cancel',
 };
+/** The two-letter participation states (getNodePart): the role and where it stands. */
+const NODE_STATES: Record<string, { role: NodeRole; text: string }> = {
+  TH: { role: 'TOP', text: 'joined, its H/W check is due' },
+  TR: { role: 'TOP', text: 'H/W checked, ready to start' },
+  MN: { role: 'TOP', text: 'mining' },
+  MW: { role: 'MIDDLE', text: 'waiting for approval by its TOP' },
+  MH: { role: 'MIDDLE', text: 'approved, its H/W check is due' },
+  MV: { role: 'MIDDLE', text: 'H/W checked, waiting for its TOP to approve it' },
+  MA: { role: 'MIDDLE', text: 'participating' },
+  BW: { role: 'BOTTOM', text: 'waiting for approval by its MIDDLE' },
+  BA: { role: 'BOTTOM', text: 'participating' },
+};
+export type NodeRole = 'TOP' | 'MIDDLE' | 'BOTTOM';
+/** Participation operations: nodeStep1 (a TOP node joins). */
+export const OPTYPE_TOP_JOIN = 8;
 const WALLET_ADDRESS = /^[A-Za-z0-9]{2}[0-9a-f]{46}$/i;
 
 /** Whether `text` looks like a wallet (or token) address: prefix and 46 hex digits. */
@@ -92,4 +107,20 @@ export function operationsTable(caption: string, operations: OperationObject[]):
       amountOf(op),
     ]),
   );
+}
+
+/** The role a participation state belongs to (undefined for a state this page does not know). */
+export function roleOf(state: string): NodeRole | undefined {
+  return NODE_STATES[state]?.role;
+}
+
+/** A participation state as `MN (mining)`. */
+export function nodeStateText(state: string): string {
+  const known = NODE_STATES[state];
+  return known === undefined ? state : `${state} (${known.text})`;
+}
+
+/** The node code a participation operation's text ends with. */
+export function nodeCodeOf(op: OperationObject): string | undefined {
+  return /node code ([0-9a-f]{16})$/.exec(op.optxt)?.[1];
 }

@@ -1,13 +1,11 @@
 /**
  * The explorer page's script (bundled by tsup into dist/explorer/app.js, served by `../serve.ts`):
- * wires the frame, search and routing together once the document is parsed.
+ * wires search, routing and live updates together once the document is parsed.
  */
 import { rpc } from './chain-data';
-import { watchLiveSwitch } from './page-frame';
 import { startRouting } from './router';
 import { watchSearch } from './search';
 
-watchLiveSwitch();
 watchSearch();
 
 document.getElementById('skip-link')!.addEventListener('click', (event) => {

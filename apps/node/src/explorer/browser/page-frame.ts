@@ -29,10 +29,12 @@ export function isLive(): boolean {
   return live;
 }
 
-export function watchLiveSwitch(): void {
+/** Follows the live-updates switch; `onResume` runs when the user turns updates back on. */
+export function watchLiveSwitch(onResume: () => void): void {
   liveButton.addEventListener('click', () => {
     live = !live;
     liveButton.setAttribute('aria-pressed', String(live));
     status.textContent = live ? 'Live updates on.' : 'Live updates paused.';
+    if (live) onResume();
   });
 }

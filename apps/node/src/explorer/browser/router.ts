@@ -1,20 +1,29 @@
 /**
- * Hash routes (`#/`, `#/block/N`, `#/op/H`, `#/wallet/A`, `#/token/A`, `#/network`) to views, and
- * the live-update loop that refreshes the shown view.
+ * Hash routes (`#/`, `#/block/N`, `#/op/H`, `#/wallet/A`, `#/token/A`, `#/network`,
+ * `#/participation[/A]`) to views, and live updates: what the data layer's feed says about the
+ * chain goes to the shown view, held while the user pauses live updates.
  */
-import { POLL_MS } from './chain-data';
+import { type BlockInfo, watchChain } from './chain-data';
 import { heading, link, notice, replace } from './dom';
-import { clearProblem, isLive, showProblem, status, view } from './page-frame';
+import { clearProblem, isLive, showProblem, status, view, watchLiveSwitch } from './page-frame';
 import { blockView } from './views/block-view';
 import { homeView } from './views/home-view';
 import { networkView } from './views/network-view';
 import { operationView } from './views/operation-view';
+import { participationView, topNodesView } from './views/participation-view';
 import { tokenView } from './views/token-view';
 import type { ViewContext } from './views/view-context';
 import { walletView } from './views/wallet-view';
 
 let generation = 0;
-let poll: (() => Promise<void>) | undefined;
+let refreshView: (() => Promise<void>) | undefined;
+let blocksListener: ((blocks: BlockInfo[]) => void) | undefined;
+/** New blocks that came while live updates were paused, for the shown view when they resume. */
+let heldBlocks: BlockInfo[] = [];
+/** What the shown view asked to run when it goes. */
+const leaving: Array<() => void> = [];
+let refreshing = false;
+let refreshAgain = false;
 let firstRender = true;
 
 function showView(context: ViewContext, kind: string, arg: string): Promise<void> {
@@ -24,6 +33,9 @@ function showView(context: ViewContext, kind: string, arg: string): Promise<void
   if (kind === 'wallet') return walletView(context, arg);
   if (kind === 'token') return tokenView(context, arg);
   if (kind === 'network') return networkView(context);
+  if (kind === 'participation') {
+    return arg === '' ? topNodesView(context) : participationView(context, arg);
+  }
   replace(
     view,
     heading('Not found'),
@@ -39,12 +51,22 @@ export async function navigate(): Promise<void> {
   // In-page anchors (the skip link) are not routes.
   if (hash !== '' && hash !== '#' && !hash.startsWith('#/')) return;
   const current = ++generation;
-  poll = undefined;
+  for (const cleanup of leaving.splice(0)) cleanup();
+  refreshView = undefined;
+  blocksListener = undefined;
+  heldBlocks = [];
   const [kind = '', arg = ''] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   const context: ViewContext = {
     stale: () => current !== generation,
-    onPoll(refresh) {
-      if (current === generation) poll = refresh;
+    onChainChange(refresh) {
+      if (current === generation) refreshView = refresh;
+    },
+    onNewBlocks(listener) {
+      if (current === generation) blocksListener = listener;
+    },
+    onLeave(cleanup) {
+      if (current === generation) leaving.push(cleanup);
+      else cleanup();
     },
   };
   status.textContent = 'Loading…';
@@ -64,23 +86,49 @@ export async function navigate(): Promise<void> {
   }
 }
 
-async function tick(): Promise<void> {
-  if (isLive() && poll !== undefined && !document.hidden) {
-    try {
-      await poll();
-      clearProblem();
-    } catch (error) {
-      showProblem(error);
-    }
+/** Refreshes the shown view; a change that comes during a refresh gets one more. */
+async function refresh(): Promise<void> {
+  if (!isLive()) return;
+  if (refreshing) {
+    refreshAgain = true;
+    return;
   }
-  setTimeout(tick, POLL_MS);
+  refreshing = true;
+  try {
+    do {
+      refreshAgain = false;
+      await refreshView?.();
+    } while (refreshAgain);
+    clearProblem();
+  } catch (error) {
+    showProblem(error);
+  } finally {
+    refreshing = false;
+  }
 }
 
-/** Follows the location hash and starts the live-update loop. */
+function newBlocks(blocks: BlockInfo[]): void {
+  if (isLive()) blocksListener?.(blocks);
+  else heldBlocks.push(...blocks);
+}
+
+function resume(): void {
+  const held = heldBlocks;
+  heldBlocks = [];
+  if (held.length > 0) blocksListener?.(held);
+  void refresh();
+}
+
+/** Follows the location hash and the chain. */
 export function startRouting(): void {
   window.addEventListener('hashchange', () => {
     void navigate();
   });
+  watchLiveSwitch(resume);
   void navigate();
-  setTimeout(tick, POLL_MS);
+  watchChain({
+    blocks: newBlocks,
+    changed: () => void refresh(),
+    problem: showProblem,
+  });
 }

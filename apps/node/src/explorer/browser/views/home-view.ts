@@ -1,8 +1,9 @@
-/** The home view: chain summary, latest blocks, pending and latest operations (live). */
+/** The home view: chain summary, activity chart, latest blocks, pending and latest operations (live). */
 import {
   type BatchCall,
   type BlockInfo,
   batch,
+  blockInfos,
   type OperationObject,
   type Outcome,
   resultOf,
@@ -10,6 +11,7 @@ import {
 import { blockLink, coins, operationsTable, short, walletLink, when } from '../chain-format';
 import { facts, h, heading, mono, notice, replace, section, table } from '../dom';
 import { status, view } from '../page-frame';
+import { type ActivityChart, activityChart, CHART_BLOCKS } from './activity-chart';
 import { peersText, syncText, type ViewContext } from './view-context';
 
 const LATEST_BLOCKS = 10;
@@ -17,6 +19,7 @@ const LATEST_OPERATIONS = 20;
 
 export async function homeView(context: ViewContext): Promise<void> {
   const summary = h('div');
+  const chartPart = h('div');
   const blocksPart = h('div');
   const pendingPart = h('div');
   const operationsPart = h('div');
@@ -24,6 +27,7 @@ export async function homeView(context: ViewContext): Promise<void> {
     view,
     heading('Latest blocks and operations'),
     section('Chain', 'chain-heading', summary),
+    section('Activity', 'activity-heading', chartPart),
     section('Latest blocks', 'blocks-heading', blocksPart),
     section('Pending operations', 'pending-heading', pendingPart),
     section('Latest operations', 'operations-heading', operationsPart),
@@ -75,8 +79,21 @@ export async function homeView(context: ViewContext): Promise<void> {
     status.textContent = `Block ${height - 1} is the latest.`;
   }
 
+  // Blocks that come while the chart loads its history are kept for it (it ignores repeats).
+  let chart: ActivityChart | undefined;
+  const early: BlockInfo[] = [];
+  context.onNewBlocks((blocks) => {
+    if (chart === undefined) early.push(...blocks);
+    else chart.add(blocks);
+  });
   await refresh();
-  context.onPoll(refresh);
+  context.onChainChange(refresh);
+  const history = await blockInfos(shownHeight - CHART_BLOCKS, shownHeight - 1);
+  if (context.stale()) return;
+  chart = activityChart([...history, ...early]);
+  replace(chartPart, chart.element);
+  chart.draw();
+  context.onLeave(chart.destroy);
 }
 
 /** The newest blocks below `height` and their operations, newest first, in one request. */

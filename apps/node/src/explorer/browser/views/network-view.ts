@@ -40,7 +40,7 @@ export async function networkView(context: ViewContext): Promise<void> {
     showPeers(peersPart, connections);
   }
   await refresh();
-  context.onPoll(refresh);
+  context.onChainChange(refresh);
 }
 
 function showSync(part: HTMLElement, sync: Outcome<BlockSync>): void {

@@ -53,7 +53,7 @@ export async function operationView(context: ViewContext, arg: string): Promise<
       op.block > 0 ? `Operation is in block ${op.block}.` : 'Operation is pending.';
   }
   await refresh();
-  context.onPoll(async () => {
+  context.onChainChange(async () => {
     if (shownBlock <= 0) await refresh();
   });
 }

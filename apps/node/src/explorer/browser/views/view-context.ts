@@ -1,5 +1,6 @@
 /** What a view gets from the router, and the chain status texts several views share. */
 import {
+  type BlockInfo,
   type BlockSync,
   isNotAvailable,
   type NodeStatus,
@@ -10,8 +11,12 @@ import {
 export interface ViewContext {
   /** True once the user has gone to another view: stop touching the DOM. */
   stale(): boolean;
-  /** Called every POLL_MS while this view is shown and live updates are on. */
-  onPoll(refresh: () => Promise<void>): void;
+  /** Called when the chain may have changed, while this view is shown and live updates are on. */
+  onChainChange(refresh: () => Promise<void>): void;
+  /** Called with the blocks added to the chain (oldest first) while this view is shown. */
+  onNewBlocks(listener: (blocks: BlockInfo[]) => void): void;
+  /** Called when the user goes to another view (at once if that has already happened). */
+  onLeave(cleanup: () => void): void;
 }
 
 export function syncText(outcome: Outcome<BlockSync>): string {

@@ -3,12 +3,14 @@ import {
   type BatchCall,
   batch,
   failed,
+  type NestedResult,
+  type NodePart,
   type OperationObject,
   type Outcome,
   resultOf,
 } from '../chain-data';
-import { coins, operationsTable } from '../chain-format';
-import { type Child, facts, h, heading, mono, notice, replace, section } from '../dom';
+import { coins, nodeStateText, operationsTable, roleOf } from '../chain-format';
+import { type Child, facts, h, heading, link, mono, notice, replace, section } from '../dom';
 import { showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
@@ -24,10 +26,11 @@ function involves(op: OperationObject, wallet: string): boolean {
 }
 
 export async function walletView(context: ViewContext, wallet: string): Promise<void> {
-  const [info, count, pending] = await batch([
+  const [info, count, pending, part] = await batch([
     { method: 'getWalletInfo', params: { wallet } },
     { method: 'getBlockCount' },
     { method: 'getPendingOperation' },
+    { method: 'getNodePart', params: { wallet } },
   ]);
   if (context.stale()) return;
   if (failed(info)) {
@@ -48,6 +51,7 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
     view,
     heading('Wallet', ' ', mono(wallet)),
     section('Balance and state', 'wallet-heading', facts(fields)),
+    section('Participation', 'wallet-part-heading', participationPart(wallet, part)),
     section('Operations', 'wallet-ops-heading', opsPart, more),
   );
 
@@ -81,4 +85,24 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
     scanBack().catch(showProblem);
   });
   await scanBack();
+}
+
+/** Whether the wallet takes part in a participation tree (or mines for one), and a link to it. */
+function participationPart(wallet: string, part: Outcome<NestedResult<NodePart>>): HTMLElement {
+  if (failed(part)) {
+    return notice(
+      part.reason === 'NOT_PARTICIPATING'
+        ? 'This wallet does not take part in a participation tree.'
+        : part.message,
+    );
+  }
+  const { state, nodeWallet } = part.result;
+  const role = roleOf(state) ?? 'participating';
+  const as = nodeWallet === wallet ? `${role} node` : `miner wallet of ${role} node ${nodeWallet}`;
+  return h(
+    'p',
+    null,
+    `This wallet is a ${as}, state ${nodeStateText(state)}. `,
+    link(`#/participation/${wallet}`, 'Participation tree'),
+  );
 }

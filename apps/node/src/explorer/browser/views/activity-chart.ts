@@ -1,0 +1,142 @@
+/**
+ * The live chart of the latest blocks: operations per block (bars, left axis) and the interval
+ * since the previous block (line, right axis), drawn by uPlot. Its style sheet is uPlot's own,
+ * which the bundle emits beside the script and the page inlines (../../serve.ts).
+ */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { BlockInfo } from '../chain-data';
+import { h } from '../dom';
+
+/** How many of the latest blocks the chart shows. */
+export const CHART_BLOCKS = 50;
+const HEIGHT = 220;
+const FALLBACK_WIDTH = 600;
+
+export interface ActivityChart {
+  /** The figure to put on the page; call `draw` once it is in the document. */
+  element: HTMLElement;
+  /** Draws the chart at the width the page gives it, and follows that width. */
+  draw(): void;
+  /** Adds (or, for a height seen before, replaces) blocks; the oldest fall off past CHART_BLOCKS. */
+  add(blocks: BlockInfo[]): void;
+  destroy(): void;
+}
+
+type Columns = [number[], Array<number | null>, Array<number | null>];
+
+export function activityChart(initial: BlockInfo[]): ActivityChart {
+  const byNumber = new Map<number, BlockInfo>();
+  const canvasBox = h('div', { class: 'chart' });
+  const caption = h('figcaption');
+  const element = h('figure', { class: 'activity' }, canvasBox, caption);
+  let plot: uPlot | undefined;
+  let resizes: ResizeObserver | undefined;
+
+  function columns(): Columns {
+    const numbers = [...byNumber.keys()].sort((a, b) => a - b);
+    const operations = numbers.map((n) => byNumber.get(n)!.operations);
+    // The interval needs the previous block, so the oldest shown block has none; nor has block 1:
+    // the genesis time is the network's launch date, set in its config, not a block's production.
+    const intervals = numbers.map((n) => {
+      const previous = byNumber.get(n - 1);
+      return previous === undefined || n === 1
+        ? null
+        : Number(byNumber.get(n)!.timestamp) - Number(previous.timestamp);
+    });
+    return [numbers, operations, intervals];
+  }
+
+  function describe([numbers, operations, intervals]: Columns): void {
+    const last = numbers.length - 1;
+    element.setAttribute('data-blocks', String(numbers.length));
+    element.setAttribute('data-last-block', last < 0 ? '' : String(numbers[last]));
+    const what =
+      'Operations per block (bars, left axis) and seconds since the previous block (line, right axis)';
+    if (last < 0) {
+      caption.textContent = `${what}: no blocks yet.`;
+      return;
+    }
+    const count = operations[last] ?? 0;
+    const interval = intervals[last];
+    caption.textContent =
+      `${what}, blocks ${numbers[0]} to ${numbers[last]}. Latest: block ${numbers[last]}, ` +
+      `${count} operation${count === 1 ? '' : 's'}` +
+      (interval === null || interval === undefined ? '.' : `, ${interval} s after the previous.`);
+  }
+
+  function keep(blocks: BlockInfo[]): void {
+    for (const block of blocks) byNumber.set(block.block, block);
+    const numbers = [...byNumber.keys()].sort((a, b) => a - b);
+    // A block after a gap (held updates, catch-up limit) keeps the window contiguous at its end.
+    const newest = numbers[numbers.length - 1] ?? 0;
+    for (const n of numbers) if (n <= newest - CHART_BLOCKS) byNumber.delete(n);
+  }
+
+  function width(): number {
+    return Math.floor(canvasBox.clientWidth) || FALLBACK_WIDTH;
+  }
+
+  keep(initial);
+  describe(columns());
+
+  return {
+    element,
+    draw() {
+      const data = columns();
+      plot = new uPlot(chartOptions(width()), data, canvasBox);
+      resizes = new ResizeObserver(() => plot?.setSize({ width: width(), height: HEIGHT }));
+      resizes.observe(canvasBox);
+    },
+    add(blocks) {
+      if (blocks.length === 0) return;
+      keep(blocks);
+      const data = columns();
+      plot?.setData(data);
+      describe(data);
+    },
+    destroy() {
+      resizes?.disconnect();
+      plot?.destroy();
+    },
+  };
+}
+
+function cssColor(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+function chartOptions(width: number): uPlot.Options {
+  const text = cssColor('--muted', '#57606a');
+  const grid = cssColor('--line', '#d0d7de');
+  const accent = cssColor('--accent', '#0b57d0');
+  // Blocks, operations and whole seconds: ticks at whole numbers only.
+  const incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000];
+  const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, incrs };
+  return {
+    width,
+    height: HEIGHT,
+    scales: {
+      x: { time: false },
+      ops: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      s: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+    },
+    axes: [
+      { ...axis, label: 'block' },
+      { ...axis, scale: 'ops', label: 'operations' },
+      { ...axis, scale: 's', label: 'seconds', side: 1, size: 60, grid: { show: false } },
+    ],
+    series: [
+      { label: 'Block' },
+      {
+        label: 'Operations',
+        scale: 'ops',
+        stroke: accent,
+        fill: `${accent}55`,
+        paths: uPlot.paths.bars?.({ size: [0.6, 24] }),
+        points: { show: false },
+      },
+      { label: 'Interval (s)', scale: 's', stroke: '#d97706', width: 2, spanGaps: false },
+    ],
+  };
+}
