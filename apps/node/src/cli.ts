@@ -98,6 +98,21 @@ function startOptions(args: Argv) {
       describe: 'key-store passphrase of the dev wallet',
     })
     .option('log-level', { choices: LOG_LEVELS, default: defaults.logLevel, describe: 'log level' })
+    .option('metrics', {
+      type: 'boolean',
+      default: defaults.metrics,
+      describe: 'serve Prometheus metrics at http://<metrics-address>:<metrics-port>/metrics',
+    })
+    .option('metrics-address', {
+      type: 'string',
+      default: defaults.metricsHost,
+      describe: 'metrics bind address',
+    })
+    .option('metrics-port', {
+      type: 'number',
+      default: defaults.metricsPort,
+      describe: 'metrics port',
+    })
     .option('max-heap-mb', {
       type: 'number',
       default: defaults.maxHeapMb,
@@ -105,7 +120,7 @@ function startOptions(args: Argv) {
         "heap budget in MB (V8's old generation; 0 = none, V8 sizes it from the machine's memory)",
     })
     .check((argv) => {
-      for (const key of ['rpc-port', 'p2p-port'] as const) {
+      for (const key of ['rpc-port', 'p2p-port', 'metrics-port'] as const) {
         const port = argv[key];
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new Error(`--${key} must be a port number 0-65535, got ${port}`);
@@ -155,6 +170,9 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     mine: argv.mine,
     devPassphrase: argv['dev-passphrase'],
     logLevel: argv['log-level'] as LogLevel,
+    metrics: argv.metrics,
+    metricsHost: argv['metrics-address'],
+    metricsPort: argv['metrics-port'],
     maxHeapMb: argv['max-heap-mb'],
   };
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Chain } from '@chain/ledger';
-import { createP2PNode, type P2PNode } from '@chain/p2p-libp2p';
+import { createP2PNode, type Libp2pMetricsFactory, type P2PNode } from '@chain/p2p-libp2p';
 import type { Logger } from './logger';
 import { DEFAULT_P2P_PORT, type NodeOptions } from './options';
 import { logSyncProgress } from './sync-progress-log';
@@ -18,6 +18,7 @@ export async function startNetworking(
   >,
   chain: Chain,
   log: Logger,
+  libp2pMetrics?: () => Libp2pMetricsFactory,
 ): Promise<P2PNode> {
   const p2p = createP2PNode({
     chain,
@@ -31,6 +32,7 @@ export async function startNetworking(
     maxConnections: options.p2pMaxConnections,
     maxInboundPerIp: options.p2pMaxInboundPerIp,
     log: log.child({ module: 'p2p' }),
+    ...(libp2pMetrics ? { libp2pMetrics } : {}),
   });
   await p2p.start();
   logSyncProgress(p2p, log);

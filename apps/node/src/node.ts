@@ -19,9 +19,12 @@ import { createExplorerHandler } from './explorer/serve';
 import { watchHeap } from './heap-watch';
 import { logKeyDirectoryScan } from './keystore-log';
 import type { Logger } from './logger';
+import type { MetricsServer } from './metrics/metrics-server';
+import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
 import { type NodeOptions, resolveNodeOptions } from './options';
+import { probeRoutes } from './probes';
 import { createProducerKeys } from './producer-keys';
 import {
   LOCKED_PRODUCER_WARNING,
@@ -31,6 +34,8 @@ import {
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
+import { readiness } from './rpc/network';
+import { APP_VERSION } from './version';
 
 /** scrypt cost of the dev network's key store: light, so wallets are made in milliseconds. */
 const DEV_SCRYPT = { N: 2 ** 12, r: 8, p: 1 };
@@ -45,7 +50,7 @@ export interface ChainNode {
   readonly options: NodeOptions;
   readonly chain: Chain;
   readonly keystore: KeyStore;
-  start(): Promise<{ rpcUrl: string; devWallet?: DevWallet }>;
+  start(): Promise<{ rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet }>;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let p2p: P2PNode | undefined;
   let closing: Promise<void> | undefined;
   let stopHeapWatch: (() => void) | undefined;
+  let metrics: NodeMetrics | undefined;
+  let metricsServer: MetricsServer | undefined;
   const producerKeys = createProducerKeys();
 
   async function start() {
@@ -116,10 +123,16 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       };
     }
 
+    // Loaded only with --metrics: without it prom-client is never imported and nothing counted.
+    if (options.metrics) {
+      const { NodeMetrics } = await import('./metrics/node-metrics');
+      metrics = new NodeMetrics();
+    }
+
     // ---- networking: --mine-wallet keys, then the peer-to-peer node (before the producer, which
     // asks it whether this node is at the network's tip)
     await loadMineWallets(options, chain, keystore, producerKeys, log);
-    p2p = await startNetworking(options, chain, log);
+    p2p = await startNetworking(options, chain, log, metrics?.libp2pMetrics);
     const network = p2p;
     // ----
 
@@ -166,17 +179,39 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...rpcAuthentication(options),
       handlers: createHandlers(context),
       stateVersion: stateVersionOf(chain, keystore),
-      // The explorer page at GET / (JSON-RPC stays POST).
+      // /health and /ready, then the explorer page at GET / (JSON-RPC stays POST).
+      probeRoutes: probeRoutes(() => readiness(context)),
       onGet: createExplorerHandler(),
+      apiVersion: APP_VERSION,
+      ...(metrics ? { durationBucketsSeconds: metrics.rpcDurationBuckets } : {}),
       log,
     });
     const { url } = await rpc.start();
     stopHeapWatch = watchHeap(log);
-    return { rpcUrl: url, ...(devWallet ? { devWallet } : {}) };
+    const metricsUrl = metrics ? await serveMetrics(metrics, rpc, network) : undefined;
+    return {
+      rpcUrl: url,
+      ...(metricsUrl ? { metricsUrl } : {}),
+      ...(devWallet ? { devWallet } : {}),
+    };
+  }
+
+  async function serveMetrics(nodeMetrics: NodeMetrics, server: RpcServer, network: P2PNode) {
+    nodeMetrics.watch({ chain: chain!, keystore: keystore!, network, rpc: server });
+    const { startMetricsServer } = await import('./metrics/metrics-server');
+    metricsServer = await startMetricsServer({
+      host: options.metricsHost,
+      port: options.metricsPort,
+      exposition: () => nodeMetrics.exposition(),
+      log,
+    });
+    return metricsServer.url;
   }
 
   async function shutdown() {
     stopHeapWatch?.();
+    await metricsServer?.close();
+    metrics?.close();
     await rpc?.close();
     await producer?.close();
     await p2p?.close();

@@ -39,6 +39,12 @@ export interface NodeOptions {
   /** Key-store passphrase of the dev wallet on the dev network. */
   devPassphrase: string;
   logLevel: LogLevel;
+  /** Serve Prometheus metrics (off by default: nothing is loaded or counted for them then). */
+  metrics: boolean;
+  /** Address the metrics listener binds to. */
+  metricsHost: string;
+  /** Port of the metrics listener (GET /metrics). */
+  metricsPort: number;
   /**
    * Heap budget in MB: the most V8's old generation may hold, so that garbage is collected before
    * it piles up (heap-budget.ts); 0 = none, V8 sizes the heap from the machine's memory. A
@@ -49,6 +55,7 @@ export interface NodeOptions {
 
 export const DEFAULT_RPC_PORT = 9713;
 export const DEFAULT_P2P_PORT = 9714;
+export const DEFAULT_METRICS_PORT = 9715;
 /**
  * Keeps RSS under 400 MB with 100,000 accounts and 100,000 token holders in state while operations
  * stream through (issue 8; `npm run bench -- --only memory`: ~375 MB at peak). The live heap is then
@@ -80,6 +87,9 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   mine: true,
   devPassphrase: 'dev',
   logLevel: 'info',
+  metrics: false,
+  metricsHost: '127.0.0.1',
+  metricsPort: DEFAULT_METRICS_PORT,
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
 });
 
