@@ -18,7 +18,7 @@ import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
 import { watchHeap } from './heap-watch';
 import { logKeyDirectoryScan } from './keystore-log';
-import type { Logger } from './logger';
+import { type Logger, moduleLogger } from './logger';
 import type { MetricsServer } from './metrics/metrics-server';
 import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
@@ -90,6 +90,9 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let metrics: NodeMetrics | undefined;
   let metricsServer: MetricsServer | undefined;
   const producerKeys = createProducerKeys();
+  const chainLog = moduleLogger(log, 'chain');
+  const keystoreLog = moduleLogger(log, 'keystore');
+  const rpcLog = moduleLogger(log, 'rpc');
 
   async function start() {
     await mkdir(options.datadir, { recursive: true, mode: 0o700 });
@@ -106,7 +109,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
     });
     await keystore.open();
-    logKeyDirectoryScan(log, {
+    logKeyDirectoryScan(keystoreLog, {
       invalid: keystore.invalidFiles(),
       unresolved: keystore.unresolved(),
     });
@@ -114,8 +117,9 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     let devWallet: DevWallet | undefined;
     if (isDev) {
       const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
-      if (keystore.isLocked(address)) log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
-      else producerKeys.add(address, DEV_PRIVATE_KEY);
+      if (keystore.isLocked(address)) {
+        keystoreLog.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
+      } else producerKeys.add(address, DEV_PRIVATE_KEY);
       devWallet = {
         address,
         passphrase: options.devPassphrase,
@@ -131,7 +135,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
 
     // ---- networking: --mine-wallet keys, then the peer-to-peer node (before the producer, which
     // asks it whether this node is at the network's tip)
-    await loadMineWallets(options, chain, keystore, producerKeys, log);
+    await loadMineWallets(options, chain, keystore, producerKeys, keystoreLog);
     p2p = await startNetworking(options, chain, log, metrics?.libp2pMetrics);
     const network = p2p;
     // ----
@@ -139,7 +143,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const context: NodeContext = {
       chain,
       keystore,
-      log,
+      log: rpcLog,
       producerKeys,
       datadir: options.datadir,
       network,
@@ -151,23 +155,23 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
         blockTimeMs: options.blockTimeMs,
         producerKeys: () => producerKeys.keys(),
         mayProduce: () => network.isSynced(),
-        onError: (error) => log.error({ err: error }, 'block production failed'),
+        onError: (error) => chainLog.error({ err: error }, 'block production failed'),
       });
       producer.start();
-      log.info(
+      chainLog.info(
         { keys: producerKeys.count(), blockTimeMs: options.blockTimeMs },
         'block producer started',
       );
       // Mine wallets' keys do not survive a restart (see producer-wallets.ts); a key loaded again
       // (or added by blockchainStart) may be the one the waiting operations need.
-      warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
-      watchUnloadedProducerWallets(chain, keystore, producerKeys, log);
+      warnUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
+      watchUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
       producerKeys.onAdd(() => producer?.wake());
     }
     // Info level: one short record per block, stamped when this node produced or imported it (the
     // network lab reads these to measure propagation without debug logging's volume).
     chain.onBlock((block, origin) =>
-      log.info({ block: block.block, operations: block.operations, origin }, 'block'),
+      chainLog.info({ block: block.block, operations: block.operations, origin }, 'block'),
     );
 
     rpc = createRpcServer({
@@ -184,7 +188,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       onGet: createExplorerHandler(),
       apiVersion: APP_VERSION,
       ...(metrics ? { durationBucketsSeconds: metrics.rpcDurationBuckets } : {}),
-      log,
+      log: rpcLog,
     });
     const { url } = await rpc.start();
     stopHeapWatch = watchHeap(log);
@@ -203,7 +207,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       host: options.metricsHost,
       port: options.metricsPort,
       exposition: () => nodeMetrics.exposition(),
-      log,
+      log: moduleLogger(log, 'metrics'),
     });
     return metricsServer.url;
   }

@@ -38,7 +38,16 @@ export interface NodeOptions {
   mine: boolean;
   /** Key-store passphrase of the dev wallet on the dev network. */
   devPassphrase: string;
-  logLevel: LogLevel;
+  /** A level (`info`), or a default and module levels: `info,p2p=debug,rpc=warn` (logger.ts). */
+  logLevel: string;
+  /** `pretty`, `json`, or `auto`: pretty on a terminal, JSON elsewhere. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Also log (JSON) to this file, rotated by size; empty for none. */
+  logFile: string;
+  /** Size at which the log file is rotated (`10m`, `500k`, `1g`; a bare number is MB). */
+  logFileSize: string;
+  /** Rotated log files kept besides the current one. */
+  logFileCount: number;
   /** Serve Prometheus metrics (off by default: nothing is loaded or counted for them then). */
   metrics: boolean;
   /** Address the metrics listener binds to. */
@@ -87,6 +96,10 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   mine: true,
   devPassphrase: 'dev',
   logLevel: 'info',
+  logFormat: 'auto',
+  logFile: '',
+  logFileSize: '10m',
+  logFileCount: 5,
   metrics: false,
   metricsHost: '127.0.0.1',
   metricsPort: DEFAULT_METRICS_PORT,

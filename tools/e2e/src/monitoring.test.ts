@@ -10,7 +10,7 @@ import {
   removeDatadir,
   startNetworkNode,
 } from './harness/network';
-import { call, type NodeProcess, rpc, startNode } from './harness/node-process';
+import { call, type NodeProcess, rpc, runChainNode, startNode } from './harness/node-process';
 
 // Issue 17, items 1-3 through the real binary: --metrics, the probes of the RPC port and
 // rpc.discover.
@@ -158,6 +158,42 @@ describe('probes on the RPC port', () => {
     expect(sample(text, 'chain_peers')).toBe(1);
     expect(sample(text, 'chain_operations_total', { optype: '2' })).toBe(1_500);
   }, 180_000);
+});
+
+describe('logs', () => {
+  it('--log-format pretty and per-module levels (--log-level warn,p2p=debug)', async () => {
+    const node = await started(
+      startNode({ args: ['--log-format', 'pretty', '--log-level', 'warn,p2p=debug'] }),
+    );
+    await call(node.url, 'getBlockCount');
+    await node.stop();
+    const out = node.stdout();
+    expect(out).not.toMatch(/^\{"level"/m);
+    // p2p's debug and info records, and no info record of any other part.
+    expect(out).toMatch(/INFO.*p2p networking started/);
+    expect(out).toMatch(/module: "p2p"/);
+    expect(out).not.toMatch(/JSON-RPC server listening/);
+    expect(out).not.toMatch(/block producer started/);
+  });
+
+  it('JSON lines off a terminal by default, each part tagged with its module', async () => {
+    const node = await started(startNode());
+    await node.stop();
+    const records = node
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; module?: string });
+    expect(records.find((r) => r.msg === 'JSON-RPC server listening')?.module).toBe('rpc');
+    expect(records.find((r) => r.msg === 'p2p networking started')?.module).toBe('p2p');
+    expect(records.find((r) => r.msg === 'block producer started')?.module).toBe('chain');
+  });
+
+  it('refuses an unknown module or level, naming it', async () => {
+    const { code, stderr } = await runChainNode(['start', '--log-level', 'info,db=debug']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown log module 'db'/);
+  });
 });
 
 describe('rpc.discover', () => {
