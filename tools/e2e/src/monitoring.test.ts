@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { METHOD_NAMES } from '@chain/spec';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +36,7 @@ function get(url: string, path: string): Promise<{ status: number; json: unknown
   }));
 }
 
+const DEPLOY = resolve(fileURLToPath(import.meta.url), '../../../../deploy');
 const RECEIVER = addressFromPublicKey('CH', getPublicKey(randomPrivateKey()));
 
 describe('--metrics', () => {
@@ -88,6 +92,19 @@ describe('--metrics', () => {
     expect(sample(after, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(after).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect(after).toMatch(/^libp2p_transport_manager_listeners \d/m);
+
+    // The Grafana dashboard and the alert examples of deploy/ ask only for metrics the node serves.
+    const exported = new Set([...after.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+    for (const file of ['grafana-dashboard.json', 'prometheus.yml']) {
+      const text = await readFile(join(DEPLOY, file), 'utf8');
+      const used = new Set(
+        [...text.matchAll(/\b((?:chain|process|nodejs|libp2p)_[a-z0-9_]+)/g)].map((m) =>
+          m[1]!.replace(/_(bucket|sum|count)$/, ''),
+        ),
+      );
+      expect(used.size, file).toBeGreaterThan(0);
+      for (const name of used) expect(exported.has(name), `${file}: ${name}`).toBe(true);
+    }
 
     const verdict = promtoolCheck(after);
     if (verdict === undefined) {
