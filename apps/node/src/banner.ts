@@ -8,7 +8,7 @@ import { APP_VERSION } from './version';
 export function printBanner(
   options: NodeOptions,
   chain: Chain,
-  served: { rpcUrl: string; devWallet?: DevWallet },
+  served: { rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet },
   out: NodeJS.WritableStream = process.stdout,
 ): void {
   const lines = [
@@ -16,6 +16,7 @@ export function printBanner(
     `chain-node ${APP_VERSION}  network ${chain.genesis.network}  genesis ${bytesToHex(chain.genesisHash).slice(0, 16)}…`,
     `  data directory  ${options.datadir}`,
     `  JSON-RPC        ${served.rpcUrl}`,
+    ...(served.metricsUrl ? [`  metrics         ${served.metricsUrl}`] : []),
     `  P2P port        ${options.p2pPort}`,
     `  blocks          ${chain.blockCount()}   (block time ${options.blockTimeMs} ms${options.mine ? '' : ', not producing'})`,
   ];

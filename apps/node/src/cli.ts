@@ -8,12 +8,11 @@ import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
 import { watchCommand } from './commands/watch';
 import { runOnBudgetThread } from './heap-budget';
-import { createLogger, type Logger } from './logger';
-import { DEFAULT_NODE_OPTIONS, type LogLevel, type NodeOptions } from './options';
+import { createNodeLogger, LOG_MODULES, type Logger, parseLogLevels } from './logger';
+import { DEFAULT_NODE_OPTIONS, type NodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
 import { APP_VERSION } from './version';
 
-const LOG_LEVELS: LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];
 const defaults = DEFAULT_NODE_OPTIONS;
 
 function startOptions(args: Argv) {
@@ -115,7 +114,45 @@ function startOptions(args: Argv) {
       default: defaults.devPassphrase,
       describe: 'key-store passphrase of the dev wallet',
     })
-    .option('log-level', { choices: LOG_LEVELS, default: defaults.logLevel, describe: 'log level' })
+    .option('log-level', {
+      type: 'string',
+      default: defaults.logLevel,
+      describe: `log level (trace, debug, info, warn, error, silent), or per module: info,p2p=debug,rpc=warn (modules: ${LOG_MODULES.join(', ')})`,
+    })
+    .option('log-format', {
+      choices: ['auto', 'json', 'pretty'] as const,
+      default: defaults.logFormat,
+      describe: 'console log format (auto: pretty on a terminal, else JSON)',
+    })
+    .option('log-file', {
+      type: 'string',
+      describe: 'also log (JSON) to this file, rotated by size',
+    })
+    .option('log-file-size', {
+      type: 'string',
+      default: defaults.logFileSize,
+      describe: 'rotate the log file at this size (500k, 10m, 1g; a bare number is MB)',
+    })
+    .option('log-file-count', {
+      type: 'number',
+      default: defaults.logFileCount,
+      describe: 'rotated log files kept besides the current one',
+    })
+    .option('metrics', {
+      type: 'boolean',
+      default: defaults.metrics,
+      describe: 'serve Prometheus metrics at http://<metrics-address>:<metrics-port>/metrics',
+    })
+    .option('metrics-address', {
+      type: 'string',
+      default: defaults.metricsHost,
+      describe: 'metrics bind address',
+    })
+    .option('metrics-port', {
+      type: 'number',
+      default: defaults.metricsPort,
+      describe: 'metrics port',
+    })
     .option('max-heap-mb', {
       type: 'number',
       default: defaults.maxHeapMb,
@@ -123,7 +160,7 @@ function startOptions(args: Argv) {
         "heap budget in MB (V8's old generation; 0 = none, V8 sizes it from the machine's memory)",
     })
     .check((argv) => {
-      for (const key of ['rpc-port', 'p2p-port'] as const) {
+      for (const key of ['rpc-port', 'p2p-port', 'metrics-port'] as const) {
         const port = argv[key];
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new Error(`--${key} must be a port number 0-65535, got ${port}`);
@@ -131,6 +168,17 @@ function startOptions(args: Argv) {
       if (!Number.isInteger(argv['block-time']) || argv['block-time'] < 0) {
         throw new Error(
           `--block-time must be a whole number of milliseconds >= 0, got ${argv['block-time']}`,
+        );
+      }
+      parseLogLevels(argv['log-level']);
+      if (!/^\d+(\.\d+)?[kmg]?$/i.test(argv['log-file-size'])) {
+        throw new Error(
+          `--log-file-size must be a size such as 500k, 10m or 1g, got ${argv['log-file-size']}`,
+        );
+      }
+      if (!Number.isInteger(argv['log-file-count']) || argv['log-file-count'] < 1) {
+        throw new Error(
+          `--log-file-count must be a whole number >= 1, got ${argv['log-file-count']}`,
         );
       }
       if (!Number.isInteger(argv['max-heap-mb']) || argv['max-heap-mb'] < 0) {
@@ -176,7 +224,14 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     blockTimeMs: argv['block-time'],
     mine: argv.mine,
     devPassphrase: argv['dev-passphrase'],
-    logLevel: argv['log-level'] as LogLevel,
+    logLevel: argv['log-level'],
+    logFormat: argv['log-format'],
+    logFile: argv['log-file'],
+    logFileSize: argv['log-file-size'],
+    logFileCount: argv['log-file-count'],
+    metrics: argv.metrics,
+    metricsHost: argv['metrics-address'],
+    metricsPort: argv['metrics-port'],
     maxHeapMb: argv['max-heap-mb'],
   };
 }
@@ -185,7 +240,13 @@ async function start(argv: StartArgs) {
   const options = toNodeOptions(argv);
   // Under the heap budget the node runs on a worker thread that runs this same command.
   if (await runOnBudgetThread(options.maxHeapMb ?? defaults.maxHeapMb, import.meta.url)) return;
-  const log = createLogger(options.logLevel ?? 'info');
+  const log = await createNodeLogger({
+    level: options.logLevel ?? defaults.logLevel,
+    format: options.logFormat ?? defaults.logFormat,
+    file: options.logFile ?? defaults.logFile,
+    fileSize: options.logFileSize ?? defaults.logFileSize,
+    fileCount: options.logFileCount ?? defaults.logFileCount,
+  });
   // Loaded here, not at the top: `chain-node call` and `init` start in a fraction of the time
   // without the node's whole dependency tree (libp2p, LevelDB, the key store).
   const { createNode } = await import('./node');

@@ -6,9 +6,18 @@ export {
   type DevnetPlan,
   readDevnet,
 } from './commands/devnet-setup';
-export { createLogger } from './logger';
+export {
+  createLogger,
+  createNodeLogger,
+  LOG_MODULES,
+  type LogModule,
+  type LogOptions,
+  moduleLogger,
+  parseLogLevels,
+} from './logger';
 export { type ChainNode, createNode, type DevWallet, isLoopbackHost, loadGenesis } from './node';
 export {
+  DEFAULT_METRICS_PORT,
   DEFAULT_NODE_OPTIONS,
   DEFAULT_P2P_PORT,
   DEFAULT_RPC_PORT,

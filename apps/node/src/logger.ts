@@ -1,8 +1,38 @@
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
 import type { LogLevel } from './options';
 
 export type { Logger };
+
+export const LOG_LEVELS: readonly LogLevel[] = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'silent',
+];
+
+/**
+ * The parts of the node whose level can be set apart (`--log-level info,p2p=debug,rpc=warn`); a
+ * record of any other part is at the default level.
+ */
+export const LOG_MODULES = ['p2p', 'rpc', 'chain', 'keystore', 'metrics'] as const;
+export type LogModule = (typeof LOG_MODULES)[number];
+
+/** Where and how the node logs (`chain-node start` flags; defaults in DEFAULT_NODE_OPTIONS). */
+export interface LogOptions {
+  /** A level (`info`), or a default and per-module levels: `info,p2p=debug,rpc=warn`. */
+  level: string;
+  /** `pretty` (human), `json` (one object a line), `auto`: pretty on a terminal, else JSON. */
+  format: 'auto' | 'json' | 'pretty';
+  /** A file that also receives every record (JSON), rotated by size; empty for none. */
+  file: string;
+  /** Size at which the file is rotated: a number of MB, or with a unit: `500k`, `10m`, `1g`. */
+  fileSize: string;
+  /** Rotated files kept besides the one being written; older ones are deleted. */
+  fileCount: number;
+}
 
 /** Keys whose values are secrets: redacted wherever they appear in a log record. */
 const SECRET_KEYS = [
@@ -15,25 +45,115 @@ const SECRET_KEYS = [
   'rpcPassword',
 ];
 
-export function createLogger(
-  level: LogLevel,
-  destination: NodeJS.WritableStream = process.stdout,
-): Logger {
-  const options = {
+export interface LogLevels {
+  level: LogLevel;
+  modules: Partial<Record<LogModule, LogLevel>>;
+}
+
+function isLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * `info`, `p2p=debug`, `warn,p2p=debug,rpc=warn`: the default level (info unless given) and the
+ * levels of modules. Throws an Error that names the bad part.
+ */
+export function parseLogLevels(spec: string): LogLevels {
+  const levels: LogLevels = { level: 'info', modules: {} };
+  for (const part of spec.split(',').map((item) => item.trim())) {
+    if (part === '') continue;
+    const [name, level, extra] = part.split('=').map((item) => item.trim());
+    if (level === undefined) {
+      if (!isLevel(name!)) {
+        throw new Error(`unknown log level '${name}' (one of ${LOG_LEVELS.join(', ')})`);
+      }
+      levels.level = name;
+      continue;
+    }
+    if (!(LOG_MODULES as readonly string[]).includes(name!)) {
+      throw new Error(`unknown log module '${name}' (one of ${LOG_MODULES.join(', ')})`);
+    }
+    if (extra !== undefined || !isLevel(level)) {
+      throw new Error(`unknown log level '${part}' for ${name} (one of ${LOG_LEVELS.join(', ')})`);
+    }
+    levels.modules[name as LogModule] = level;
+  }
+  return levels;
+}
+
+const moduleLevels = new WeakMap<Logger, LogLevels['modules']>();
+
+function loggerOptions(level: LogLevel): LoggerOptions {
+  return {
     level,
     base: undefined,
     redact: { paths: SECRET_KEYS.flatMap((key) => [key, `*.${key}`]), censor: '[secret]' },
   };
+}
+
+function consoleStream(
+  format: LogOptions['format'],
+  destination: NodeJS.WritableStream,
+): DestinationStream {
   const isTerminal = (destination as NodeJS.WriteStream).isTTY === true;
-  if (!isTerminal) return pino(options, destination);
-  return pino(
-    options,
-    pretty({
-      destination,
-      colorize: true,
-      translateTime: 'HH:MM:ss.l',
-      ignore: 'pid,hostname',
-      sync: true,
-    }),
-  );
+  if (format === 'json' || (format === 'auto' && !isTerminal)) {
+    return destination as unknown as DestinationStream;
+  }
+  return pretty({
+    destination,
+    colorize: isTerminal,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    sync: true,
+  });
+}
+
+/**
+ * A logger to the console only (tests, commands): `level` is a level or a level spec
+ * (parseLogLevels), the format pretty on a terminal and JSON elsewhere unless told.
+ */
+export function createLogger(
+  level = 'info',
+  destination: NodeJS.WritableStream = process.stdout,
+  format: LogOptions['format'] = 'auto',
+): Logger {
+  const levels = parseLogLevels(level);
+  const log = pino(loggerOptions(levels.level), consoleStream(format, destination));
+  moduleLevels.set(log, levels.modules);
+  return log;
+}
+
+/**
+ * The node's logger: the console in the chosen format and, with `file`, a JSON file rotated by
+ * size (pino-roll: `<name>.1<ext>`, `<name>.2<ext>`, ... the newest the highest number, `fileCount`
+ * kept besides it). Writes are synchronous, so nothing is lost when the process exits.
+ */
+export async function createNodeLogger(
+  options: LogOptions,
+  destination: NodeJS.WritableStream = process.stdout,
+): Promise<Logger> {
+  if (options.file === '') return createLogger(options.level, destination, options.format);
+  const levels = parseLogLevels(options.level);
+  const { default: pinoRoll } = await import('pino-roll');
+  const file = await pinoRoll({
+    file: options.file,
+    size: options.fileSize,
+    limit: { count: options.fileCount },
+    mkdir: true,
+    sync: true,
+  });
+  // Each stream takes every record: the loggers (root and modules) have filtered by level already.
+  const streams = pino.multistream([
+    { level: 'trace', stream: consoleStream(options.format, destination) },
+    { level: 'trace', stream: file },
+  ]);
+  const log = pino(loggerOptions(levels.level), streams);
+  moduleLevels.set(log, levels.modules);
+  return log;
+}
+
+/** The logger of one part of the node: records tagged `module`, at the module's level if set. */
+export function moduleLogger(log: Logger, module: LogModule): Logger {
+  const level = moduleLevels.get(log)?.[module];
+  return level === undefined ? log.child({ module }) : log.child({ module }, { level });
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Chain } from '@chain/ledger';
-import { createP2PNode, type P2PNode } from '@chain/p2p-libp2p';
-import type { Logger } from './logger';
+import { createP2PNode, type Libp2pMetricsFactory, type P2PNode } from '@chain/p2p-libp2p';
+import { type Logger, moduleLogger } from './logger';
 import { DEFAULT_P2P_PORT, type NodeOptions } from './options';
 import { logSyncProgress } from './sync-progress-log';
 import { APP_VERSION, NET_PROTOCOL } from './version';
@@ -18,7 +18,9 @@ export async function startNetworking(
   >,
   chain: Chain,
   log: Logger,
+  libp2pMetrics?: () => Libp2pMetricsFactory,
 ): Promise<P2PNode> {
+  const p2pLog = moduleLogger(log, 'p2p');
   const p2p = createP2PNode({
     chain,
     dir: join(options.datadir, 'p2p'),
@@ -30,9 +32,10 @@ export async function startNetworking(
     peers: options.peers,
     maxConnections: options.p2pMaxConnections,
     maxInboundPerIp: options.p2pMaxInboundPerIp,
-    log: log.child({ module: 'p2p' }),
+    log: p2pLog,
+    ...(libp2pMetrics ? { libp2pMetrics } : {}),
   });
   await p2p.start();
-  logSyncProgress(p2p, log);
+  logSyncProgress(p2p, p2pLog);
   return p2p;
 }

@@ -18,10 +18,13 @@ import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
 import { watchHeap } from './heap-watch';
 import { logKeyDirectoryScan } from './keystore-log';
-import type { Logger } from './logger';
+import { type Logger, moduleLogger } from './logger';
+import type { MetricsServer } from './metrics/metrics-server';
+import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
 import { type NodeOptions, resolveNodeOptions } from './options';
+import { probeRoutes } from './probes';
 import { createProducerKeys } from './producer-keys';
 import {
   LOCKED_PRODUCER_WARNING,
@@ -32,6 +35,8 @@ import { createPushHub, type PushHub } from './push/push-hub';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
+import { readiness } from './rpc/network';
+import { APP_VERSION } from './version';
 
 /** scrypt cost of the dev network's key store: light, so wallets are made in milliseconds. */
 const DEV_SCRYPT = { N: 2 ** 12, r: 8, p: 1 };
@@ -46,7 +51,7 @@ export interface ChainNode {
   readonly options: NodeOptions;
   readonly chain: Chain;
   readonly keystore: KeyStore;
-  start(): Promise<{ rpcUrl: string; devWallet?: DevWallet }>;
+  start(): Promise<{ rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet }>;
   close(): Promise<void>;
 }
 
@@ -84,7 +89,12 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let closing: Promise<void> | undefined;
   let stopHeapWatch: (() => void) | undefined;
   let pushHub: PushHub | undefined;
+  let metrics: NodeMetrics | undefined;
+  let metricsServer: MetricsServer | undefined;
   const producerKeys = createProducerKeys();
+  const chainLog = moduleLogger(log, 'chain');
+  const keystoreLog = moduleLogger(log, 'keystore');
+  const rpcLog = moduleLogger(log, 'rpc');
 
   async function start() {
     await mkdir(options.datadir, { recursive: true, mode: 0o700 });
@@ -101,7 +111,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
     });
     await keystore.open();
-    logKeyDirectoryScan(log, {
+    logKeyDirectoryScan(keystoreLog, {
       invalid: keystore.invalidFiles(),
       unresolved: keystore.unresolved(),
     });
@@ -109,8 +119,9 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     let devWallet: DevWallet | undefined;
     if (isDev) {
       const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
-      if (keystore.isLocked(address)) log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
-      else producerKeys.add(address, DEV_PRIVATE_KEY);
+      if (keystore.isLocked(address)) {
+        keystoreLog.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
+      } else producerKeys.add(address, DEV_PRIVATE_KEY);
       devWallet = {
         address,
         passphrase: options.devPassphrase,
@@ -118,10 +129,16 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       };
     }
 
+    // Loaded only with --metrics: without it prom-client is never imported and nothing counted.
+    if (options.metrics) {
+      const { NodeMetrics } = await import('./metrics/node-metrics');
+      metrics = new NodeMetrics();
+    }
+
     // ---- networking: --mine-wallet keys, then the peer-to-peer node (before the producer, which
     // asks it whether this node is at the network's tip)
-    await loadMineWallets(options, chain, keystore, producerKeys, log);
-    p2p = await startNetworking(options, chain, log);
+    await loadMineWallets(options, chain, keystore, producerKeys, keystoreLog);
+    p2p = await startNetworking(options, chain, log, metrics?.libp2pMetrics);
     const network = p2p;
     // ----
 
@@ -130,7 +147,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       chain,
       push: pushHub,
       keystore,
-      log,
+      log: rpcLog,
       producerKeys,
       datadir: options.datadir,
       network,
@@ -142,23 +159,23 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
         blockTimeMs: options.blockTimeMs,
         producerKeys: () => producerKeys.keys(),
         mayProduce: () => network.isSynced(),
-        onError: (error) => log.error({ err: error }, 'block production failed'),
+        onError: (error) => chainLog.error({ err: error }, 'block production failed'),
       });
       producer.start();
-      log.info(
+      chainLog.info(
         { keys: producerKeys.count(), blockTimeMs: options.blockTimeMs },
         'block producer started',
       );
       // Mine wallets' keys do not survive a restart (see producer-wallets.ts); a key loaded again
       // (or added by blockchainStart) may be the one the waiting operations need.
-      warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
-      watchUnloadedProducerWallets(chain, keystore, producerKeys, log);
+      warnUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
+      watchUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
       producerKeys.onAdd(() => producer?.wake());
     }
     // Info level: one short record per block, stamped when this node produced or imported it (the
     // network lab reads these to measure propagation without debug logging's volume).
     chain.onBlock((block, origin) =>
-      log.info({ block: block.block, operations: block.operations, origin }, 'block'),
+      chainLog.info({ block: block.block, operations: block.operations, origin }, 'block'),
     );
 
     rpc = createRpcServer({
@@ -174,17 +191,39 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       ...rpcAuthentication(options),
       handlers: createHandlers(context),
       stateVersion: stateVersionOf(chain, keystore),
-      // The explorer page at GET / (JSON-RPC stays POST).
+      // /health and /ready, then the explorer page at GET / (JSON-RPC stays POST).
+      probeRoutes: probeRoutes(() => readiness(context)),
       onGet: createExplorerHandler(),
-      log,
+      apiVersion: APP_VERSION,
+      ...(metrics ? { durationBucketsSeconds: metrics.rpcDurationBuckets } : {}),
+      log: rpcLog,
     });
     const { url } = await rpc.start();
     stopHeapWatch = watchHeap(log);
-    return { rpcUrl: url, ...(devWallet ? { devWallet } : {}) };
+    const metricsUrl = metrics ? await serveMetrics(metrics, rpc, network) : undefined;
+    return {
+      rpcUrl: url,
+      ...(metricsUrl ? { metricsUrl } : {}),
+      ...(devWallet ? { devWallet } : {}),
+    };
+  }
+
+  async function serveMetrics(nodeMetrics: NodeMetrics, server: RpcServer, network: P2PNode) {
+    nodeMetrics.watch({ chain: chain!, keystore: keystore!, network, rpc: server });
+    const { startMetricsServer } = await import('./metrics/metrics-server');
+    metricsServer = await startMetricsServer({
+      host: options.metricsHost,
+      port: options.metricsPort,
+      exposition: () => nodeMetrics.exposition(),
+      log: moduleLogger(log, 'metrics'),
+    });
+    return metricsServer.url;
   }
 
   async function shutdown() {
     stopHeapWatch?.();
+    await metricsServer?.close();
+    metrics?.close();
     await rpc?.close();
     pushHub?.close();
     await producer?.close();

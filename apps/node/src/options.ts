@@ -46,7 +46,22 @@ export interface NodeOptions {
   mine: boolean;
   /** Key-store passphrase of the dev wallet on the dev network. */
   devPassphrase: string;
-  logLevel: LogLevel;
+  /** A level (`info`), or a default and module levels: `info,p2p=debug,rpc=warn` (logger.ts). */
+  logLevel: string;
+  /** `pretty`, `json`, or `auto`: pretty on a terminal, JSON elsewhere. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Also log (JSON) to this file, rotated by size; empty for none. */
+  logFile: string;
+  /** Size at which the log file is rotated (`10m`, `500k`, `1g`; a bare number is MB). */
+  logFileSize: string;
+  /** Rotated log files kept besides the current one. */
+  logFileCount: number;
+  /** Serve Prometheus metrics (off by default: nothing is loaded or counted for them then). */
+  metrics: boolean;
+  /** Address the metrics listener binds to. */
+  metricsHost: string;
+  /** Port of the metrics listener (GET /metrics). */
+  metricsPort: number;
   /**
    * Heap budget in MB: the most V8's old generation may hold, so that garbage is collected before
    * it piles up (heap-budget.ts); 0 = none, V8 sizes the heap from the machine's memory. A
@@ -57,6 +72,7 @@ export interface NodeOptions {
 
 export const DEFAULT_RPC_PORT = 9713;
 export const DEFAULT_P2P_PORT = 9714;
+export const DEFAULT_METRICS_PORT = 9715;
 /**
  * Keeps RSS under 400 MB with 100,000 accounts and 100,000 token holders in state while operations
  * stream through (issue 8; `npm run bench -- --only memory`: ~375 MB at peak). The live heap is then
@@ -88,6 +104,13 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   mine: true,
   devPassphrase: 'dev',
   logLevel: 'info',
+  logFormat: 'auto',
+  logFile: '',
+  logFileSize: '10m',
+  logFileCount: 5,
+  metrics: false,
+  metricsHost: '127.0.0.1',
+  metricsPort: DEFAULT_METRICS_PORT,
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
 });
 

@@ -16,7 +16,7 @@ interface ErrorLike {
 export function startupFailureMessage(error: unknown, options: NodeOptions): string | undefined {
   const e = (error ?? {}) as ErrorLike;
   if (e.code === 'EADDRINUSE') {
-    return `port ${e.port} on ${e.address} is already in use (is another chain-node running?); choose another with --rpc-port or --p2p-port`;
+    return `port ${e.port} on ${e.address} is already in use (is another chain-node running?); choose another with --rpc-port, --p2p-port or --metrics-port`;
   }
   if (e.code === 'EADDRNOTAVAIL')
     return `cannot bind to ${e.address}: no such local address (check --rpc-host)`;

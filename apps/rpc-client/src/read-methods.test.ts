@@ -57,6 +57,17 @@ describe('isIdempotentRead', () => {
     for (const name of namedReads) expect(isIdempotentRead(name), name).toBe(true);
   });
 
+  it("follows the catalogue's readOnly flag, not the method's name", () => {
+    for (const spec of METHODS) expect(isIdempotentRead(spec.name), spec.name).toBe(spec.readOnly);
+    const base = { group: 'block', summary: '', params: {}, result: { name: 'integer' } } as const;
+    const methods: Record<string, MethodSpec> = {
+      getCounterAndBump: { ...base, name: 'getCounterAndBump', readOnly: false },
+      tally: { ...base, name: 'tally', group: 'wallet', readOnly: true },
+    };
+    expect(isIdempotentRead('getCounterAndBump', methods)).toBe(false);
+    expect(isIdempotentRead('tally', methods)).toBe(true);
+  });
+
   it('refuses names outside the catalogue, including wrong-case ones', () => {
     expect(isIdempotentRead('getblockcount')).toBe(false);
     expect(isIdempotentRead('getSomethingNew')).toBe(false);

@@ -27,6 +27,7 @@ export { createP2PNode } from './p2p-node';
 export {
   DEFAULT_P2P_OPTIONS,
   DEFAULT_P2P_PORT,
+  type Libp2pMetricsFactory,
   type P2PLogger,
   type P2PNodeOptions,
 } from './p2p-options';

@@ -74,6 +74,7 @@ class ChainP2PNode implements P2PNode {
   private readonly connectionManager: ConnectionManager;
   private readonly sync: BlockSync;
   private readonly initialPeers: readonly string[];
+  private readonly libp2pMetrics: P2PNodeOptions['libp2pMetrics'];
   /** This node's peer id (the same key on every start). */
   private localPeerId = '';
   private privateKey: PrivateKey | undefined;
@@ -90,6 +91,7 @@ class ChainP2PNode implements P2PNode {
   constructor(options: P2PNodeOptions) {
     this.opts = resolveP2POptions(options);
     this.initialPeers = options.peers ?? [];
+    this.libp2pMetrics = options.libp2pMetrics;
     this.actualPort = this.opts.port;
     const rateLimits: RateLimits = Object.freeze({
       ...DEFAULT_P2P_OPTIONS.rateLimits,
@@ -264,7 +266,7 @@ class ChainP2PNode implements P2PNode {
         inboundConnectionThreshold: this.opts.inboundConnectionsPerSecond,
         inboundUpgradeTimeout: this.opts.handshakeTimeoutMs,
       },
-      metrics: () => this.sockets.metrics,
+      metrics: (components) => this.sockets.metricsWith(this.libp2pMetrics?.()(components)),
       services: {
         identify: identify(),
         ping: ping(),

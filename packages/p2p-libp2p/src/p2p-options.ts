@@ -1,4 +1,5 @@
 import type { Chain } from '@chain/ledger';
+import type { Libp2pInit } from 'libp2p';
 import { RATE_LIMITS, type RateLimits } from './message-table';
 
 export const DEFAULT_P2P_PORT = 9714;
@@ -9,6 +10,9 @@ export interface P2PLogger {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
+
+/** A libp2p metrics component, e.g. @libp2p/prometheus-metrics' `prometheusMetrics()`. */
+export type Libp2pMetricsFactory = NonNullable<Libp2pInit['metrics']>;
 
 export interface P2PNodeOptions {
   chain: Chain;
@@ -74,6 +78,11 @@ export interface P2PNodeOptions {
   syncRetryMs?: number;
   /** The chain's maxRollback. */
   maxRollback?: number;
+  /**
+   * Makes the libp2p metrics component of each host the node starts (nodeStop then nodeStart makes
+   * a new one), beside this package's own socket counters; none by default.
+   */
+  libp2pMetrics?: () => Libp2pMetricsFactory;
 }
 
 export const DEFAULT_P2P_OPTIONS = {
@@ -100,7 +109,7 @@ export const DEFAULT_P2P_OPTIONS = {
 
 /** The options with every default filled in (the peers, chain, log and rates are kept apart). */
 export type ResolvedP2POptions = Required<
-  Omit<P2PNodeOptions, 'chain' | 'log' | 'peers' | 'rateLimits'>
+  Omit<P2PNodeOptions, 'chain' | 'log' | 'peers' | 'rateLimits' | 'libp2pMetrics'>
 >;
 
 export function resolveP2POptions(options: P2PNodeOptions): ResolvedP2POptions {

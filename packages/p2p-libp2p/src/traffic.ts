@@ -120,6 +120,20 @@ export class SocketCounters {
     traceFunction: ((_name: string, fn: unknown) => fn) as Metrics['traceFunction'],
   };
 
+  /**
+   * The libp2p `metrics` component: these counters alone, or another implementation (Prometheus)
+   * that also hands each raw connection to them.
+   */
+  metricsWith(other: Metrics | undefined): Metrics {
+    if (other === undefined) return this.metrics;
+    const track = other.trackMultiaddrConnection.bind(other);
+    other.trackMultiaddrConnection = (maConn) => {
+      this.track(maConn);
+      track(maConn);
+    };
+    return other;
+  }
+
   private track(maConn: MultiaddrConnection): void {
     const socket = (maConn as unknown as { socket?: Socket }).socket;
     const address = addressOfMultiaddr(maConn.remoteAddr);

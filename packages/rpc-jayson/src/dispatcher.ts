@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { CallStat } from '@chain/spec';
 import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
 import jayson from 'jayson/promise/index.js';
-import { callStatsTable, type MethodCounter } from './call-stats.js';
+import { callStatsTable, DurationBuckets, type MethodCounter } from './call-stats.js';
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
 import { didYouMeanHint } from './did-you-mean.js';
 import { recoverDuplicateKeys } from './duplicate-keys.js';
@@ -53,6 +53,8 @@ export interface DispatcherOptions {
   /** See RpcServerOptions.resultCacheEntries and stateVersion. */
   resultCacheEntries: number;
   stateVersion?: () => number;
+  /** See RpcServerOptions.durationBucketsSeconds: the per-method duration histogram, if any. */
+  durationBucketsSeconds?: readonly number[];
   log?: Logger;
 }
 
@@ -64,10 +66,14 @@ export interface Dispatcher {
   handle(body: string, context: CallContext): MaybePromise<string | undefined>;
   /** Per-method call statistics sorted by method, TOTAL last (what rpcCallStats returns). */
   callStats(): CallStat[];
+  /** The live per-method counters (read at scrape time by a metrics collector; never written). */
+  methodCounters(): readonly Readonly<MethodCounter>[];
 }
 
 interface CompiledMethod {
   readonly name: MethodName;
+  /** The name jayson knows it by (jayson refuses the reserved `rpc.` names: see jaysonNameOf). */
+  readonly jaysonName: string;
   readonly spec: MethodSpec;
   readonly table: ParamTable;
   readonly keyMaterial: boolean;
@@ -91,6 +97,14 @@ function notAvailable(name: string): AnyHandler {
   };
 }
 
+/**
+ * JSON-RPC 2.0 reserves `rpc.`-prefixed names for extensions such as OpenRPC's rpc.discover, and
+ * jayson refuses to register them; the dispatcher resolves names itself, so jayson gets an alias.
+ */
+function jaysonNameOf(name: string): string {
+  return name.startsWith('rpc.') ? `reserved:${name}` : name;
+}
+
 function isCacheable(spec: MethodSpec): boolean {
   // Cached by their params as sent (so only methods whose params are all in `params`), and a
   // hit skips every check but the params': never a method that needs the caller checked.
@@ -104,22 +118,33 @@ function isCacheable(spec: MethodSpec): boolean {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const { handlers, log, maxBatch, keysAllowed } = options;
+  const { handlers, log, maxBatch, keysAllowed, durationBucketsSeconds } = options;
   const methodNames = Object.keys(catalogue) as MethodName[];
   const methods = new Map<string, CompiledMethod>();
   const jaysonMethods: Record<string, JaysonMethod> = {};
   for (const name of methodNames) {
     const spec: MethodSpec = catalogue[name];
     const handler = (handlers[name] as AnyHandler | undefined) ?? notAvailable(name);
+    const jaysonName = jaysonNameOf(name);
     methods.set(name, {
       name,
+      jaysonName,
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,
       cacheable: isCacheable(spec),
-      counter: { method: name, calls: 0, milliseconds: 0 },
+      counter: {
+        method: name,
+        calls: 0,
+        errors: 0,
+        milliseconds: 0,
+        durations:
+          durationBucketsSeconds === undefined
+            ? undefined
+            : new DurationBuckets(durationBucketsSeconds),
+      },
     });
-    jaysonMethods[name] = (params, context, callback) =>
+    jaysonMethods[jaysonName] = (params, context, callback) =>
       invokeHandler(handler, name, params, context, callback, log);
   }
   const jaysonServer = new jayson.Server(jaysonMethods, { useContext: true });
@@ -135,11 +160,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    */
   let clock = 0;
 
-  function record(method: CompiledMethod, startedMs: number): void {
+  function record(method: CompiledMethod, startedMs: number, failed: boolean): void {
     clock = performance.now();
     const milliseconds = clock - startedMs;
-    method.counter.calls++;
-    method.counter.milliseconds += milliseconds;
+    const counter = method.counter;
+    counter.calls++;
+    counter.milliseconds += milliseconds;
+    if (failed) counter.errors++;
+    counter.durations?.observe(milliseconds);
     if (log !== undefined && log.isLevelEnabled?.('debug') !== false) {
       log.debug({ method: method.name, ms: milliseconds }, 'rpc call');
     }
@@ -162,10 +190,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let resolveLater: ((response: JsonRpcResponse | undefined) => void) | undefined;
     // jayson treats a null id as a notification; the real id is put back on the response.
     const request = notification
-      ? { jsonrpc: '2.0', method: method.name, params }
-      : { jsonrpc: '2.0', method: method.name, params, id: id ?? '' };
+      ? { jsonrpc: '2.0', method: method.jaysonName, params }
+      : { jsonrpc: '2.0', method: method.jaysonName, params, id: id ?? '' };
     jaysonServer.call(request, context, (failed: unknown, succeeded: unknown) => {
-      record(method, startedMs);
+      record(method, startedMs, failed != null);
       let response = (failed ?? succeeded) as JsonRpcResponse | undefined;
       if (notification) response = undefined;
       else if (response !== undefined) {
@@ -228,7 +256,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (cacheKey !== undefined) {
       const cached = resultCache!.get(cacheKey);
       if (cached !== undefined) {
-        record(method, startedMs);
+        record(method, startedMs, false);
         return serializedResult(id, cached);
       }
     }
@@ -255,7 +283,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       coerced = coerceParams(method.table, params);
     } catch (err) {
-      record(method, startedMs);
+      record(method, startedMs, true);
       return notification ? undefined : errorResponse(id, toJsonRpcError(err, log, name));
     }
     if (cacheKey !== undefined) {
@@ -353,6 +381,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     handle,
     callStats() {
       return callStatsTable([...methods.values()].map((method) => method.counter));
+    },
+    methodCounters() {
+      return [...methods.values()].map((method) => method.counter);
     },
   };
 }

@@ -17,7 +17,7 @@ const LARGE_BODY_CHARS = 4096;
 
 type FrontConfig = Pick<
   RpcServerOptions,
-  'maxBodyBytes' | 'maxConcurrent' | 'onGet' | 'getRoutes' | 'isLoopbackAddress'
+  'maxBodyBytes' | 'maxConcurrent' | 'onGet' | 'getRoutes' | 'probeRoutes' | 'isLoopbackAddress'
 >;
 
 export interface HttpFrontOptions {
@@ -74,6 +74,7 @@ export function createHttpFront(
   const { config, access, dispatcher, log } = options;
   const isLoopback = config.isLoopbackAddress;
   const routes = new Map<string, GetRoute>(Object.entries(config.getRoutes ?? {}));
+  const probes = new Map<string, GetRoute>(Object.entries(config.probeRoutes ?? {}));
   let inFlight = 0;
 
   function sendJson(
@@ -225,6 +226,14 @@ export function createHttpFront(
   }
 
   return function onRequest(req: IncomingMessage, res: ServerResponse): void {
+    // Probes reveal nothing, so they answer whoever asks (docs/decisions.md).
+    if (probes.size > 0 && req.method === 'GET') {
+      const probe = probes.get(pathOf(req.url));
+      if (probe !== undefined) {
+        probe(req, res);
+        return;
+      }
+    }
     const badHost = access.hostRefusal(req.headers.host);
     if (badHost !== undefined) {
       refuse(req, res, badHost);

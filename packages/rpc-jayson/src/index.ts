@@ -1,4 +1,5 @@
 export * from '@chain/spec';
+export type { DurationBuckets, MethodCounter } from './call-stats.js';
 export {
   CONFIG_ERROR_CODE,
   InvalidParamsError,
@@ -8,6 +9,7 @@ export {
   toJsonRpcError,
 } from './errors.js';
 export { quoteInexactNumbers } from './exact-json.js';
+export { OPENRPC_VERSION, openRpcDocument, paramSchema } from './openrpc.js';
 export {
   type CallContext,
   type CreateRpcServerOptions,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallStat, HandlerParamsOf, HandlerResultOf, MethodName } from '@chain/spec';
+import type { MethodCounter } from './call-stats.js';
 
 /** A pino-compatible structured logger. */
 export interface Logger {
@@ -99,6 +100,12 @@ export interface RpcServerOptions {
    * Host and credential checks as every call.
    */
   getRoutes?: Readonly<Record<string, GetRoute>>;
+  /**
+   * GET routes by exact path answered before the Host and credential checks: probes (`/health`,
+   * `/ready`) that reveal nothing, for load balancers and orchestrators that send neither
+   * credentials nor an allowed Host (docs/decisions.md).
+   */
+  probeRoutes?: Readonly<Record<string, GetRoute>>;
   /** Handles the other GET requests (returns true when it answered); without it GET gets 405. */
   onGet?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Decides whether an address is loopback (injectable for tests). */
@@ -126,6 +133,13 @@ export interface RpcServerOptions {
    * client has not read); past it the client is disconnected with close code 1008.
    */
   wsMaxBufferedBytes: number;
+  /**
+   * Upper bounds (seconds) of the per-method call duration histogram that `methodCounters()`
+   * exposes for metrics; undefined keeps no histogram (nothing counted per call beyond the stats).
+   */
+  durationBucketsSeconds?: readonly number[];
+  /** The API version rpc.discover's document states (the node's version). */
+  apiVersion: string;
 }
 
 /** True for 127.0.0.0/8, ::1, IPv4-mapped loopback and the name localhost. */
@@ -154,6 +168,7 @@ export const DEFAULT_RPC_SERVER_OPTIONS: Readonly<RpcServerOptions> = Object.fre
   wsMaxSubscriptions: 100,
   wsMaxMessageBytes: 1024 * 1024,
   wsMaxBufferedBytes: 4 * 1024 * 1024,
+  apiVersion: '0.0.0',
 });
 
 export interface CreateRpcServerOptions extends Partial<RpcServerOptions> {
@@ -174,6 +189,11 @@ export interface RpcServer {
   close(): Promise<void>;
   /** Per-method call statistics sorted by method, TOTAL last (what rpcCallStats returns). */
   callStats(): CallStat[];
+  /**
+   * The live per-method counters behind rpcCallStats (calls, errors, time, durations when
+   * `durationBucketsSeconds` is set), for a metrics collector to read at scrape time.
+   */
+  methodCounters(): readonly Readonly<MethodCounter>[];
   /** Whole seconds since start (what nodeUptime returns); 0 before start. */
   uptimeSeconds(): number;
   /** `http://host:port/` once started; empty before. */

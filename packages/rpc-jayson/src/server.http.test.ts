@@ -114,6 +114,42 @@ describe('HTTP method and content type', () => {
     expect((await get('/health')).status).toBe(401);
   });
 
+  it('answers probe routes without credentials or an allowed Host, GET only', async () => {
+    const t = await serve({
+      auth: { user: 'u', password: 'p' },
+      probeRoutes: {
+        '/health': (_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"status":"ok"}');
+        },
+      },
+    });
+    const ask = (method: string, path: string, host: string) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        httpRequest(
+          { host: '127.0.0.1', port: t.port, method, path, agent: false, headers: { host } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+    expect(await ask('GET', '/health', '10.1.2.3:9713')).toEqual({
+      status: 200,
+      text: '{"status":"ok"}',
+    });
+    expect((await ask('GET', '/health?x=1', 'localhost')).status).toBe(200);
+    // Anything else still meets the Host rule and the credentials.
+    expect((await ask('GET', '/other', '10.1.2.3:9713')).status).toBe(403);
+    expect((await ask('GET', '/other', 'localhost')).status).toBe(401);
+    expect((await ask('DELETE', '/health', 'localhost')).status).toBe(401);
+  });
+
   it.each([['text/plain'], ['application/jsonx'], ['application/x-www-form-urlencoded'], ['']])(
     'refuses Content-Type %j with 415',
     async (contentType) => {

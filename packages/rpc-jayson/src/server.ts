@@ -13,6 +13,7 @@ import { answerClientError } from './client-errors.js';
 import { createDispatcher } from './dispatcher.js';
 import { RpcConfigError } from './errors.js';
 import { createHttpFront } from './http-front.js';
+import { openRpcDocument } from './openrpc.js';
 import {
   type CreateRpcServerOptions,
   DEFAULT_RPC_SERVER_OPTIONS,
@@ -42,11 +43,16 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   let closing: Promise<void> | undefined;
 
   // The server's own methods, unless the caller brings its own.
+  let discovery: ReturnType<typeof openRpcDocument> | undefined;
   const builtIns: Partial<Handlers> = {
     rpcCallStats: () => server.callStats(),
     nodeUptime: () => server.uptimeSeconds(),
     unsubscribe: ({ subscription }, context) =>
       requirePush(context, 'unsubscribe').close(subscription),
+    'rpc.discover': () => {
+      discovery ??= openRpcDocument(config.apiVersion);
+      return discovery;
+    },
   };
   const access = createAccessRules(config);
   const dispatcher = createDispatcher({
@@ -55,6 +61,9 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     keysAllowed: access.keysAllowed,
     resultCacheEntries: config.resultCacheEntries,
     stateVersion: options.stateVersion,
+    ...(config.durationBucketsSeconds
+      ? { durationBucketsSeconds: config.durationBucketsSeconds }
+      : {}),
     log,
   });
   const onRequest = createHttpFront({ config, access, dispatcher, log });
@@ -134,6 +143,9 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
     },
     callStats() {
       return dispatcher.callStats();
+    },
+    methodCounters() {
+      return dispatcher.methodCounters();
     },
     uptimeSeconds() {
       return startedAt === undefined ? 0 : Math.floor((performance.now() - startedAt) / 1000);

@@ -6,6 +6,7 @@ export const blockMethods = defineMethods({
   getBlockCount: {
     name: 'getBlockCount',
     group: 'block',
+    readOnly: true,
     summary: 'Chain height of this node.',
     params: {},
     result: result<number>('integer'),
@@ -13,6 +14,7 @@ export const blockMethods = defineMethods({
   getBlockInfo: {
     name: 'getBlockInfo',
     group: 'block',
+    readOnly: true,
     summary: 'A block, by number (0 to block count minus 1).',
     params: { block: p.integer({ min: 0 }) },
     result: result<BlockInfo>('BlockInfo'),
@@ -20,6 +22,7 @@ export const blockMethods = defineMethods({
   blockSyncing: {
     name: 'blockSyncing',
     group: 'block',
+    readOnly: true,
     summary: 'Sync progress.',
     params: {},
     result: result<BlockSync>('BlockSync'),

@@ -142,6 +142,9 @@ const SPEC_METHODS: Record<string, Expected> = {
   nodeUptime: {},
 };
 
+/** Methods beyond SPEC.md's endpoints: the OpenRPC description (issue 17). */
+const EXTRA_METHODS = ['rpc.discover'];
+
 /**
  * Params beyond SPEC.md (documented in the catalogue), after the spec's own: holderToken's paging and
  * adminToken's time lock. They are not in the spec's rows, so only their kind and order are checked.
@@ -200,8 +203,24 @@ describe('method catalogue', () => {
 
   it("holds every method of the spec and nothing else beyond the issues' methods", () => {
     expect([...METHOD_NAMES].sort()).toEqual(
-      [...Object.keys(SPEC_METHODS), ...Object.keys(BEYOND_SPEC)].sort(),
+      [...Object.keys(SPEC_METHODS), ...Object.keys(BEYOND_SPEC), ...EXTRA_METHODS].sort(),
     );
+    expect(Object.keys(catalogue['rpc.discover'].params)).toEqual([]);
+  });
+
+  it('says of every method whether it only reads; nothing that takes a secret does', () => {
+    for (const name of METHOD_NAMES) {
+      const spec: MethodSpec = catalogue[name];
+      expect(typeof spec.readOnly, name).toBe('boolean');
+      const secret = Object.values(spec.params).some((param) => param.isSecret);
+      if (secret || spec.keyMaterial) expect(spec.readOnly, name).toBe(false);
+    }
+    const reads = METHOD_NAMES.filter((name) => catalogue[name].readOnly);
+    expect(reads).toContain('getBlockCount');
+    expect(reads).toContain('rpc.discover');
+    for (const write of ['sendTo', 'excuteRaw', 'nodeStart', 'addBlacklist', 'walletRefresh']) {
+      expect(reads).not.toContain(write);
+    }
   });
 
   it.each(

@@ -20,6 +20,12 @@ export interface MethodSpec {
   /** Phantom marker of the value the handler returns. */
   readonly result: ResultMarker<unknown>;
   /**
+   * Only reads: calling it twice changes nothing, so a client may retry it after a lost reply
+   * (the SDK's retry rule). False for anything that spends, signs, counts passphrase attempts or
+   * changes the node's state.
+   */
+  readonly readOnly: boolean;
+  /**
    * Carries or returns raw private keys: refused off loopback unless the server allows keys.
    */
   readonly keyMaterial?: true;

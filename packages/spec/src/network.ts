@@ -12,6 +12,7 @@ export const networkMethods = defineMethods({
   addNode: {
     name: 'addNode',
     group: 'network',
+    readOnly: false,
     summary: 'Connect to peers `ip1:port1;ip2:port2;...` (default port when missing).',
     params: { nodes: p.string() },
     result: result<number>('integer'),
@@ -19,6 +20,7 @@ export const networkMethods = defineMethods({
   nodeStatus: {
     name: 'nodeStatus',
     group: 'network',
+    readOnly: true,
     summary: 'Node status.',
     params: {},
     result: result<NodeStatus>('NodeStatus'),
@@ -26,6 +28,7 @@ export const networkMethods = defineMethods({
   getProtocolVersion: {
     name: 'getProtocolVersion',
     group: 'network',
+    readOnly: true,
     summary: 'Network protocol version.',
     params: {},
     result: result<ProtocolVersion>('ProtocolVersion'),
@@ -33,6 +36,7 @@ export const networkMethods = defineMethods({
   getNodeVersion: {
     name: 'getNodeVersion',
     group: 'network',
+    readOnly: true,
     summary: 'Application version.',
     params: {},
     result: result<NodeVersion>('NodeVersion'),
@@ -40,6 +44,7 @@ export const networkMethods = defineMethods({
   nodeStart: {
     name: 'nodeStart',
     group: 'network',
+    readOnly: false,
     summary: 'Start the node, its server and the connection process.',
     params: {},
     result: result<boolean>('boolean'),
@@ -47,6 +52,7 @@ export const networkMethods = defineMethods({
   nodeStop: {
     name: 'nodeStop',
     group: 'network',
+    readOnly: false,
     summary: 'Stop the node and its server; close all connections.',
     params: {},
     result: result<boolean>('boolean'),
@@ -54,6 +60,7 @@ export const networkMethods = defineMethods({
   nodeSearch: {
     name: 'nodeSearch',
     group: 'network',
+    readOnly: false,
     summary: 'Node status, after starting peer-to-peer discovery.',
     params: {},
     result: result<NodeStatus>('NodeStatus'),
@@ -61,6 +68,7 @@ export const networkMethods = defineMethods({
   addBlacklist: {
     name: 'addBlacklist',
     group: 'network',
+    readOnly: false,
     summary: 'Blacklist an IP.',
     params: { ip: p.string(), why: p.string().optional() },
     result: result<Blacklist>('Blacklist'),
@@ -68,6 +76,7 @@ export const networkMethods = defineMethods({
   getBlacklist: {
     name: 'getBlacklist',
     group: 'network',
+    readOnly: true,
     summary: 'The blacklist.',
     params: {},
     result: result<Blacklist>('Blacklist'),
@@ -75,6 +84,7 @@ export const networkMethods = defineMethods({
   clearBlacklist: {
     name: 'clearBlacklist',
     group: 'network',
+    readOnly: false,
     summary: 'Clear the blacklist; returns the number of entries removed.',
     params: {},
     result: result<number>('integer'),
@@ -82,6 +92,7 @@ export const networkMethods = defineMethods({
   getConnection: {
     name: 'getConnection',
     group: 'network',
+    readOnly: true,
     summary: 'Current peer connections.',
     params: {},
     result: result<Connections>('Connections'),

@@ -10,6 +10,7 @@ export const operationMethods = defineMethods({
   sendTo: {
     name: 'sendTo',
     group: 'operations',
+    readOnly: false,
     summary: 'Transfer native coin from a wallet of the key store.',
     params: {
       sender: p.wallet(),
@@ -23,6 +24,7 @@ export const operationMethods = defineMethods({
   rawSendTo: {
     name: 'rawSendTo',
     group: 'operations',
+    readOnly: false,
     summary: 'Create and sign a transfer without checking or sending it (offline wallets).',
     params: {
       senderAccount: p.integer({ min: 0, max: U32_MAX }),
@@ -38,6 +40,7 @@ export const operationMethods = defineMethods({
   InfoRaw: {
     name: 'InfoRaw',
     group: 'operations',
+    readOnly: true,
     summary: 'Decode a raw operation blob.',
     params: { rawoperation: p.hex() },
     result: result<OperationObject[]>('OperationObject[]'),
@@ -45,6 +48,7 @@ export const operationMethods = defineMethods({
   excuteRaw: {
     name: 'excuteRaw',
     group: 'operations',
+    readOnly: false,
     summary: 'Validate a raw operation blob and submit its valid operations.',
     params: { rawoperation: p.hex() },
     result: result<ExecuteRawResult>('ExecuteRawResult'),
@@ -52,6 +56,7 @@ export const operationMethods = defineMethods({
   privSendTo: {
     name: 'privSendTo',
     group: 'operations',
+    readOnly: false,
     summary: 'Transfer native coin signed with an encoded private key (never on a public network).',
     params: {
       sender: p.wallet(),
@@ -65,6 +70,7 @@ export const operationMethods = defineMethods({
   getPendingOperation: {
     name: 'getPendingOperation',
     group: 'operations',
+    readOnly: true,
     summary: 'Operations not yet in the chain.',
     params: {},
     result: result<OperationObject[]>('OperationObject[]'),
@@ -72,6 +78,7 @@ export const operationMethods = defineMethods({
   getPendingCount: {
     name: 'getPendingCount',
     group: 'operations',
+    readOnly: true,
     summary: 'Number of pending operations.',
     params: {},
     result: result<number>('integer'),
@@ -79,6 +86,7 @@ export const operationMethods = defineMethods({
   getBlockOperations: {
     name: 'getBlockOperations',
     group: 'operations',
+    readOnly: true,
     summary: 'Operations of a block.',
     params: { block: p.integer({ min: 0 }) },
     result: result<OperationObject[]>('OperationObject[]'),
@@ -86,6 +94,7 @@ export const operationMethods = defineMethods({
   getActPrice: {
     name: 'getActPrice',
     group: 'operations',
+    readOnly: true,
     summary: 'Minimum fee per operation (act price), in native base units.',
     params: {},
     result: result<number>('integer'),
@@ -93,6 +102,7 @@ export const operationMethods = defineMethods({
   findOperation: {
     name: 'findOperation',
     group: 'operations',
+    readOnly: true,
     summary: 'Find an operation by its ophash.',
     params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
     result: result<OperationObject[]>('OperationObject[]'),
@@ -100,6 +110,7 @@ export const operationMethods = defineMethods({
   decodeOpHash: {
     name: 'decodeOpHash',
     group: 'operations',
+    readOnly: true,
     summary: 'Split an ophash into block, account, n_operation and digest.',
     params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
     result: result<DecodedOpHash[]>('DecodedOpHash[]'),

@@ -15,6 +15,7 @@ export const participationMethods = defineMethods({
   getNodePart: {
     name: 'getNodePart',
     group: 'participation',
+    readOnly: true,
     summary: 'Participation of a node wallet or mined wallet (nested reply).',
     params: { wallet: p.wallet() },
     result: result<NodePart>('NodePart'),
@@ -23,6 +24,7 @@ export const participationMethods = defineMethods({
   nodeStep1: {
     name: 'nodeStep1',
     group: 'participation',
+    readOnly: false,
     summary: 'Participate as a TOP node; the node code is returned in optxt.',
     params: {
       wallet: p.wallet(),
@@ -37,6 +39,7 @@ export const participationMethods = defineMethods({
   nodeStep2: {
     name: 'nodeStep2',
     group: 'participation',
+    readOnly: false,
     summary: 'H/W check of the TOP node.',
     params: { code: p.string(), wallet: p.wallet(), passphrase: p.string().secret() },
     result: hardwareCheck(),
@@ -44,6 +47,7 @@ export const participationMethods = defineMethods({
   nodeStepMDList: {
     name: 'nodeStepMDList',
     group: 'participation',
+    readOnly: true,
     summary: 'MIDDLE participants of a TOP node awaiting approval.',
     params: { code: p.string(), wallet: p.wallet() },
     result: participationList(),
@@ -51,6 +55,7 @@ export const participationMethods = defineMethods({
   nodeStep3_1: {
     name: 'nodeStep3_1',
     group: 'participation',
+    readOnly: false,
     summary: 'Ask to participate as a MIDDLE node under a TOP confirmer.',
     params: {
       code: p.string(),
@@ -66,6 +71,7 @@ export const participationMethods = defineMethods({
   nodeStep3_2: {
     name: 'nodeStep3_2',
     group: 'participation',
+    readOnly: false,
     summary: 'The TOP node approves or rejects a MIDDLE participant.',
     params: {
       select: p.boolean(),
@@ -79,6 +85,7 @@ export const participationMethods = defineMethods({
   nodeStep4_1: {
     name: 'nodeStep4_1',
     group: 'participation',
+    readOnly: false,
     summary: 'H/W check of a MIDDLE node.',
     params: {
       code: p.string(),
@@ -91,6 +98,7 @@ export const participationMethods = defineMethods({
   nodeStep4_2: {
     name: 'nodeStep4_2',
     group: 'participation',
+    readOnly: false,
     summary: "The TOP node approves or rejects a MIDDLE node's H/W.",
     params: {
       select: p.boolean(),
@@ -104,6 +112,7 @@ export const participationMethods = defineMethods({
   nodeStepBTList: {
     name: 'nodeStepBTList',
     group: 'participation',
+    readOnly: true,
     summary: 'BOTTOM participants of a MIDDLE node awaiting approval.',
     params: { code: p.string(), main: p.wallet(), wallet: p.wallet() },
     result: participationList(),
@@ -111,6 +120,7 @@ export const participationMethods = defineMethods({
   nodeStep5_1: {
     name: 'nodeStep5_1',
     group: 'participation',
+    readOnly: false,
     summary: 'Ask to participate as a BOTTOM node under a MIDDLE confirmer and a TOP main wallet.',
     params: {
       code: p.string(),
@@ -127,6 +137,7 @@ export const participationMethods = defineMethods({
   nodeStep5_2: {
     name: 'nodeStep5_2',
     group: 'participation',
+    readOnly: false,
     summary: 'The MIDDLE node approves or rejects a BOTTOM participant.',
     params: {
       select: p.boolean(),
@@ -141,6 +152,7 @@ export const participationMethods = defineMethods({
   blockchainStart: {
     name: 'blockchainStart',
     group: 'participation',
+    readOnly: false,
     summary: 'Start mining for a TOP node.',
     params: {
       code: p.string(),
@@ -157,6 +169,7 @@ export const participationMethods = defineMethods({
   nodeCancel: {
     name: 'nodeCancel',
     group: 'participation',
+    readOnly: false,
     summary: 'Cancel participation (refused while sub-nodes participate).',
     params: { code: p.string(), wallet: p.wallet(), passphrase: p.string().secret() },
     result: operation(),

@@ -42,6 +42,7 @@ export const pushMethods = defineMethods({
   subscribe: {
     name: 'subscribe',
     group: 'push',
+    readOnly: false,
     summary:
       'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers) from now, or from block `fromBlock` on; returns the subscription id.',
     params: {
@@ -55,6 +56,7 @@ export const pushMethods = defineMethods({
   unsubscribe: {
     name: 'unsubscribe',
     group: 'push',
+    readOnly: false,
     summary: "WebSocket only: ends one of the connection's subscriptions.",
     params: { subscription: p.string({ minLength: 1, maxLength: 64 }) },
     result: result<boolean>('boolean'),

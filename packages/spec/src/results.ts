@@ -393,3 +393,48 @@ export interface ProtocolVersion {
 export interface NodeVersion {
   version: string;
 }
+
+/** A JSON Schema (draft 7), as the OpenRPC document holds them. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** One param or result of an OpenRPC method (a content descriptor). */
+export interface OpenRpcContentDescriptor {
+  name: string;
+  description?: string;
+  required?: boolean;
+  schema: JsonSchema;
+}
+
+/** One error a method can answer, with its stable code. */
+export interface OpenRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** One example call: params by name and, where known, the result. */
+export interface OpenRpcExample {
+  name: string;
+  params: { name: string; value: unknown }[];
+  result?: { name: string; value: unknown };
+}
+
+export interface OpenRpcMethod {
+  name: string;
+  summary: string;
+  description?: string;
+  tags: { name: string }[];
+  paramStructure: 'by-name' | 'by-position' | 'either';
+  params: OpenRpcContentDescriptor[];
+  result: OpenRpcContentDescriptor;
+  errors: OpenRpcError[];
+  examples: OpenRpcExample[];
+}
+
+/** rpc.discover: an OpenRPC 1.2 document (https://spec.open-rpc.org). */
+export interface OpenRpcDocument {
+  openrpc: string;
+  info: { title: string; version: string; description?: string };
+  methods: OpenRpcMethod[];
+  components: { schemas: Record<string, JsonSchema> };
+}

@@ -1,11 +1,12 @@
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
-import type { CallStat, IpStats } from './results.js';
+import type { CallStat, IpStats, OpenRpcDocument } from './results.js';
 
 export const statsMethods = defineMethods({
   nodeIPStats: {
     name: 'nodeIPStats',
     group: 'stats',
+    readOnly: true,
     summary: 'Per-IP traffic statistics.',
     params: { ip: p.string() },
     result: result<IpStats[]>('IpStats[]'),
@@ -13,6 +14,7 @@ export const statsMethods = defineMethods({
   rpcCallStats: {
     name: 'rpcCallStats',
     group: 'stats',
+    readOnly: true,
     summary: 'Per-method call statistics, TOTAL last (answered by the RPC server).',
     params: {},
     result: result<CallStat[]>('CallStat[]'),
@@ -20,8 +22,18 @@ export const statsMethods = defineMethods({
   nodeUptime: {
     name: 'nodeUptime',
     group: 'stats',
+    readOnly: true,
     summary: 'Seconds the RPC server has been running (answered by the RPC server).',
     params: {},
     result: result<number>('integer'),
+  },
+  'rpc.discover': {
+    name: 'rpc.discover',
+    group: 'stats',
+    readOnly: true,
+    summary:
+      'The OpenRPC 1.2 description of this API, generated from the method catalogue (answered by the RPC server).',
+    params: {},
+    result: result<OpenRpcDocument>('OpenRpcDocument'),
   },
 });

@@ -32,6 +32,7 @@ export const tokenMethods = defineMethods({
   createToken: {
     name: 'createToken',
     group: 'token',
+    readOnly: false,
     summary: 'Create a token issued by a wallet of the key store.',
     params: {
       wallet: p.wallet(),
@@ -48,6 +49,7 @@ export const tokenMethods = defineMethods({
   adminToken: {
     name: 'adminToken',
     group: 'token',
+    readOnly: false,
     summary: "Administer a token as its owner (transfer switches, holders' volumes, ownership).",
     params: {
       sender: p.wallet(),
@@ -69,6 +71,7 @@ export const tokenMethods = defineMethods({
   holderToken: {
     name: 'holderToken',
     group: 'token',
+    readOnly: true,
     summary:
       'Holders of a token, one page at a time, in the order they became holders (a holder is listed while it has a balance, a lock or a disabled transfer).',
     params: {
@@ -87,6 +90,7 @@ export const tokenMethods = defineMethods({
   infoToken: {
     name: 'infoToken',
     group: 'token',
+    readOnly: true,
     summary: 'Information about a token.',
     params: { wallet: p.wallet() },
     result: result<TokenInfo>('TokenInfo'),
@@ -95,6 +99,7 @@ export const tokenMethods = defineMethods({
   sendToken: {
     name: 'sendToken',
     group: 'token',
+    readOnly: false,
     summary: 'Transfer tokens.',
     params: {
       sender: p.wallet(),

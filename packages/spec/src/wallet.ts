@@ -19,6 +19,7 @@ export const walletMethods = defineMethods({
   newWallet: {
     name: 'newWallet',
     group: 'wallet',
+    readOnly: false,
     summary: 'Create a key in the key store, encrypted with the passphrase (not empty).',
     params: { passphrase: NEW_PASSPHRASE },
     result: result<WalletAddressResult>('WalletAddressResult'),
@@ -26,6 +27,7 @@ export const walletMethods = defineMethods({
   activeWallet: {
     name: 'activeWallet',
     group: 'wallet',
+    readOnly: false,
     summary: 'Activate a wallet on chain with its encoded private key.',
     params: { wallet: p.wallet(), private: p.hex().secret() },
     result: result<WalletAddressResult>('WalletAddressResult'),
@@ -34,6 +36,7 @@ export const walletMethods = defineMethods({
   getWalletInfo: {
     name: 'getWalletInfo',
     group: 'wallet',
+    readOnly: true,
     summary: 'Account, balances and state of a wallet.',
     params: { wallet: p.wallet() },
     result: result<WalletInfo>('WalletInfo'),
@@ -42,6 +45,7 @@ export const walletMethods = defineMethods({
   getKeyStoreInfo: {
     name: 'getKeyStoreInfo',
     group: 'wallet',
+    readOnly: true,
     summary: 'Wallet info of the key store wallets.',
     params: { max: p.integer({ min: 1 }).optional(100) },
     result: result<WalletInfo[]>('WalletInfo[]'),
@@ -50,6 +54,7 @@ export const walletMethods = defineMethods({
   getKeyStoreCount: {
     name: 'getKeyStoreCount',
     group: 'wallet',
+    readOnly: true,
     summary: 'Number of wallets in the key store.',
     params: {},
     result: result<number>('integer'),
@@ -57,6 +62,7 @@ export const walletMethods = defineMethods({
   lockWallet: {
     name: 'lockWallet',
     group: 'wallet',
+    readOnly: false,
     summary: 'Lock a wallet: every use of its key is refused until unlocked.',
     params: { wallet: p.wallet() },
     result: result<boolean>('boolean'),
@@ -64,6 +70,7 @@ export const walletMethods = defineMethods({
   unlockWallet: {
     name: 'unlockWallet',
     group: 'wallet',
+    readOnly: false,
     summary: 'Unlock a wallet with its passphrase.',
     params: { wallet: p.wallet(), passphrase: p.string().secret() },
     result: result<boolean>('boolean'),
@@ -71,6 +78,7 @@ export const walletMethods = defineMethods({
   dumpPrivateKey: {
     name: 'dumpPrivateKey',
     group: 'wallet',
+    readOnly: false,
     summary: 'Export the encoded private key of a wallet.',
     params: { wallet: p.wallet(), passphrase: p.string().secret() },
     result: result<DumpPrivateKeyResult>('DumpPrivateKeyResult'),
@@ -79,6 +87,7 @@ export const walletMethods = defineMethods({
   inputPrivateKey: {
     name: 'inputPrivateKey',
     group: 'wallet',
+    readOnly: false,
     summary:
       'Import an unencrypted private key, stored encrypted with the passphrase (not empty); a key already in the key store is encrypted again with it.',
     params: { private: p.hex().secret(), passphrase: NEW_PASSPHRASE },
@@ -88,6 +97,7 @@ export const walletMethods = defineMethods({
   signMessage: {
     name: 'signMessage',
     group: 'wallet',
+    readOnly: false,
     summary: "Sign a message with a wallet's key.",
     params: { wallet: p.wallet(), passphrase: p.string().secret(), message: p.string() },
     result: result<SignedMessage>('SignedMessage'),
@@ -95,6 +105,7 @@ export const walletMethods = defineMethods({
   verifyMessage: {
     name: 'verifyMessage',
     group: 'wallet',
+    readOnly: true,
     summary:
       "True when a signed message was signed by the wallet's key, false when not; a malformed message object is an error naming its field.",
     params: { data: p.object<SignedMessage>() },
@@ -103,6 +114,7 @@ export const walletMethods = defineMethods({
   walletRefresh: {
     name: 'walletRefresh',
     group: 'wallet',
+    readOnly: false,
     summary:
       'Rescan the key store directory: true when every key file loaded, false when some could not (each is logged); `details` returns what was found instead.',
     params: { details: p.boolean().optional(false) },

@@ -1,4 +1,5 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodePrivateKey } from '@chain/crypto';
 import { catalogue, type MethodSpec } from '@chain/spec';
@@ -48,6 +49,8 @@ function findSentinels(haystack: Buffer): string[] {
 }
 
 let node: NodeProcess;
+/** --log-file's directory: the log file and its rotations are searched too. */
+let logDir: string;
 /** Every reply body the node sent, except dumpPrivateKey's successful answers. */
 const replies: string[] = [];
 let callsMade = 0;
@@ -79,14 +82,28 @@ function plainValue(name: string, kind: string, wallet: string): unknown {
 }
 
 beforeAll(async () => {
+  logDir = await mkdtemp(join(tmpdir(), 'chain-e2e-logs-'));
   node = await startNode({
-    args: ['--log-level', 'trace', '--block-time', '100'],
+    args: [
+      '--log-level',
+      'trace',
+      '--block-time',
+      '100',
+      // Small files, so that rotation happens while the secrets go by.
+      '--log-file',
+      join(logDir, 'node.log'),
+      '--log-file-size',
+      '1k',
+      '--log-file-count',
+      '1000',
+    ],
     keepDatadir: true,
   });
 });
 
 afterAll(async () => {
   if (node) await rm(node.datadir, { recursive: true, force: true });
+  if (logDir) await rm(logDir, { recursive: true, force: true });
 });
 
 describe('secrets', () => {
@@ -205,6 +222,9 @@ describe('secrets', () => {
     });
     const files = await listFiles(node.datadir);
     for (const file of files) check(file, await readFile(file));
+    const logFiles = await listFiles(logDir);
+    const logged = Buffer.concat(await Promise.all(logFiles.map((file) => readFile(file))));
+    for (const file of logFiles) check(file, await readFile(file));
 
     // The searches can find what they look for: the sentinels were really sent.
     expect(findSentinels(Buffer.from(JSON.stringify({ PASSPHRASE, key: hex(KEY) })))).not.toEqual(
@@ -212,9 +232,19 @@ describe('secrets', () => {
     );
     expect(node.stdout()).toMatch(/"level":10|"level":20/); // trace/debug lines were written
     expect(files.length).toBeGreaterThan(5);
+    // The log file got every record, trace/debug ones included, across rotations.
+    expect(logFiles.length).toBeGreaterThan(1);
+    expect(logged.toString()).toMatch(/"level":10|"level":20/);
+    expect(logged.toString().split('\n').length).toBeGreaterThanOrEqual(
+      node
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{')).length,
+    );
     console.log(
       `secrets: ${callsMade} calls with sentinels (${secretMethods.length} methods with secret params), ` +
         `${forms().length} sentinel forms searched in stdout/stderr (${node.stdout().split('\n').length} log lines), ` +
+        `${logFiles.length} log files (${logged.length} bytes), ` +
         `${replies.length} replies, rpcCallStats and ${files.length} data-directory files: ${leaks.length} hits`,
     );
     expect(leaks).toEqual([]);

@@ -6,6 +6,42 @@ import { APP_VERSION, NET_PROTOCOL } from '../version';
 import type { NodeContext } from './context';
 
 /**
+ * Whether the node is ready (networking on, at the best tip it knows of), why not, and its status
+ * word: nodeStatus's `ready`, `ready_s` and `status_s`, and the RPC port's GET /ready.
+ */
+export function readiness(node: NodeContext): {
+  ready: boolean;
+  reason: string;
+  status: 'Running' | 'Syncing' | 'Stopped';
+} {
+  const network = node.network;
+  const running = network.running;
+  if (!running) {
+    return {
+      ready: false,
+      reason: 'Not ready: networking is stopped (nodeStart starts it)',
+      status: 'Stopped',
+    };
+  }
+  const progress = network.syncProgress();
+  if (progress.syncing) {
+    return {
+      ready: false,
+      reason: `Not ready: syncing blocks ${progress.currentBlock}/${progress.highestBlock}`,
+      status: 'Syncing',
+    };
+  }
+  if (!network.isSynced()) {
+    return {
+      ready: false,
+      reason: 'Not ready: waiting for peers to tell their tip',
+      status: 'Syncing',
+    };
+  }
+  return { ready: true, reason: 'Ready', status: 'Running' };
+}
+
+/**
  * nodeStatus / nodeSearch. `ready`: networking is on and this node is at the best tip it knows of
  * (not syncing); `ready_s` says why not; `status_s`: Running, Syncing or Stopped; `port`: the P2P
  * port listened on; `blocks`: block count; `genesis`: the genesis hash (64 hex) that every operation
@@ -15,20 +51,12 @@ import type { NodeContext } from './context';
  */
 export function nodeStatus(node: NodeContext) {
   const network = node.network;
-  const progress = network.syncProgress();
+  const { ready, reason, status } = readiness(node);
   const stats = network.netStats();
-  const running = network.running;
-  const syncing = running && !network.isSynced();
-  let readyText = 'Ready';
-  if (!running) readyText = 'Not ready: networking is stopped (nodeStart starts it)';
-  else if (progress.syncing)
-    readyText = `Not ready: syncing blocks ${progress.currentBlock}/${progress.highestBlock}`;
-  else if (syncing) readyText = 'Not ready: waiting for peers to tell their tip';
-  else if (stats.active === 0) readyText = 'Ready (no peer connected)';
   return {
-    ready: running && !syncing,
-    ready_s: readyText,
-    status_s: !running ? 'Stopped' : syncing ? 'Syncing' : 'Running',
+    ready,
+    ready_s: stats.active === 0 && ready ? 'Ready (no peer connected)' : reason,
+    status_s: status,
     port: network.listenPort,
     timestamp: Math.floor(Date.now() / 1000),
     version: APP_VERSION,

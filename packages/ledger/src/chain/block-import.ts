@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { equalBytes } from '@chain/crypto';
 import { type Block, blockSigningHash, decodeBlock, operationsRoot } from '../block/block';
 import {
@@ -35,9 +36,14 @@ export async function importBlock(core: ChainCore, bytes: Uint8Array): Promise<v
   try {
     return await core.tasks.run(async () => {
       core.requireStore();
+      // Timed from the block's turn (not the wait in the queue), only while someone listens.
+      const started = core.importListeners.size > 0 ? performance.now() : undefined;
       await ahead?.settle();
       const executed = await executeImported(core, bytes);
       await commitBlock(core, executed, 'imported');
+      if (started !== undefined) {
+        core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
+      }
     });
   } finally {
     core.importsWaiting--;

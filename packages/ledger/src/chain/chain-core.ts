@@ -72,6 +72,10 @@ export class ChainCore {
   readonly tasks = new TaskQueue();
   readonly blockListeners = new Set<BlockListener>();
   readonly pendingListeners = new Set<(bytes: Uint8Array, origin: PendingOrigin) => void>();
+  /** Told the seconds each imported block took (metrics); the import is timed only when any is. */
+  readonly importListeners = new Set<(seconds: number) => void>();
+  /** Told the depth of each reorganisation that adopted a branch (metrics). */
+  readonly reorgListeners = new Set<(depth: number) => void>();
   readonly addressCache = new Map<number, string>();
   readonly blockCache: BlockCache;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
@@ -208,6 +212,17 @@ export class ChainCore {
         listener(bytes, origin);
       } catch {
         // A listener's failure is its own; the operation is pending regardless.
+      }
+    }
+  }
+
+  /** Tells each listener of `listeners` the value; a listener's failure is its own. */
+  notifyEach<T>(listeners: ReadonlySet<(value: T) => void>, value: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch {
+        // Observers (metrics) must not fail the chain's work.
       }
     }
   }

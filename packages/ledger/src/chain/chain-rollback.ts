@@ -71,6 +71,7 @@ export function reorganize(
     }
     notifyReturned(core, returned);
     if (failure !== undefined) throw failure;
+    if (adopted) core.notifyEach(core.reorgListeners, old.height - forkHeight);
     return { adopted, head: headOf(core) };
   });
 }

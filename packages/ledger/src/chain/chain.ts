@@ -129,6 +129,13 @@ export interface Chain {
   onBlock(listener: BlockListener): () => void;
   /** Called with each operation's bytes when it enters the mempool, and why it did. */
   onPending(listener: (bytes: Uint8Array, origin: PendingOrigin) => void): () => void;
+  /**
+   * Called after each block imported with importBlock, with the seconds its validation and commit
+   * took (its wait behind other work not counted); imports are timed only while a listener is set.
+   */
+  onImportTimed(listener: (seconds: number) => void): () => void;
+  /** Called after each reorganisation that adopted a branch, with the blocks it replaced. */
+  onReorganized(listener: (depth: number) => void): () => void;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -294,5 +301,15 @@ class LedgerChain extends ChainCore implements Chain {
   onPending(listener: (bytes: Uint8Array, origin: PendingOrigin) => void): () => void {
     this.pendingListeners.add(listener);
     return () => this.pendingListeners.delete(listener);
+  }
+
+  onImportTimed(listener: (seconds: number) => void): () => void {
+    this.importListeners.add(listener);
+    return () => this.importListeners.delete(listener);
+  }
+
+  onReorganized(listener: (depth: number) => void): () => void {
+    this.reorgListeners.add(listener);
+    return () => this.reorgListeners.delete(listener);
   }
 }

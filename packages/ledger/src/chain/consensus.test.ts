@@ -308,6 +308,28 @@ describe('reorganize', () => {
     expect(pendingAmounts(a)).toEqual(['20']);
   });
 
+  it('tells reorganisation listeners the depth of each adopted branch, and times imports', async () => {
+    const { a, b } = await forked();
+    const importSeconds: number[] = [];
+    b.onImportTimed((seconds) => importSeconds.push(seconds));
+    await block(a, 10n);
+    await b.importBlock((await a.getBlockBytes(2))!);
+    expect(importSeconds).toHaveLength(1);
+    expect(importSeconds[0]).toBeGreaterThan(0);
+    await block(a, 11n);
+    await block(a, 12n);
+    await aliceToBob(b, 20n);
+    await b.produceBlock(devWallet.privateKey);
+    const dropped = await blocksAbove(b, 2);
+    const depths: number[] = [];
+    b.onReorganized((depth) => depths.push(depth));
+    expect((await b.reorganize(2, await blocksAbove(a, 2))).adopted).toBe(true);
+    expect(depths).toEqual([1]);
+    // A branch that is not adopted (its own old, lighter one) is no reorganisation.
+    expect((await b.reorganize(2, dropped)).adopted).toBe(false);
+    expect(depths).toEqual([1]);
+  });
+
   it('breaks a tie of equal weight by the lower block hash, on both sides alike', async () => {
     const { a, b } = await forked();
     await block(a, 10n);

@@ -428,6 +428,7 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   await s.example('nodeIPStats', { ip: '127.0.0.1' });
   await s.example('rpcCallStats', undefined);
   await s.example('nodeUptime', undefined);
+  await s.example('rpc.discover', undefined);
 
   // ---- push: over HTTP both answer WEBSOCKET_REQUIRED (the protocol text shows the WebSocket side)
   await s.example('subscribe', { event: 'newBlocks' }, 'over HTTP');
