@@ -51,7 +51,7 @@ export async function importBlocks(
   args: ImportArgs,
   control: ImportControl,
 ): Promise<ImportSummary> {
-  const header = await checkFile(args.file);
+  const header = await checkFile(args.file, control);
   const options = resolveDatadir(args);
   const chain = await openOfflineChain(options, 'import', { create: true });
   try {
@@ -68,7 +68,7 @@ export async function importBlocks(
 }
 
 /** Reads the whole file once, checking every frame: refuses a damaged file before any import. */
-async function checkFile(file: string): Promise<BlockFileHeader> {
+async function checkFile(file: string, control: ImportControl): Promise<BlockFileHeader> {
   const size = await fileSize(file);
   const reader = new BlockFileReader(readChunks(file));
   const progress = createProgress('check ', size, 'bytes');
@@ -76,13 +76,15 @@ async function checkFile(file: string): Promise<BlockFileHeader> {
     const header = await reader.header();
     let last = 0;
     for await (const block of reader.blocks()) {
+      if (control.stopped)
+        throw new CommandFailure('interrupted while checking the file: nothing was imported', 130);
       const end = block.offset + block.bytes.length + 8;
       progress.increment(end - last);
       last = end;
     }
     return header;
   } catch (error) {
-    throw damaged(file, error);
+    throw error instanceof CommandFailure ? error : damaged(file, error);
   } finally {
     progress.stop();
   }
