@@ -3,6 +3,7 @@ import yargs, { type Arguments, type Argv } from 'yargs';
 import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
 import { callCommand } from './commands/call';
+import { backupCommand, exportCommand, importCommand } from './commands/chain-files';
 import { devnetCommand } from './commands/devnet';
 import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
@@ -330,6 +331,9 @@ await cli
   .command(signRawCommand)
   .command(devnetCommand)
   .command(watchCommand)
+  .command(exportCommand)
+  .command(importCommand)
+  .command(backupCommand)
   // The mine wallets' passphrase comes from the environment (CHAIN_MINE_PASSPHRASE, read by
   // mine-wallets.ts) or a file, never from the command line; declared so strict mode accepts it.
   .option('mine-passphrase', { type: 'string', hidden: true, global: true })

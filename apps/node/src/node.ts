@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addressFromPublicKey } from '@chain/crypto';
 import { createKeyStore, type KeyStore } from '@chain/keystore';
@@ -7,15 +7,13 @@ import {
   type Chain,
   createBlockProducer,
   createChain,
-  createDevGenesis,
   DEV_PRIVATE_KEY,
-  type Genesis,
-  parseGenesis,
 } from '@chain/ledger';
 import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { createExplorerHandler } from './explorer/serve';
+import { loadGenesis } from './genesis-file';
 import { watchHeap } from './heap-watch';
 import { logKeyDirectoryScan } from './keystore-log';
 import { type Logger, moduleLogger } from './logger';
@@ -55,10 +53,7 @@ export interface ChainNode {
   close(): Promise<void>;
 }
 
-export async function loadGenesis(options: NodeOptions): Promise<Genesis> {
-  if (!options.genesis) return createDevGenesis();
-  return parseGenesis(JSON.parse(await readFile(options.genesis, 'utf8')));
-}
+export { loadGenesis } from './genesis-file';
 
 /**
  * Loopback RPC needs no credentials; anywhere else it needs the configured user and password or,

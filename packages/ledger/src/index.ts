@@ -51,6 +51,7 @@ export {
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
   inTurnKey,
 } from './chain/producer';
+export { type ChainStoreCopy, copyChainStore } from './chain/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';
 export { DecodeError, LedgerError, StoreError } from './errors';

@@ -3,7 +3,7 @@
  * project outside the workspace (third-party dependencies from the registry, through the local
  * cache), then import them from plain ESM run by node and compile against their types.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,10 +15,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const WORKSPACE = join(import.meta.dirname, '..', '..', '..');
 
+/** Every publishable package (nx release's group, nx.json). */
 const PACKAGES = {
   '@chain/spec': join(WORKSPACE, 'packages', 'spec'),
   '@chain/crypto': join(WORKSPACE, 'packages', 'crypto'),
+  '@chain/ophash': join(WORKSPACE, 'packages', 'ophash'),
+  '@chain/keystore': join(WORKSPACE, 'packages', 'keystore'),
+  '@chain/ledger': join(WORKSPACE, 'packages', 'ledger'),
+  '@chain/tokens': join(WORKSPACE, 'packages', 'tokens'),
+  '@chain/tiers': join(WORKSPACE, 'packages', 'tiers'),
+  '@chain/offline': join(WORKSPACE, 'packages', 'offline'),
+  '@chain/p2p-libp2p': join(WORKSPACE, 'packages', 'p2p-libp2p'),
+  '@chain/rpc-jayson': join(WORKSPACE, 'packages', 'rpc-jayson'),
   '@chain/rpc-client': join(WORKSPACE, 'apps', 'rpc-client'),
+  'chain-node': join(WORKSPACE, 'apps', 'node'),
 } as const;
 type PackageName = keyof typeof PACKAGES;
 
@@ -44,7 +54,8 @@ async function npm(args: string[], cwd: string): Promise<string> {
 }
 
 async function ensureBuilt(name: PackageName): Promise<void> {
-  // Under nx, ^build has run (the packages are devDependencies); a direct vitest run builds here.
+  // Under nx, ^build has run (chain-node, a devDependency, depends on every other package); a
+  // direct vitest run builds here.
   if (existsSync(join(PACKAGES[name], 'dist', 'index.js'))) return;
   await run('npx', ['nx', 'run', `${name}:build`, '--output-style=static'], {
     cwd: WORKSPACE,
@@ -104,7 +115,11 @@ describe('tarballs', () => {
         expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
       );
       expect(
-        files.filter((file) => !/^(dist\/|package\.json$|README\.md$|LICENSE)/.test(file)),
+        files.filter(
+          (file) =>
+            !/^(dist\/|package\.json$|README\.md$|LICENSE)/.test(file) &&
+            !(name === 'chain-node' && file === 'bin/chain-node.js'),
+        ),
       ).toEqual([]);
       expect(files.filter((file) => /\.test\.|\.tsbuildinfo$/.test(file))).toEqual([]);
     },
@@ -328,5 +343,84 @@ client.wallet.getWalletInfo({});
     );
 
     expect(outcome).toBe('compiled');
+  });
+});
+
+/** The README's first ```js block (its "Example"), or undefined. */
+async function readmeExample(dir: string, fence: 'js' | 'sh'): Promise<string | undefined> {
+  const readme = await readFile(join(dir, 'README.md'), 'utf8');
+  return new RegExp(`^\`\`\`${fence}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(readme)?.[1];
+}
+
+describe('README examples, run against the installed tarballs', () => {
+  const app = () => join(scratch, 'app');
+  const bin = () => join(app(), 'node_modules', '.bin', 'chain-node');
+  let node: ChildProcess | undefined;
+  let rpcUrl = '';
+
+  beforeAll(async () => {
+    // The SDK's example talks to a node: the installed chain-node, on free ports.
+    const child = spawn(
+      bin(),
+      ['start', '--datadir', join(scratch, 'node'), '--rpc-port', '0', '--p2p-port', '0'],
+      {
+        cwd: app(),
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    node = child;
+    let out = '';
+    rpcUrl = await new Promise<string>((resolveUrl, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk;
+        const match = /JSON-RPC\s+(http:\/\/\S+)/.exec(out);
+        if (match) resolveUrl(match[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`chain-node exited (${code}):\n${out}`)));
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (node && node.exitCode === null) {
+      const exited = new Promise((done) => node!.once('exit', done));
+      node.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it.each((Object.keys(PACKAGES) as PackageName[]).filter((name) => name !== 'chain-node'))(
+    '%s: its README example runs',
+    async (name) => {
+      const code = await readmeExample(PACKAGES[name], 'js');
+      expect(code, `${name}'s README has no \`\`\`js example`).toBeDefined();
+      const file = join(app(), `readme-${name.replace(/\W/g, '-')}.mjs`);
+      await writeFile(file, code!);
+      const { stdout } = await run(process.execPath, [file], {
+        cwd: app(),
+        env: { ...cleanEnv(), CHAIN_RPC_URL: rpcUrl },
+        timeout: 60_000,
+      });
+      expect(stdout.trim()).not.toBe('');
+    },
+    90_000,
+  );
+
+  it('chain-node: its README commands run', async () => {
+    const script = await readmeExample(PACKAGES['chain-node'], 'sh');
+    const commands = script!
+      .replace(/\\\n\s*/g, '')
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(
+        (line) => line.startsWith('npx chain-node ') && !line.startsWith('npx chain-node start'),
+      );
+    expect(commands.length).toBeGreaterThanOrEqual(2);
+    const outputs: string[] = [];
+    for (const command of commands) {
+      const args = command.slice('npx chain-node '.length).split(/\s+/);
+      outputs.push((await run(bin(), args, { cwd: app(), env: cleanEnv() })).stdout);
+    }
+    expect(outputs.join('')).toMatch(/wrote genesis\.json: network demo/);
   });
 });

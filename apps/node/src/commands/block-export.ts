@@ -1,0 +1,114 @@
+/** `chain-node export`: the blocks of a stopped node's chain into a block file (block-file.ts). */
+import { access, open, rename, rm } from 'node:fs/promises';
+import { bytesToHex } from '@chain/crypto';
+import { encodeFrame, encodeHeader } from './block-file';
+import {
+  CommandFailure,
+  type DatadirArgs,
+  openOfflineChain,
+  resolveDatadir,
+} from './offline-chain';
+import { createProgress } from './progress';
+
+export interface ExportArgs extends DatadirArgs {
+  file: string;
+  from: number;
+  to?: number;
+  force: boolean;
+}
+
+export interface ExportSummary {
+  file: string;
+  from: number;
+  to: number;
+  bytes: number;
+  tipHash: string;
+}
+
+/** Frames gathered before one write to the file. */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+export async function exportBlocks(args: ExportArgs): Promise<ExportSummary> {
+  if (!args.force && (await exists(args.file))) {
+    throw new CommandFailure(`${args.file} exists (use --force to overwrite)`, 2);
+  }
+  const options = resolveDatadir(args);
+  const chain = await openOfflineChain(options, 'export');
+  try {
+    const tip = chain.blockCount() - 1;
+    const { from } = args;
+    const to = args.to ?? tip;
+    checkRange(from, to, tip);
+    // Written beside the target and renamed at the end: an interrupted export leaves no file
+    // that could be taken for a whole one.
+    const partial = `${args.file}.partial`;
+    const handle = await open(partial, 'w', 0o644);
+    let bytes = 0;
+    const progress = createProgress('export', to - from + 1);
+    try {
+      const header = encodeHeader({
+        genesisHash: chain.genesisHash,
+        firstHeight: from,
+        count: to - from + 1,
+      });
+      let pending: Uint8Array[] = [header];
+      let pendingBytes = header.length;
+      const flush = async () => {
+        await handle.writev(pending);
+        bytes += pendingBytes;
+        pending = [];
+        pendingBytes = 0;
+      };
+      for (let height = from; height <= to; height++) {
+        const block = await chain.getBlockBytes(height);
+        if (block === undefined)
+          throw new CommandFailure(`block ${height} is missing from the chain database`);
+        const frame = encodeFrame(block);
+        pending.push(frame);
+        pendingBytes += frame.length;
+        if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();
+        progress.increment();
+      }
+      await flush();
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      await rm(partial, { force: true });
+      throw error;
+    } finally {
+      progress.stop();
+    }
+    await handle.close();
+    await rename(partial, args.file);
+    const tipHash = bytesToHex((await chain.blockHash(to))!);
+    return { file: args.file, from, to, bytes, tipHash };
+  } finally {
+    await chain.close();
+  }
+}
+
+function checkRange(from: number, to: number, tip: number): void {
+  if (!Number.isInteger(from) || from < 1) {
+    throw new CommandFailure(
+      `--from must be a block number >= 1, got ${from} (block 0 is made from the genesis file by every node)`,
+      2,
+    );
+  }
+  if (tip < 1)
+    throw new CommandFailure('the chain holds no block after the genesis block: nothing to export');
+  if (!Number.isInteger(to) || to < from || to > tip) {
+    throw new CommandFailure(
+      `--to must be a block number from --from (${from}) to the tip (${tip}), got ${to}`,
+      2,
+    );
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * `chain-node import`: a block file into a stopped node's chain, through the chain's own import
+ * (signatures, state root, every rule, as for a block from a peer), a few blocks in flight as range
+ * sync keeps them, so that their signatures are checked on the verifier threads while the block
+ * before applies. The whole file's framing is checked first, so a damaged file imports nothing;
+ * blocks the chain already holds are skipped (an interrupted import resumes).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { bytesToHex, equalBytes } from '@chain/crypto';
+import type { Chain } from '@chain/ledger';
+import {
+  BlockFileError,
+  type BlockFileHeader,
+  BlockFileReader,
+  type FileBlock,
+} from './block-file';
+import {
+  CommandFailure,
+  type DatadirArgs,
+  message,
+  openOfflineChain,
+  resolveDatadir,
+} from './offline-chain';
+import { createProgress, type Progress } from './progress';
+
+export interface ImportArgs extends DatadirArgs {
+  file: string;
+}
+
+export interface ImportSummary {
+  imported: number;
+  skipped: number;
+  tip: number;
+  tipHash: string;
+  interrupted: boolean;
+}
+
+/** Blocks handed to the chain before the first of them is applied (as range sync does). */
+export const IMPORT_WINDOW = 4;
+
+/** Read chunk size: a few blocks per read. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+export interface ImportControl {
+  /** Set (e.g. by SIGINT) to stop after the blocks in flight; the next run resumes. */
+  stopped: boolean;
+}
+
+export async function importBlocks(
+  args: ImportArgs,
+  control: ImportControl,
+): Promise<ImportSummary> {
+  const header = await checkFile(args.file, control);
+  const options = resolveDatadir(args);
+  const chain = await openOfflineChain(options, 'import', { create: true });
+  try {
+    if (!equalBytes(header.genesisHash, chain.genesisHash)) {
+      throw new CommandFailure(
+        `${args.file} holds blocks of another network (genesis ${bytesToHex(header.genesisHash)}); ` +
+          `this node's genesis is ${bytesToHex(chain.genesisHash)} (give --genesis / --network of that network)`,
+      );
+    }
+    return await importFrom(chain, args.file, header, control);
+  } finally {
+    await chain.close();
+  }
+}
+
+/** Reads the whole file once, checking every frame: refuses a damaged file before any import. */
+async function checkFile(file: string, control: ImportControl): Promise<BlockFileHeader> {
+  const size = await fileSize(file);
+  const reader = new BlockFileReader(readChunks(file));
+  const progress = createProgress('check ', size, 'bytes');
+  try {
+    const header = await reader.header();
+    let last = 0;
+    for await (const block of reader.blocks()) {
+      if (control.stopped)
+        throw new CommandFailure('interrupted while checking the file: nothing was imported', 130);
+      const end = block.offset + block.bytes.length + 8;
+      progress.increment(end - last);
+      last = end;
+    }
+    return header;
+  } catch (error) {
+    throw error instanceof CommandFailure ? error : damaged(file, error);
+  } finally {
+    progress.stop();
+  }
+}
+
+async function importFrom(
+  chain: Chain,
+  file: string,
+  header: BlockFileHeader,
+  control: ImportControl,
+): Promise<ImportSummary> {
+  const startTip = chain.blockCount() - 1;
+  const lastHeight = header.firstHeight + header.count - 1;
+  if (header.firstHeight > startTip + 1) {
+    throw new CommandFailure(
+      `${file} starts at block ${header.firstHeight}, but this chain ends at block ${startTip}: ` +
+        `import blocks ${startTip + 1}-${header.firstHeight - 1} first`,
+    );
+  }
+  const toImport = Math.max(0, lastHeight - startTip);
+  const progress = createProgress('import', toImport);
+  const window = new ImportWindow(chain, progress);
+  let skipped = 0;
+  try {
+    for await (const block of new BlockFileReader(readChunks(file)).blocks()) {
+      if (block.height <= startTip) {
+        await checkSame(chain, block);
+        skipped++;
+        continue;
+      }
+      if (control.stopped || window.failed) break;
+      await window.push(block);
+    }
+    await window.drain();
+  } catch (error) {
+    await window.drain().catch(() => undefined);
+    if (error instanceof CommandFailure) throw error;
+    // Checked whole a moment ago: the file changed since.
+    throw new CommandFailure(`${file} changed during the import: ${message(error)}`);
+  } finally {
+    progress.stop();
+  }
+  const tip = chain.blockCount() - 1;
+  const tipHash = bytesToHex((await chain.blockHash(tip))!);
+  if (window.failed) {
+    const { block, error } = window.failed;
+    throw new CommandFailure(
+      `block ${block.height} (frame at byte ${block.offset}) is invalid: ${message(error)}; ` +
+        `nothing after it was imported (this chain now ends at block ${tip}, ${tipHash})`,
+    );
+  }
+  return {
+    imported: window.imported,
+    skipped,
+    tip,
+    tipHash,
+    interrupted: control.stopped && tip < lastHeight,
+  };
+}
+
+/** A block of the file at a height the chain holds must be that very block (resume). */
+async function checkSame(chain: Chain, block: FileBlock): Promise<void> {
+  let hash: Uint8Array;
+  try {
+    hash = chain.inspectBlock(block.bytes).hash;
+  } catch (error) {
+    throw new CommandFailure(
+      `block ${block.height} (frame at byte ${block.offset}) does not decode: ${message(error)}`,
+    );
+  }
+  const ours = await chain.blockHash(block.height);
+  if (ours === undefined || !equalBytes(hash, ours)) {
+    throw new CommandFailure(
+      `block ${block.height} of the file (frame at byte ${block.offset}) differs from block ${block.height} ` +
+        'of this chain: the file is of another branch; import it into a data directory of its own',
+    );
+  }
+}
+
+/** Up to IMPORT_WINDOW imports in flight; the first failure stops the run. */
+class ImportWindow {
+  imported = 0;
+  failed: { block: FileBlock; error: unknown } | undefined;
+  private readonly inFlight: Array<{ block: FileBlock; done: Promise<unknown> }> = [];
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly progress: Progress,
+  ) {}
+
+  async push(block: FileBlock): Promise<void> {
+    if (this.inFlight.length >= IMPORT_WINDOW) await this.settle(this.inFlight.shift()!);
+    if (this.failed) return;
+    const done = this.chain.importBlock(block.bytes).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('import failed'),
+    );
+    this.inFlight.push({ block, done });
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.length > 0) await this.settle(this.inFlight.shift()!);
+  }
+
+  private async settle(entry: { block: FileBlock; done: Promise<unknown> }): Promise<void> {
+    const error = await entry.done;
+    // The blocks after a failed one fail too (they do not extend the head): the first one counts.
+    if (this.failed) return;
+    if (error === undefined) {
+      this.imported++;
+      this.progress.increment();
+    } else {
+      this.failed = { block: entry.block, error };
+    }
+  }
+}
+
+function damaged(file: string, error: unknown): CommandFailure {
+  if (error instanceof BlockFileError) {
+    return new CommandFailure(`${file} is refused: ${error.message}; nothing was imported from it`);
+  }
+  return new CommandFailure(`cannot read ${file}: ${message(error)}`);
+}
+
+async function fileSize(file: string): Promise<number> {
+  try {
+    return (await stat(file)).size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CommandFailure(
+      code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file}: ${message(error)}`,
+      code === 'ENOENT' ? 2 : 1,
+    );
+  }
+}
+
+function readChunks(file: string): AsyncIterable<Uint8Array> {
+  return createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+}

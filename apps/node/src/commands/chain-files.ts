@@ -1,0 +1,124 @@
+/**
+ * `chain-node export`, `import` and `backup`: the chain of a data directory to and from a block file
+ * (block-file.ts), and a copy of a node's key store and chain. The work is loaded only when one of
+ * them runs (block-export.ts, block-file-import.ts, backup-run.ts), so the other commands do not
+ * load the ledger.
+ */
+import process from 'node:process';
+import type { Argv, CommandModule } from 'yargs';
+import type { BackupArgs } from './backup-run';
+import type { ExportArgs } from './block-export';
+import type { ImportArgs, ImportControl } from './block-file-import';
+import { datadirOptions, reportFailures } from './offline-chain';
+
+/** The defaults of these commands, in one place. */
+export const CHAIN_FILE_DEFAULTS = Object.freeze({
+  /** Block 0 is not exported: every node makes it from the genesis file. */
+  from: 1,
+  force: false,
+});
+
+function exportOptions(args: Argv) {
+  return datadirOptions(args)
+    .positional('file', { type: 'string', demandOption: true, describe: 'block file to write' })
+    .option('from', {
+      type: 'number',
+      default: CHAIN_FILE_DEFAULTS.from,
+      describe: 'first block to export',
+    })
+    .option('to', { type: 'number', describe: 'last block to export (default: the tip)' })
+    .option('force', {
+      type: 'boolean',
+      default: CHAIN_FILE_DEFAULTS.force,
+      describe: 'overwrite FILE',
+    });
+}
+
+export const exportCommand: CommandModule<object, ExportArgs> = {
+  command: 'export <file>',
+  describe: 'write the blocks of a stopped node to a block file (checksummed, streamable)',
+  builder: exportOptions as unknown as CommandModule<object, ExportArgs>['builder'],
+  handler: (argv) =>
+    reportFailures('export', async () => {
+      const { exportBlocks } = await import('./block-export');
+      const done = await exportBlocks(argv);
+      process.stdout.write(
+        `exported blocks ${done.from}-${done.to} (${done.to - done.from + 1} blocks, ${done.bytes} bytes) ` +
+          `to ${done.file}; block ${done.to} is ${done.tipHash}\n`,
+      );
+    }),
+};
+
+function importOptions(args: Argv) {
+  return datadirOptions(args).positional('file', {
+    type: 'string',
+    demandOption: true,
+    describe: 'block file to import',
+  });
+}
+
+export const importCommand: CommandModule<object, ImportArgs> = {
+  command: 'import <file>',
+  describe: 'verify and import a block file into a stopped node (resumes where it stopped)',
+  builder: importOptions as unknown as CommandModule<object, ImportArgs>['builder'],
+  handler: (argv) =>
+    reportFailures('import', async () => {
+      const { importBlocks } = await import('./block-file-import');
+      const control: ImportControl = { stopped: false };
+      const stop = () => {
+        control.stopped = true;
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        const done = await importBlocks(argv, control);
+        process.stdout.write(
+          `imported ${done.imported} blocks (${done.skipped} already in the chain); ` +
+            `the chain ends at block ${done.tip}, ${done.tipHash}\n`,
+        );
+        if (done.interrupted) {
+          process.stderr.write(
+            'chain-node import: interrupted; run the same command again to resume\n',
+          );
+          process.exitCode = 130;
+        }
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    }),
+};
+
+function backupOptions(args: Argv) {
+  return datadirOptions(args).option('to', {
+    type: 'string',
+    demandOption: true,
+    describe: 'new or empty directory to write the backup to (a data directory)',
+  });
+}
+
+export const backupCommand: CommandModule<object, BackupArgs> = {
+  command: 'backup',
+  describe: "copy a node's key store and chain database to --to (a data directory)",
+  builder: backupOptions as unknown as CommandModule<object, BackupArgs>['builder'],
+  handler: (argv) =>
+    reportFailures('backup', async () => {
+      const { backupNode } = await import('./backup-run');
+      const done = await backupNode(argv);
+      process.stdout.write(
+        `key store: ${done.keyFiles} key file(s) copied to ${done.dir}/keystore\n`,
+      );
+      if (done.chain) {
+        process.stdout.write(
+          `chain: ${done.chain.entries} entries (${done.chain.bytes} bytes) copied to ${done.dir}/chain; ` +
+            `it ends at block ${done.chain.tip}, ${done.chain.tipHash}\n`,
+        );
+      } else {
+        process.stdout.write(
+          'chain: not copied: a running node holds the chain database. The key store is what cannot be ' +
+            'rebuilt; for the chain, stop the node and run backup again (a few seconds per 100,000 ' +
+            'blocks), or let a node started from this backup sync from its peers\n',
+        );
+      }
+    }),
+};
