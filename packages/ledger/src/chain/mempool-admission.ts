@@ -2,6 +2,7 @@ import { ChainError, decodeAddress, ErrorCode, equalBytes, hash160 } from '@chai
 import { LedgerError } from '../errors';
 import {
   decodeOperation,
+  decodeRawOperations,
   encodeUnsignedOperation,
   NEW_ACCOUNT,
   OPERATION_SIGNATURE_LENGTH,
@@ -117,8 +118,28 @@ export async function submitOperation(
   bytes: Uint8Array,
   options: { local?: boolean },
 ): Promise<OperationObject> {
+  core.requireStore();
+  return submitDecoded(core, decodeOperation(bytes, core.registry, core.hashes), options);
+}
+
+/** Every operation of a raw blob, decoded once, submitted in order (see submitOperation). */
+export function submitRaw(
+  core: ChainCore,
+  blob: Uint8Array,
+  options: { local?: boolean },
+): Promise<OperationObject>[] {
+  core.requireStore();
+  return decodeRawOperations(blob, core.registry, core.hashes).map((op) =>
+    submitDecoded(core, op, options),
+  );
+}
+
+async function submitDecoded(
+  core: ChainCore,
+  op: Operation,
+  options: { local?: boolean },
+): Promise<OperationObject> {
   const store = core.requireStore();
-  const op = decodeOperation(bytes, core.registry, core.hashes);
   const queue = core.submissions;
   const admitted = new Promise<OperationObject>((resolve, reject) => {
     queue.waiting.push({ op, local: options.local ?? true, resolve, reject });

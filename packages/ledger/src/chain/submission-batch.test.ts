@@ -89,3 +89,22 @@ describe('operations submitted in one event-loop turn', () => {
     });
   });
 });
+
+describe('submitRaw', () => {
+  it('submits every operation of a blob in order, one result each', async () => {
+    const blob = chain.encodeRaw(aliceOps(25));
+
+    const results = await Promise.all(chain.submitRaw(blob));
+
+    expect(results.map((r) => r.n_operation)).toEqual(Array.from({ length: 25 }, (_, i) => 2 + i));
+    expect(chain.pendingCount()).toBe(25);
+  });
+
+  it('refuses a blob that does not decode before submitting any of it', () => {
+    const blob = chain.encodeRaw(aliceOps(3));
+    expect(() => chain.submitRaw(blob.subarray(0, blob.length - 1))).toThrow(
+      expect.objectContaining({ code: 1016 }),
+    );
+    expect(chain.pendingCount()).toBe(0);
+  });
+});

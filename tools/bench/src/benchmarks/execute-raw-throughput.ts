@@ -62,29 +62,31 @@ export async function presign(
   receivers: readonly string[],
 ): Promise<string[][]> {
   const binding = loadSecp256k1Binding();
-  return Promise.all(
-    signers.map(async (signer, s) => {
-      const context = await signingContextOf(client, signer.address);
-      const blobs: string[] = [];
-      for (let first = 0; first < operationsPerSigner; first += perCall) {
-        const ops = [];
-        for (let n = first; n < Math.min(operationsPerSigner, first + perCall); n++) {
-          const prepared = prepareOperation(
-            {
-              type: 'transfer',
-              receiver: receivers[(s * operationsPerSigner + n) % receivers.length]!,
-              amount: 1000n,
-            },
-            { ...context, nOperation: context.nOperation + n },
-          );
-          const { signature } = binding.ecdsaSign(prepared.signingHash, signer.privateKey);
-          ops.push(attachSignature(prepared, signature));
-        }
-        blobs.push(encodeRaw(ops));
-      }
-      return blobs;
-    }),
+  // Every context first: signing blocks this process, and replies waiting meanwhile would time out.
+  const contexts = await Promise.all(
+    signers.map((signer) => signingContextOf(client, signer.address)),
   );
+  return signers.map((signer, s) => {
+    const context = contexts[s]!;
+    const blobs: string[] = [];
+    for (let first = 0; first < operationsPerSigner; first += perCall) {
+      const ops = [];
+      for (let n = first; n < Math.min(operationsPerSigner, first + perCall); n++) {
+        const prepared = prepareOperation(
+          {
+            type: 'transfer',
+            receiver: receivers[(s * operationsPerSigner + n) % receivers.length]!,
+            amount: 1000n,
+          },
+          { ...context, nOperation: context.nOperation + n },
+        );
+        const { signature } = binding.ecdsaSign(prepared.signingHash, signer.privateKey);
+        ops.push(attachSignature(prepared, signature));
+      }
+      blobs.push(encodeRaw(ops));
+    }
+    return blobs;
+  });
 }
 
 /**
