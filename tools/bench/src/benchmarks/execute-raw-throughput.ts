@@ -7,7 +7,7 @@
  * x the cores, measured in the same run (the block-import benchmark's ceiling).
  */
 import { availableParallelism } from 'node:os';
-import { attachSignature, encodeRaw, prepareOperation, signingContextOf } from '@chain/rpc-client';
+import { attachSignature, encodeRaw, prepareOperation } from '@chain/rpc-client';
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
 import { type CallLoadResult, runCallLoad } from '../call-load.js';
 import {
@@ -17,13 +17,16 @@ import {
 } from '../ceilings/secp256k1-verify.js';
 import {
   createSignerKeys,
+  DEV_PREFIX,
   nOperations,
   operationsMinedAfter,
   randomAddresses,
   type SignerKey,
+  sleep,
   waitUntilNothingPending,
 } from '../dev-chain.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
+import { cpuPerOperation, processCpuSeconds } from '../process-cpu.js';
 
 /** Issue 20: 25,000 operations/s, 0.55 of two cores' verify rate. */
 export const EXECUTE_RAW_TARGET = 0.55;
@@ -47,6 +50,9 @@ export interface ExecuteRawRun {
   operations: number;
   minedAtMs: number;
   blocks: number;
+  /** The node's CPU seconds (processCpuSeconds) before the load and once all was mined. */
+  cpuBefore: number | undefined;
+  cpuAfter: number | undefined;
 }
 
 /**
@@ -62,10 +68,28 @@ export async function presign(
   receivers: readonly string[],
 ): Promise<string[][]> {
   const binding = loadSecp256k1Binding();
-  // Every context first: signing blocks this process, and replies waiting meanwhile would time out.
-  const contexts = await Promise.all(
-    signers.map((signer) => signingContextOf(client, signer.address)),
-  );
+  // The public inputs of every signer first, in one batch: signing blocks this process, and replies
+  // awaited meanwhile would time out.
+  const [status, actPrice, infos] = await Promise.all([
+    client.network.nodeStatus(),
+    client.operations.getActPrice(),
+    client.batch(
+      signers.map((signer) => ({
+        method: 'getWalletInfo' as const,
+        params: { wallet: signer.address },
+      })),
+    ),
+  ]);
+  const contexts = infos.map((info) => {
+    if (info instanceof Error) throw info;
+    return {
+      genesis: status.genesis,
+      prefix: DEV_PREFIX,
+      account: info.account,
+      nOperation: info.n_operation + 1,
+      fee: BigInt(actPrice),
+    };
+  });
   return signers.map((signer, s) => {
     const context = contexts[s]!;
     const blobs: string[] = [];
@@ -105,6 +129,7 @@ export async function executeRawUntilMined(
   const wallets = signers.map((signer) => signer.address);
   const startHeight = (await client.block.getBlockCount()) - 1;
   const before = await nOperations(client, wallets);
+  const cpuBefore = await processCpuSeconds(node.pid);
   const load = await runCallLoad({
     url: node.rpcUrl,
     method: 'excuteRaw',
@@ -120,6 +145,7 @@ export async function executeRawUntilMined(
     );
   }
   const minedAtMs = await waitUntilNothingPending(client, drainTimeoutMs);
+  const cpuAfter = await processCpuSeconds(node.pid);
   const head = (await client.block.getBlockCount()) - 1;
   const after = await nOperations(client, wallets);
   const increase = after.reduce((sum, n, index) => sum + n - before[index]!, 0);
@@ -132,7 +158,7 @@ export async function executeRawUntilMined(
         `${operations} operations were mined (the signers' n_operation rose by ${increase})`,
     );
   }
-  return { load, operations, minedAtMs, blocks };
+  return { load, operations, minedAtMs, blocks, cpuBefore, cpuAfter };
 }
 
 export default defineBenchmark({
@@ -162,6 +188,9 @@ export default defineBenchmark({
           `  signing ${perSigner * EXECUTE_RAW_CONNECTIONS} transfers in advance, ${perCall} per call`,
         );
         const blobs = await presign(node.client, signers, perSigner, perCall, receivers);
+        // Signing held this process for seconds: let it see the keep-alive connections the node
+        // closed meanwhile before the next call picks one.
+        await sleep(100);
         ctx.log(
           `  chain-node: excuteRaw, ${EXECUTE_RAW_CONNECTIONS} connections, ${perCall} per call`,
         );
@@ -176,7 +205,8 @@ export default defineBenchmark({
         ctx.log(
           `  ${run.operations} operations in ${run.load.succeeded} calls (${Math.round(run.load.succeededPerSec * perCall)}/s acknowledged, ` +
             `p50 ${run.load.p50Ms.toFixed(1)} ms, p99 ${run.load.p99Ms.toFixed(1)} ms); ` +
-            `all mined in ${run.blocks} blocks, ${((run.minedAtMs - run.load.endedAtMs) / 1000).toFixed(2)} s after the last reply`,
+            `all mined in ${run.blocks} blocks, ${((run.minedAtMs - run.load.endedAtMs) / 1000).toFixed(2)} s after the last reply; ` +
+            `node CPU ${cpuPerOperation(run.cpuBefore, run.cpuAfter, run.operations)} us per operation (all threads)`,
         );
         runs.push({ perCall, rate });
         verifyRate = Math.max(verifyRate, measureVerifyRate(cases));
