@@ -4,13 +4,15 @@ import { cpuPerOperation, processCpuSeconds } from './process-cpu.js';
 describe('processCpuSeconds', () => {
   it.runIf(process.platform === 'linux')('reads a live process and grows as it works', async () => {
     const before = await processCpuSeconds(process.pid);
-    const until = performance.now() + 200;
-    let spin = 0;
-    while (performance.now() < until) spin++;
-    const after = await processCpuSeconds(process.pid);
-    expect(spin).toBeGreaterThan(0);
+    // Works until the kernel has counted some of it (a tick is 10 ms of CPU), however busy the host.
+    let after = before;
+    for (let round = 0; round < 1_000 && after === before; round++) {
+      const until = performance.now() + 20;
+      while (performance.now() < until);
+      after = await processCpuSeconds(process.pid);
+    }
     expect(before).toBeGreaterThan(0);
-    expect(after! - before!).toBeGreaterThanOrEqual(0.1);
+    expect(after).toBeGreaterThan(before!);
   });
 
   it('is undefined for no process', async () => {
