@@ -190,7 +190,7 @@ async function admitWaiting(core: ChainCore): Promise<void> {
       const batch = queue.waiting;
       queue.waiting = [];
       try {
-        await verifyAhead(core, batch);
+        await verifyBatchSignatures(core, batch);
       } catch {
         // Admission checks every signature the batch did not.
       }
@@ -210,9 +210,12 @@ async function admitWaiting(core: ChainCore): Promise<void> {
 }
 
 /** Verifies, on the verifier threads too, the batch's signatures not in the cache yet. */
-async function verifyAhead(core: ChainCore, batch: readonly WaitingSubmission[]): Promise<void> {
-  const items: VerifyItem[] = [];
-  const keys: string[] = [];
+async function verifyBatchSignatures(
+  core: ChainCore,
+  batch: readonly WaitingSubmission[],
+): Promise<void> {
+  const ops: Operation[] = [];
+  const keys: Uint8Array[] = [];
   const layer = core.mempool.layer;
   for (const { op } of batch) {
     const type = core.registry.get(op.optype, op.subtype);
@@ -227,13 +230,19 @@ async function verifyAhead(core: ChainCore, batch: readonly WaitingSubmission[])
       continue;
     }
     if (key == null || core.sigCache.has(op.digestHex, key)) continue;
-    items.push({ signature: op.signature, hash: core.signingHashOf(op), publicKey: key });
-    keys.push(op.digestHex);
+    ops.push(op);
+    keys.push(key);
   }
-  if (items.length < SUBMISSION_BATCH.parallelFrom) return;
+  // Fewer are left to admission, on this thread: sharing them would cost more than it saves.
+  if (ops.length < SUBMISSION_BATCH.parallelFrom) return;
+  const items: VerifyItem[] = ops.map((op, i) => ({
+    signature: op.signature,
+    hash: core.signingHashOf(op),
+    publicKey: keys[i]!,
+  }));
   const results = await core.verifier.verify(items, SUBMISSION_BATCH);
-  for (let i = 0; i < items.length; i++) {
-    if (results[i]) core.sigCache.add(keys[i]!, items[i]!.publicKey);
+  for (let i = 0; i < ops.length; i++) {
+    if (results[i]) core.sigCache.add(ops[i]!.digestHex, keys[i]!);
   }
 }
 
