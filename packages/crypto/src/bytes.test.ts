@@ -39,6 +39,7 @@ describe('hex', () => {
         expect(hexToBytes(`0x${hex}`)).toEqual(bytes);
       }),
     );
+    expect(hexToBytes('aB0fF9')).toEqual(Uint8Array.of(0xab, 0x0f, 0xf9));
   });
 
   it.each([

@@ -31,13 +31,34 @@ class Samples {
   }
 }
 
+/** An excuteRaw-style result refusing an operation: `{ valid: false }`, alone or in a list. */
+function holdsRefusal(result: unknown): boolean {
+  const refused = (entry: unknown) =>
+    typeof entry === 'object' && entry !== null && (entry as { valid?: unknown }).valid === false;
+  return Array.isArray(result) ? result.some(refused) : refused(result);
+}
+
 async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const cycled = Object.entries(options.cycle);
+  const sequenced = Object.entries(options.sequences ?? {});
+  for (const [name, lists] of sequenced) {
+    if (lists.length !== options.connections) {
+      throw new Error(
+        `sequences.${name} has ${lists.length} lists for ${options.connections} connections`,
+      );
+    }
+  }
+  /** Calls each connection has sent (its place in its sequences). */
+  const sent = new Array<number>(options.connections).fill(0);
+  const sequenceDone = (connection: number): boolean =>
+    sequenced.some(([, lists]) => sent[connection]! >= lists[connection]!.length);
   let nextCall = 0;
-  const body = (): string => {
+  const body = (connection: number): string => {
     const i = nextCall++;
+    const step = sent[connection]!++;
     const params: Record<string, unknown> = { ...options.params };
     for (const [name, values] of cycled) params[name] = values[i % values.length];
+    for (const [name, lists] of sequenced) params[name] = lists[connection]![step];
     return JSON.stringify({ jsonrpc: '2.0', id: i, method: options.method, params });
   };
 
@@ -65,9 +86,9 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
           options.progressEverySec * 1000,
         );
 
-  async function loop(first: KeepAliveConnection): Promise<void> {
+  async function loop(first: KeepAliveConnection, index: number): Promise<void> {
     let connection: KeepAliveConnection | undefined = first;
-    while (sending()) {
+    while (sending() && !sequenceDone(index)) {
       if (connection === undefined || !connection.usable) {
         connection?.close();
         try {
@@ -83,7 +104,7 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
       const started = performance.now();
       let reply: Awaited<ReturnType<KeepAliveConnection['post']>>;
       try {
-        reply = await connection.post(body());
+        reply = await connection.post(body(index));
       } catch (error) {
         counts.failed++;
         sample(`connection: ${(error as Error).message}`);
@@ -103,7 +124,11 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
         sample(`unparsable reply: ${reply.body}`);
         continue;
       }
-      if (parsed.error !== undefined || parsed.result === undefined) {
+      if (
+        parsed.error !== undefined ||
+        parsed.result === undefined ||
+        (options.refusalsInResult === true && holdsRefusal(parsed.result))
+      ) {
         counts.refused++;
         sample(`refused: ${JSON.stringify(parsed.error ?? parsed)}`);
         continue;
@@ -114,7 +139,7 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
     connection?.close();
   }
 
-  await Promise.all(connections.map(loop));
+  await Promise.all(connections.map((connection, index) => loop(connection, index)));
   const endedAtMs = Date.now();
   if (progressTimer !== undefined) clearInterval(progressTimer);
   const durationSec = Math.max(1e-3, (endedAtMs - startedAtMs) / 1000);

@@ -29,10 +29,16 @@ describe('runCallLoad', () => {
         const call = JSON.parse(body);
         received.push({ method: call.method, params: call.params });
         const n = received.length;
+        // A `raw` param ending in x is refused inside the result, as excuteRaw refuses.
+        const refusedInResult = String(call.params?.raw ?? '').endsWith('x');
         const text = JSON.stringify(
           n % 3 === 0
             ? { jsonrpc: '2.0', id: String(call.id), error: { code: 1004, message: 'no' } }
-            : { jsonrpc: '2.0', id: String(call.id), result: { n } },
+            : {
+                jsonrpc: '2.0',
+                id: String(call.id),
+                result: refusedInResult ? [{ valid: true }, { valid: false }] : { n },
+              },
         );
         setTimeout(() => {
           response.writeHead(200, {
@@ -97,6 +103,34 @@ describe('runCallLoad', () => {
 
     expect(result.succeeded).toBe(5);
     expect(received.length).toBe(7);
+  });
+
+  it('sends each connection its own sequence in order, stops when it is done, and counts refusals inside results', async () => {
+    received.length = 0;
+
+    const result = await runCallLoad({
+      url,
+      method: 'excuteRaw',
+      params: {},
+      sequences: {
+        raw: [
+          ['a1', 'a2', 'a3x', 'a4'],
+          ['b1', 'b2'],
+        ],
+      },
+      refusalsInResult: true,
+      connections: 2,
+      durationSec: 30,
+    });
+
+    const sent = (prefix: string) =>
+      received.map((c) => String(c.params.raw)).filter((raw) => raw.startsWith(prefix));
+    expect(sent('a')).toEqual(['a1', 'a2', 'a3x', 'a4']);
+    expect(sent('b')).toEqual(['b1', 'b2']);
+    // Calls 3 and 6 are refused with an error; a3x inside its result (unless it was call 3 or 6).
+    const a3xRefusedInResult = received.findIndex((c) => c.params.raw === 'a3x') % 3 !== 2;
+    expect(result.refused).toBe(2 + (a3xRefusedInResult ? 1 : 0));
+    expect(result.succeeded + result.refused).toBe(6);
   });
 
   it('fails when nothing listens at the start', async () => {

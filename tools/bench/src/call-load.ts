@@ -19,6 +19,18 @@ export interface CallLoadOptions {
    * (so two lists of coprime lengths give every pair).
    */
   cycle: Record<string, readonly unknown[]>;
+  /**
+   * Params each connection takes in order from a list of its own: connection c sends
+   * `sequences[name][c][0]`, then `[1]`, ... and stops when its list is done. For calls that
+   * must arrive in order (pre-signed operations of one signer carry consecutive n_operation);
+   * with it, `connections` must equal the number of lists.
+   */
+  sequences?: Record<string, readonly (readonly unknown[])[]>;
+  /**
+   * The method reports refused operations inside its result, as excuteRaw does (`valid: false`):
+   * a result holding one counts as refused, not succeeded.
+   */
+  refusalsInResult?: boolean;
   connections: number;
   /** Stop sending after this many seconds. */
   durationSec: number;

@@ -97,7 +97,6 @@ export async function createSenders(
   coins: string,
   passphrase = 'bench',
 ): Promise<SenderWallet[]> {
-  const dev = devWalletAddress();
   const keys = Array.from({ length: count }, () => randomPrivateKey());
   const senders: SenderWallet[] = [];
   for (const key of keys) {
@@ -107,28 +106,65 @@ export async function createSenders(
     });
     senders.push({ address: wallet, passphrase });
   }
+  await fundAndActivate(
+    client,
+    senders.map((sender, index) => ({ address: sender.address, privateKey: keys[index]! })),
+    coins,
+  );
+  for (const key of keys) key.fill(0);
+  return senders;
+}
+
+/** A wallet whose key the benchmark holds (it signs offline; the node never sees the key). */
+export interface SignerKey {
+  address: string;
+  privateKey: Uint8Array;
+}
+
+/**
+ * `count` fresh wallets kept out of the node's key store, funded with `coins` by the dev wallet
+ * and activated on chain, every operation mined before this resolves.
+ */
+export async function createSignerKeys(
+  client: ChainClient,
+  count: number,
+  coins: string,
+): Promise<SignerKey[]> {
+  const signers = Array.from({ length: count }, () => {
+    const privateKey = randomPrivateKey();
+    return { address: addressFromPublicKey(DEV_PREFIX, getPublicKey(privateKey)), privateKey };
+  });
+  await fundAndActivate(client, signers, coins);
+  return signers;
+}
+
+/** The dev wallet funds each wallet with `coins`, then each activates; all mined. */
+async function fundAndActivate(
+  client: ChainClient,
+  wallets: readonly SignerKey[],
+  coins: string,
+): Promise<void> {
+  const dev = devWalletAddress();
   await Promise.all(
-    senders.map((sender) =>
+    wallets.map((wallet) =>
       client.operations.sendTo({
         sender: dev,
         passphrase: DEV_PASSPHRASE,
-        receiver: sender.address,
+        receiver: wallet.address,
         amount: coins,
       }),
     ),
   );
   await waitUntilNothingPending(client, 30_000);
   await Promise.all(
-    senders.map((sender, index) =>
+    wallets.map((wallet) =>
       client.wallet.activeWallet({
-        wallet: sender.address,
-        private: encodePrivateKey(keys[index]!),
+        wallet: wallet.address,
+        private: encodePrivateKey(wallet.privateKey),
       }),
     ),
   );
   await waitUntilNothingPending(client, 30_000);
-  for (const key of keys) key.fill(0);
-  return senders;
 }
 
 /** n_operation of each wallet, in order. */

@@ -159,6 +159,7 @@ describe('discoverBenchmarks', () => {
     expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
       'block-import',
       'block-propagation',
+      'execute-raw-throughput',
       'leveldb-write',
       'memory',
       'p2p-sync',

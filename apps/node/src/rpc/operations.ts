@@ -159,17 +159,15 @@ export function operationsHandlers(
     },
 
     async excuteRaw({ rawoperation }) {
-      let operations: Uint8Array[];
+      let submissions: Promise<OperationObject>[];
       try {
-        operations = decodeRaw(node, rawoperation);
+        submissions = node.chain.submitRaw(hexToBytes(rawoperation, 'rawoperation'), {
+          local: true,
+        });
       } catch (error) {
-        return rejected(error);
+        return rejected(error instanceof ChainError ? error.withParam('rawoperation') : error);
       }
-      const results = await Promise.all(
-        operations.map((operation) =>
-          node.chain.submitOperation(operation, { local: true }).catch(rejected),
-        ),
-      );
+      const results = await Promise.all(submissions.map((submitted) => submitted.catch(rejected)));
       return results.length === 1 ? results[0]! : results;
     },
 

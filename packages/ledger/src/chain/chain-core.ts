@@ -24,7 +24,7 @@ import {
 } from './chain-types';
 import { CliqueState } from './clique-state';
 import type { Journal } from './journal';
-import { Mempool } from './mempool';
+import { Mempool, SubmissionQueue } from './mempool';
 import type { BlockInfo, OperationObject } from './presentation';
 import { SignatureCache } from './signature-cache';
 import { StateChecksum } from './state-checksum';
@@ -59,6 +59,8 @@ export class ChainCore {
   /** Bumped whenever the committed state changes (open, block committed, rollback). */
   revision = 0;
   mempool = new Mempool(this.root);
+  /** Submissions waiting for their turn's signature batch (mempool-admission.ts). */
+  readonly submissions = new SubmissionQueue();
   headState: HeadState = {
     height: 0,
     hash: ZERO_HASH,

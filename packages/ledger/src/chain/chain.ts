@@ -32,7 +32,12 @@ import type {
   ReorganizeResult,
   SignRequest,
 } from './chain-types';
-import { buildSignedOperation, signAndSubmit, submitOperation } from './mempool-admission';
+import {
+  buildSignedOperation,
+  signAndSubmit,
+  submitOperation,
+  submitRaw,
+} from './mempool-admission';
 import type { BlockInfo, OperationObject, WalletInfo } from './presentation';
 
 export {
@@ -90,6 +95,12 @@ export interface Chain {
   /** The account of the producer set that this private key signs for, if any. */
   producerAccount(privateKey: Uint8Array): number | undefined;
   submitOperation(bytes: Uint8Array, options?: { local?: boolean }): Promise<OperationObject>;
+  /**
+   * Submits every operation of a raw blob (excuteRaw), in order: one promise per operation. A blob
+   * that does not decode throws here, before any is submitted. Each operation is decoded once
+   * (decodeRaw then submitOperation would decode it twice).
+   */
+  submitRaw(blob: Uint8Array, options?: { local?: boolean }): Promise<OperationObject>[];
   signAndSubmit(request: SignRequest): Promise<OperationObject>;
   buildSignedOperation(request: BuildRequest): Uint8Array;
   encodeRaw(ops: Uint8Array[]): Uint8Array;
@@ -266,6 +277,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   submitOperation(bytes: Uint8Array, options: { local?: boolean } = {}): Promise<OperationObject> {
     return submitOperation(this, bytes, options);
+  }
+
+  submitRaw(blob: Uint8Array, options: { local?: boolean } = {}): Promise<OperationObject>[] {
+    return submitRaw(this, blob, options);
   }
 
   signAndSubmit(request: SignRequest): Promise<OperationObject> {

@@ -2,6 +2,7 @@ import { ChainError, decodeAddress, ErrorCode, equalBytes, hash160 } from '@chai
 import { LedgerError } from '../errors';
 import {
   decodeOperation,
+  decodeRawOperations,
   encodeUnsignedOperation,
   NEW_ACCOUNT,
   OPERATION_SIGNATURE_LENGTH,
@@ -14,8 +15,9 @@ import { presentPending } from './chain-presentation';
 import { identityOf, nowSeconds } from './chain-records';
 import type { BuildRequest, SignRequest } from './chain-types';
 import type { JournalRecord } from './journal';
-import type { PendingEntry } from './mempool';
+import type { PendingEntry, WaitingSubmission } from './mempool';
 import type { OperationObject } from './presentation';
+import type { VerifyItem } from './verifier-pool';
 
 /**
  * Mempool admission: signing, validating operations against the pending state, journaling local
@@ -106,15 +108,48 @@ async function admitAndJournal(
   return result;
 }
 
+/**
+ * Decodes and admits an operation made elsewhere (excuteRaw, the network). Its signature is checked
+ * with the others submitted in the same event-loop turn, on the verifier threads and this one
+ * together; they are then admitted in arrival order (see admitWaiting).
+ */
 export async function submitOperation(
   core: ChainCore,
   bytes: Uint8Array,
   options: { local?: boolean },
 ): Promise<OperationObject> {
+  core.requireStore();
+  return submitDecoded(core, decodeOperation(bytes, core.registry, core.hashes), options);
+}
+
+/** Every operation of a raw blob, decoded once, submitted in order (see submitOperation). */
+export function submitRaw(
+  core: ChainCore,
+  blob: Uint8Array,
+  options: { local?: boolean },
+): Promise<OperationObject>[] {
+  core.requireStore();
+  return decodeRawOperations(blob, core.registry, core.hashes).map((op) =>
+    submitDecoded(core, op, options),
+  );
+}
+
+async function submitDecoded(
+  core: ChainCore,
+  op: Operation,
+  options: { local?: boolean },
+): Promise<OperationObject> {
   const store = core.requireStore();
-  const op = decodeOperation(bytes, core.registry, core.hashes);
+  const queue = core.submissions;
+  const admitted = new Promise<OperationObject>((resolve, reject) => {
+    queue.waiting.push({ op, local: options.local ?? true, resolve, reject });
+  });
+  if (!queue.draining) {
+    queue.draining = true;
+    setImmediate(() => void admitWaiting(core));
+  }
   try {
-    return await admitAndJournal(core, op, options.local ?? true);
+    return await admitted;
   } catch (error) {
     // A replay of a mined operation fails on its n_operation; say what it really is.
     if (
@@ -132,6 +167,82 @@ export async function submitOperation(
       }
     }
     throw error;
+  }
+}
+
+/**
+ * Fewest signatures of a turn worth sharing with the verifier threads, and the chunk they are
+ * shared in: a turn of single-operation calls brings a few dozen.
+ */
+const SUBMISSION_BATCH = { parallelFrom: 16, chunk: 8 } as const;
+
+/**
+ * Admits the waiting submissions, a turn's worth at a time, in arrival order (an account's
+ * operations carry consecutive n_operation). Each batch's signatures are verified first, across the
+ * threads, into the signature cache, against the key the pending state gives the signer; admission
+ * then finds them there. Whatever that check missed (an unknown signer, a key that changed, a bad
+ * signature) admission checks itself, as before: the batch only saves work, it decides nothing.
+ */
+async function admitWaiting(core: ChainCore): Promise<void> {
+  const queue = core.submissions;
+  try {
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting;
+      queue.waiting = [];
+      try {
+        await verifyBatchSignatures(core, batch);
+      } catch {
+        // Admission checks every signature the batch did not.
+      }
+      for (const waiting of batch) {
+        try {
+          core.requireStore();
+          // admitAndJournal admits synchronously, before its first await: the order holds.
+          waiting.resolve(admitAndJournal(core, waiting.op, waiting.local));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      }
+    }
+  } finally {
+    queue.draining = false;
+  }
+}
+
+/** Verifies, on the verifier threads too, the batch's signatures not in the cache yet. */
+async function verifyBatchSignatures(
+  core: ChainCore,
+  batch: readonly WaitingSubmission[],
+): Promise<void> {
+  const ops: Operation[] = [];
+  const keys: Uint8Array[] = [];
+  const layer = core.mempool.layer;
+  for (const { op } of batch) {
+    const type = core.registry.get(op.optype, op.subtype);
+    if (type === undefined) continue;
+    let key: Uint8Array | null | undefined;
+    try {
+      key =
+        type.signerKey !== undefined
+          ? type.signerKey(op.body)
+          : layer.account(op.signer)?.publicKey;
+    } catch {
+      continue;
+    }
+    if (key == null || core.sigCache.has(op.digestHex, key)) continue;
+    ops.push(op);
+    keys.push(key);
+  }
+  // Fewer are left to admission, on this thread: sharing them would cost more than it saves.
+  if (ops.length < SUBMISSION_BATCH.parallelFrom) return;
+  const items: VerifyItem[] = ops.map((op, i) => ({
+    signature: op.signature,
+    hash: core.signingHashOf(op),
+    publicKey: keys[i]!,
+  }));
+  const results = await core.verifier.verify(items, SUBMISSION_BATCH);
+  for (let i = 0; i < ops.length; i++) {
+    if (results[i]) core.sigCache.add(ops[i]!.digestHex, keys[i]!);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
 import { StateLayer } from '../state/state-layer';
 import type { JournalRecord } from './journal';
+import type { OperationObject } from './presentation';
 
 /** One operation waiting for a block. */
 export interface PendingEntry {
@@ -18,6 +19,21 @@ export interface PendingEntry {
   publicKey: Uint8Array;
   /** The journal record holding it, when submitted locally. */
   journal: JournalRecord | undefined;
+}
+
+/** A submitted operation waiting for its turn's signature batch (mempool-admission.ts). */
+export interface WaitingSubmission {
+  op: Operation;
+  local: boolean;
+  resolve(result: Promise<OperationObject>): void;
+  reject(error: unknown): void;
+}
+
+/** Submissions gathered during one event-loop turn, admitted together after it. */
+export class SubmissionQueue {
+  waiting: WaitingSubmission[] = [];
+  /** A turn's batch is scheduled or being checked: new submissions only join `waiting`. */
+  draining = false;
 }
 
 /**

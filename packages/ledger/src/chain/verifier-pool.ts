@@ -83,6 +83,8 @@ export function defaultVerifyThreads(): number {
 class Job {
   readonly count: number;
   readonly chunks: number;
+  /** Signatures per chunk. */
+  readonly chunk: number;
   readonly data: Uint8Array | undefined;
   /** The items and their verifying keys, when not packed in `data`. */
   readonly items: readonly VerifyItem[];
@@ -102,9 +104,11 @@ class Job {
     items: readonly VerifyItem[],
     keys: readonly (Uint8Array | null)[],
     shared: boolean,
+    chunk: number,
   ) {
     this.count = items.length;
-    this.chunks = Math.ceil(items.length / CHUNK);
+    this.chunk = chunk;
+    this.chunks = Math.ceil(items.length / chunk);
     const buffer = (bytes: number) =>
       shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
     this.ok = new Uint8Array(buffer(items.length));
@@ -144,6 +148,18 @@ class Job {
     this.finished = true;
     this.resolveDone();
   }
+}
+
+/**
+ * How a batch is shared out (defaults: PARALLEL_THRESHOLD, CHUNK). A caller waiting on a small batch
+ * (submissions of one event-loop turn, a few dozen) shares it from fewer signatures, in smaller
+ * chunks, so that the workers take part at all.
+ */
+export interface VerifySplit {
+  /** Below this many signatures the calling thread verifies alone. */
+  parallelFrom?: number;
+  /** Signatures per chunk. */
+  chunk?: number;
 }
 
 /**
@@ -231,9 +247,9 @@ export class VerifierPool {
   }
 
   private verifyChunk(job: Job, chunk: number): void {
-    const to = Math.min(job.count, (chunk + 1) * CHUNK);
+    const to = Math.min(job.count, (chunk + 1) * job.chunk);
     const data = job.data;
-    for (let i = chunk * CHUNK; i < to; i++) {
+    for (let i = chunk * job.chunk; i < to; i++) {
       let valid: boolean;
       if (data !== undefined) {
         const o = i * ITEM_BYTES;
@@ -266,16 +282,16 @@ export class VerifierPool {
     return expanded;
   }
 
-  private submit(items: readonly VerifyItem[]): Job {
-    const parallel = items.length >= PARALLEL_THRESHOLD && this.start();
+  private submit(items: readonly VerifyItem[], split: VerifySplit = {}): Job {
+    const parallel = items.length >= (split.parallelFrom ?? PARALLEL_THRESHOLD) && this.start();
     const keys = items.map((item) => this.verifyingKey(item.publicKey));
-    const job = new Job(this.nextId++, items, keys, parallel);
+    const job = new Job(this.nextId++, items, keys, parallel, split.chunk ?? CHUNK);
     if (!parallel || job.finished) return job;
     this.jobs.set(job.id, job);
     const message = {
       id: job.id,
       count: job.count,
-      chunk: CHUNK,
+      chunk: job.chunk,
       data: job.data!,
       ok: job.ok,
       counters: job.counters,
@@ -327,8 +343,8 @@ export class VerifierPool {
   }
 
   /** One boolean per item, in order; the calling thread takes part. */
-  async verify(items: readonly VerifyItem[]): Promise<boolean[]> {
-    return this.help(this.submit(items));
+  async verify(items: readonly VerifyItem[], split?: VerifySplit): Promise<boolean[]> {
+    return this.help(this.submit(items, split));
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   waitUntilNothingPending,
 } from '../dev-chain.js';
 import { createNodeProcess } from '../node-process.js';
+import { cpuPerOperation, processCpuSeconds } from '../process-cpu.js';
 
 /** Operations per second (issue 8; issue 3 asks 2,000). */
 export const SENDTO_TARGET = 5_000;
@@ -162,7 +163,8 @@ export default defineBenchmark({
       ctx.log(
         `  chain-node: sendTo, ${SENDTO_CONNECTIONS} connections, ${durationSec} s, block time ${BLOCK_TIME_MS} ms`,
       );
-      const run = await sendToUntilMined({
+      const cpuBefore = await processCpuSeconds(node.pid);
+      const drained = await sendToUntilDrained({
         client: node.client,
         url: node.rpcUrl,
         senders,
@@ -170,10 +172,13 @@ export default defineBenchmark({
         load: { connections: SENDTO_CONNECTIONS, durationSec },
         drainTimeoutMs: Math.max(30_000, durationSec * 1000),
       });
+      const cpuAfter = await processCpuSeconds(node.pid);
+      const run = await drained.verify();
       const { load } = run;
       ctx.log(
         `  acknowledged ${load.succeeded} (${Math.round(load.succeededPerSec)}/s), refused ${load.refused}, failed ${load.failed}; ` +
-          `all mined in ${run.blocks} blocks, ${((run.minedAtMs - load.endedAtMs) / 1000).toFixed(2)} s after the last reply`,
+          `all mined in ${run.blocks} blocks, ${((run.minedAtMs - load.endedAtMs) / 1000).toFixed(2)} s after the last reply; ` +
+          `node CPU ${cpuPerOperation(cpuBefore, cpuAfter, run.mined)} us per operation (all threads)`,
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       return [
