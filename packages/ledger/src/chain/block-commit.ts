@@ -8,7 +8,6 @@ import {
   type ExecutedBlock,
   encodeHead,
   type HeadState,
-  identityOf,
   type LoadedBlock,
   opLocation,
 } from './chain-records';
@@ -32,6 +31,7 @@ import {
   META_HEAD,
   META_PRODUCERS,
   META_STATE_CHECKSUM,
+  operationIndexKey,
   spaceKey,
 } from './store';
 
@@ -129,7 +129,8 @@ export async function commitBlock(
   batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
-    batch.put(identityOf(op), opLocation(height, i), { sublevel: store.ops });
+    const key = operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex);
+    batch.putPrefixed(key, opLocation(height, i));
   }
   batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
   if (height - core.maxRollback >= 1) {

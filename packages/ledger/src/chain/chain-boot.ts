@@ -12,7 +12,7 @@ import { StoreError } from '../errors';
 import { decodeOperation } from '../operation/operation';
 import { decodeAccount } from '../state/account';
 import { collectChanges, nextStateRoot } from '../state/block-changes';
-import { hashKey, StateLayer } from '../state/state-layer';
+import { numberKey, StateLayer } from '../state/state-layer';
 import { adoptCommitted, writeChanges } from './block-commit';
 import type { ChainCore } from './chain-core';
 import { decodeHead, encodeHead, type HeadState, notOpen } from './chain-records';
@@ -165,7 +165,7 @@ async function loadState(
           if (number !== root.accounts.size) throw corrupt(`account ${number} out of sequence`);
           const account = decodeAccount(number, value);
           root.accounts.set(number, account);
-          root.numbers.set(hashKey(account.hash160), number);
+          root.numbers.set(numberKey(account.hash160), number);
           checksum.add(ENTRY_ACCOUNT, key, value);
         }
       }

@@ -3,7 +3,7 @@ import { StoreError } from '../errors';
 import type { Operation } from '../operation/operation';
 import { decodeAccount, encodeAccount } from '../state/account';
 import { decodeUndo } from '../state/block-changes';
-import { hashKey } from '../state/state-layer';
+import { numberKey } from '../state/state-layer';
 import { adoptCommitted, commitBlock } from './block-commit';
 import { executeImported } from './block-import';
 import type { ChainCore } from './chain-core';
@@ -197,7 +197,7 @@ async function rollbackTo(core: ChainCore, toHeight: number): Promise<Operation[
   for (const [number, before] of accountNow) {
     const current = root.accounts.get(number);
     if (before === undefined) {
-      if (current !== undefined) root.numbers.delete(hashKey(current.hash160));
+      if (current !== undefined) root.numbers.delete(numberKey(current.hash160));
       root.accounts.delete(number);
       core.addressCache.delete(number);
     } else {

@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { opHashIdentityOf } from '@chain/ophash';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainStore, heightKey } from './store';
+import { ChainStore, heightKey, operationIndexKey } from './store';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -44,6 +45,36 @@ describe('ChainBatch (sublevel prefixes applied by the batch itself)', () => {
     expect((await store.spaces.keys().all()).sort()).toEqual([...last.keys()].sort());
     expect(await store.accounts.keys().all()).toHaveLength(samples.length - 1);
     expect(await store.meta.keys().all()).toEqual(['head']);
+    await store.close();
+  });
+});
+
+describe('operationIndexKey (the ops key written without building its text)', () => {
+  it('is the prefixed utf8 of the opHashIdentity text, and what the ops sublevel reads back', async () => {
+    const store = await openStore();
+    const cases = fc.sample(
+      fc.tuple(
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+      ),
+      50,
+    );
+    cases.push([0xffffffff, 1, new Uint8Array(20).fill(0xab)], [0, 0, new Uint8Array(20)]);
+    const batch = store.batch();
+    cases.forEach(([signer, nOperation, digest], i) => {
+      const digestHex = Buffer.from(digest).toString('hex');
+      const identity = opHashIdentityOf(signer, nOperation, digestHex);
+      const key = operationIndexKey(store.ops, signer, nOperation, digestHex);
+      expect(Buffer.from(key).toString('latin1')).toBe(`${store.ops.prefix}${identity}`);
+      batch.putPrefixed(key, heightKey(i));
+    });
+    await store.commit(batch);
+    for (const [i, [signer, nOperation, digest]] of cases.entries()) {
+      const identity = opHashIdentityOf(signer, nOperation, Buffer.from(digest).toString('hex'));
+      expect(await store.read(store.ops, identity)).toEqual(heightKey(i));
+    }
+    expect(await store.ops.keys().all()).toHaveLength(new Set(cases.map((c) => c.join())).size);
     await store.close();
   });
 });

@@ -27,6 +27,12 @@ export class ChainBatch {
     return this;
   }
 
+  /** A put whose key already starts with its sublevel's prefix (see operationIndexKey). */
+  putPrefixed(key: Bytes, value: Bytes): this {
+    this.root.put(key, value);
+    return this;
+  }
+
   del(key: Bytes | string, options: { sublevel: Sublevel }): this {
     this.root.del(prefixed(options.sublevel, key));
     return this;
@@ -39,17 +45,53 @@ export class ChainBatch {
 
 const prefixBytes = new WeakMap<Sublevel, Buffer>();
 
-function prefixed(sublevel: Sublevel, key: Bytes | string): Bytes {
+function prefixOf(sublevel: Sublevel): Buffer {
   let prefix = prefixBytes.get(sublevel);
   if (prefix === undefined) {
     prefix = Buffer.from(sublevel.prefix, 'utf8');
     prefixBytes.set(sublevel, prefix);
   }
+  return prefix;
+}
+
+function prefixed(sublevel: Sublevel, key: Bytes | string): Bytes {
+  const prefix = prefixOf(sublevel);
   const keyLength = typeof key === 'string' ? Buffer.byteLength(key, 'utf8') : key.length;
   const out = Buffer.allocUnsafe(prefix.length + keyLength);
   prefix.copy(out, 0);
   if (typeof key === 'string') out.write(key, prefix.length, 'utf8');
   else out.set(key, prefix.length);
+  return out;
+}
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+function writeU32leHex(out: Buffer, at: number, value: number): number {
+  for (let i = 0; i < 4; i++) {
+    const byte = (value >>> (8 * i)) & 0xff;
+    out[at++] = HEX_DIGITS[byte >>> 4]!;
+    out[at++] = HEX_DIGITS[byte & 0x0f]!;
+  }
+  return at;
+}
+
+/**
+ * An operation's key in the `ops` sublevel (a utf8 sublevel), prefix included: the bytes of its
+ * opHashIdentity text (`u32le hex(account) || u32le hex(n_operation) || digest hex`, all ASCII),
+ * written straight into the key a block's batch puts, without building the text first (a block
+ * writes one per operation). For `ChainBatch.putPrefixed`.
+ */
+export function operationIndexKey(
+  sublevel: Sublevel,
+  signer: number,
+  nOperation: number,
+  digestHex: string,
+): Bytes {
+  const prefix = prefixOf(sublevel);
+  const out = Buffer.allocUnsafe(prefix.length + 16 + digestHex.length);
+  prefix.copy(out, 0);
+  const at = writeU32leHex(out, writeU32leHex(out, prefix.length, signer), nOperation);
+  out.write(digestHex, at, 'latin1');
   return out;
 }
 

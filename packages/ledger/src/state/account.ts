@@ -29,6 +29,27 @@ export interface Account {
 /** Marker in the persisted encoding for "never" (lastZeroFeeBlock = -1). */
 const NEVER = 0xffffffff;
 
+/**
+ * Where account hashes live: 20-byte views into shared slabs rather than an array of their own
+ * each (a Uint8Array with its own buffer costs about 100 bytes more; the state holds one per
+ * account, for as long as the account exists).
+ */
+const HASH_SLAB_BYTES = 20 * 1024;
+let hashSlab = new Uint8Array(HASH_SLAB_BYTES);
+let hashSlabUsed = 0;
+
+/** A copy of a 20-byte account hash, in a slab. */
+export function copyAccountHash(hash160: Uint8Array): Uint8Array {
+  if (hashSlabUsed + hash160.length > HASH_SLAB_BYTES) {
+    hashSlab = new Uint8Array(HASH_SLAB_BYTES);
+    hashSlabUsed = 0;
+  }
+  const copy = hashSlab.subarray(hashSlabUsed, hashSlabUsed + hash160.length);
+  copy.set(hash160);
+  hashSlabUsed += hash160.length;
+  return copy;
+}
+
 export function newAccount(number: number, hash160: Uint8Array): Account {
   return {
     number,
@@ -96,7 +117,7 @@ function writeAccount(w: ByteWriter, a: Readonly<Account>): void {
 
 export function decodeAccount(number: number, bytes: Uint8Array): Account {
   const r = new ByteReader(bytes);
-  const hash160 = r.bytesCopy(20, 'account hash160');
+  const hash160 = copyAccountHash(r.bytesView(20, 'account hash160'));
   const publicKey = r.u8('account key flag') === 1 ? r.bytesCopy(33, 'account public key') : null;
   const balance = r.amount('account balance');
   const nOperation = r.u32('account n_operation');

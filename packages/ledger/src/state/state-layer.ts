@@ -1,4 +1,4 @@
-import { type Account, cloneAccount, newAccount } from './account';
+import { type Account, cloneAccount, copyAccountHash, newAccount } from './account';
 
 /** Marks a space entry deleted in a layer (shadowing the parent's value). */
 export const DELETED: unique symbol = Symbol('deleted');
@@ -10,6 +10,14 @@ export function hashKey(hash160: Uint8Array): string {
 }
 
 /**
+ * Key of an account's hash in `numbers`: its bytes as latin1 text, one character a byte (half the
+ * length of hex: the committed state holds one per account). Only ever a map key, never shown.
+ */
+export function numberKey(hash160: Uint8Array): string {
+  return Buffer.from(hash160.buffer, hash160.byteOffset, hash160.byteLength).toString('latin1');
+}
+
+/**
  * One layer of chain state. The root layer holds the committed state; child layers record changes
  * on top of their parent copy-on-write (the pending state of the mempool, a block being built, one
  * operation being applied) and are merged into the parent when they succeed, dropped when not.
@@ -18,7 +26,7 @@ export class StateLayer {
   readonly parent: StateLayer | undefined;
   /** Accounts owned (changed or created) by this layer; in the root: every account. */
   readonly accounts = new Map<number, Account>();
-  /** hash160 key -> number for accounts created in this layer (root: all). */
+  /** numberKey(hash160) -> number for accounts created in this layer (root: all). */
   readonly numbers = new Map<string, number>();
   readonly spaceEntries = new Map<string, Map<string, SpaceValue>>();
   nextNumber: number;
@@ -46,7 +54,7 @@ export class StateLayer {
   }
 
   numberOf(hash160: Uint8Array): number | undefined {
-    const key = hashKey(hash160);
+    const key = numberKey(hash160);
     for (let layer: StateLayer | undefined = this; layer; layer = layer.parent) {
       const found = layer.numbers.get(key);
       if (found !== undefined) return found;
@@ -66,9 +74,9 @@ export class StateLayer {
   }
 
   createAccount(hash160: Uint8Array): Account {
-    const account = newAccount(this.nextNumber++, hash160.slice());
+    const account = newAccount(this.nextNumber++, copyAccountHash(hash160));
     this.accounts.set(account.number, account);
-    this.numbers.set(hashKey(hash160), account.number);
+    this.numbers.set(numberKey(hash160), account.number);
     return account;
   }
 

@@ -185,6 +185,10 @@ function tokenHoldersPhase(
  * RSS they cost is logged apart (LevelDB maps the table files it reads: file-backed pages).
  */
 export async function measureMemory(ctx: BenchContext, scale: MemoryScale): Promise<Figure[]> {
+  // Made before the node starts: 100,001 checksummed addresses take seconds on a loaded machine,
+  // and a client connection left idle that long meets the node's keep-alive timeout (5 s) closing
+  // it just as the load reuses it ("other side closed").
+  const receivers = randomAddresses(receiverCount(Math.max(scale.accounts, scale.tokenHolders)));
   const node = createNodeProcess({
     args: ['--block-time', String(BLOCK_TIME_MS), '--log-level', 'warn'],
   });
@@ -194,7 +198,6 @@ export async function measureMemory(ctx: BenchContext, scale: MemoryScale): Prom
     if (pid === undefined) throw new Error('the node has no process id');
     const whole = sampleRss(pid, SAMPLE_MS);
     const senders = await createSenders(node.client, SENDERS, '10000000');
-    const receivers = randomAddresses(receiverCount(Math.max(scale.accounts, scale.tokenHolders)));
 
     const ops = await operationsPhase(ctx, node, senders, receivers, scale.operations);
     ctx.log(`  phase 1 drained: ${describePeak(ops.peak)}`);
