@@ -80,7 +80,10 @@ describe('pipelined range sync', () => {
       },
     });
     sync.trigger();
-    await waitUntil('the sync', () => fresh.head().height === source.head().height && !sync.syncing);
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
     expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
 
     // One request per range, not one more round trip per range.
