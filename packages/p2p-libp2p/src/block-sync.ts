@@ -406,7 +406,11 @@ export class BlockSync {
           },
           result.adopted ? 'reorganised to a heavier branch' : 'kept this chain against a branch',
         );
-        if (!result.adopted) this.fault(peer, 'BRANCH_NOT_HEAVIER', 'branch not heavier');
+        // Blamed only while the tip it claimed still beats this chain: when this chain moved
+        // meanwhile (a block by gossip) to at least that tip, the branch lost to it fairly.
+        if (!result.adopted && isPreferredTip(response.head, result.head)) {
+          this.fault(peer, 'BRANCH_NOT_HEAVIER', 'branch not heavier');
+        }
         return result.adopted;
       } catch (error) {
         this.invalidBlock(peer, error);

@@ -29,6 +29,10 @@ async function openChain(): Promise<Chain> {
   return chain;
 }
 
+async function copyBlocks(from: Chain, to: Chain, first: number, last: number): Promise<void> {
+  for (let h = first; h <= last; h++) await to.importBlock((await from.getBlockBytes(h))!);
+}
+
 /** A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks. */
 function servingPeer(ip: string, chain: Chain, served: string[]): SyncPeer {
   return {
@@ -52,9 +56,7 @@ describe('pipelined range sync', () => {
     const source = await openChain();
     await growChain(source, BATCH * RANGES);
     const copy = await openChain();
-    for (let h = 1; h <= source.head().height; h++) {
-      await copy.importBlock((await source.getBlockBytes(h))!);
-    }
+    await copyBlocks(source, copy, 1, source.head().height);
     const fresh = await openChain();
     const served: string[] = [];
     const peers = [
@@ -96,5 +98,45 @@ describe('pipelined range sync', () => {
     // Both peers served ranges, in turn.
     expect(new Set(served)).toEqual(new Set(peers.map((p) => p.ip)));
     expect(served.slice(0, 4)).toEqual([peers[0]!.ip, peers[1]!.ip, peers[0]!.ip, peers[1]!.ip]);
+  });
+});
+
+describe('a branch that loses to this chain', () => {
+  it('is no fault of its sender when this chain moved past its tip during the request', async () => {
+    // A common base of 3 blocks; the peer's branch has 2 more, this node 1 more (so it asks the
+    // peer), and while the peer's answer is on its way this node gets 2 more by other means.
+    const base = await openChain();
+    await growChain(base, 3);
+    const peerChain = await openChain();
+    await copyBlocks(base, peerChain, 1, 3);
+    await growChain(peerChain, 2);
+    const ownBranch = await openChain();
+    await copyBlocks(base, ownBranch, 1, 3);
+    await growChain(ownBranch, 3);
+    const node = await openChain();
+    await copyBlocks(ownBranch, node, 1, 4);
+
+    const peer = servingPeer('198.18.0.13', peerChain, []);
+    const faults: string[] = [];
+    const reorganize = node.reorganize.bind(node);
+    node.reorganize = async (forkHeight, blocks) => {
+      await copyBlocks(ownBranch, node, 5, 6);
+      return reorganize(forkHeight, blocks);
+    };
+    const sync = new BlockSync({
+      chain: node,
+      hooks: {
+        peers: () => [peer],
+        misbehaved: (_peer, offence, _code, text) => faults.push(`${offence}: ${text}`),
+        traffic: () => undefined,
+        log: () => undefined,
+      },
+    });
+    sync.trigger();
+    await waitUntil('the sync round', () => peer.syncRetryAt > 0 && !sync.syncing);
+
+    expect(node.head().height).toBe(6);
+    expect(Buffer.from(node.head().hash)).toEqual(Buffer.from(ownBranch.head().hash));
+    expect(faults).toEqual([]);
   });
 });
