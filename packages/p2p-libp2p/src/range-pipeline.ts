@@ -168,6 +168,9 @@ export class RangePipeline {
           last = bytes;
           if (i === 0) next = this.openNext(range.after + range.count, range.peer);
         }
+      } catch (error) {
+        void next?.stream.then((stream) => stream?.abort(new Error('range failed')));
+        throw error;
       } finally {
         range.finish?.();
         // Done with it: the serving peer counts it against its stream limit until it closes.
