@@ -25,14 +25,13 @@ describe('CI', () => {
     expect(script).toMatch(/^set -euo pipefail$/m);
     // Before them only the browser for the explorer test, installed best effort: a failed install
     // must not stop the run (the browser test then skips).
-    // After them the network lab (.ci/netlab, which skips where namespaces are not available).
+    // The network lab (.ci/netlab) joins them once it passes reliably (docs/operations.md).
     const run = commands(script);
-    expect(run.slice(-3)).toEqual(['npm ci', 'npm test', '.ci/netlab']);
-    for (const line of run.slice(0, -3)) {
+    expect(run.slice(-2)).toEqual(['npm ci', 'npm test']);
+    for (const line of run.slice(0, -2)) {
       expect(line).toMatch(/^as_root=|apt-get install -y chromium; } \|\| echo /);
     }
     expect(() => accessSync(join(WORKSPACE, '.ci', 'run'), constants.X_OK)).not.toThrow();
-    expect(() => accessSync(join(WORKSPACE, '.ci', 'netlab'), constants.X_OK)).not.toThrow();
   });
 
   it('the GitHub workflow runs .ci/run on Node 20', () => {
