@@ -12,6 +12,7 @@ import {
   type TipInfo,
 } from './messages';
 import type { Offence } from './misbehaviour';
+import { RangePipeline } from './range-pipeline';
 import type { MessageKind } from './traffic';
 
 /** What the synchroniser needs to know of a connected peer. */
@@ -44,9 +45,6 @@ export interface SyncProgress {
   highestBlock: number;
   syncing: boolean;
 }
-
-/** Blocks handed to the chain before the first of them is applied. */
-const IMPORT_WINDOW = 4;
 
 /** Blocks a blocks request's server reads from the store at once. */
 export const SERVE_READ_AHEAD = 64;
@@ -361,8 +359,23 @@ export class BlockSync {
       }
       const ours = this.chain.head();
       if (response.forkHeight === ours.height) {
-        return await this.importRun(peer, reader, response.count, (n) => {
-          received += n;
+        const pipeline = new RangePipeline({
+          chain: this.chain,
+          hooks: this.hooks,
+          batchBlocks: this.batchBlocks,
+          windowBlocks: this.batchBlocks,
+          stopped: () => this.stopped,
+          invalidBlock: (p, error) => this.invalidBlock(p, error),
+        });
+        return await pipeline.run({
+          peer,
+          stream,
+          reader,
+          after: response.forkHeight,
+          count: response.count,
+          onBytes: (n) => {
+            received += n;
+          },
         });
       }
       if (response.forkHeight > ours.height) return false;
@@ -393,7 +406,11 @@ export class BlockSync {
           },
           result.adopted ? 'reorganised to a heavier branch' : 'kept this chain against a branch',
         );
-        if (!result.adopted) this.fault(peer, 'BRANCH_NOT_HEAVIER', 'branch not heavier');
+        // Blamed only while the tip it claimed still beats this chain: when this chain moved
+        // meanwhile (a block by gossip) to at least that tip, the branch lost to it fairly.
+        if (!result.adopted && isPreferredTip(response.head, result.head)) {
+          this.fault(peer, 'BRANCH_NOT_HEAVIER', 'branch not heavier');
+        }
         return result.adopted;
       } catch (error) {
         this.invalidBlock(peer, error);
@@ -416,50 +433,5 @@ export class BlockSync {
     if (fault === undefined) return false;
     this.hooks.misbehaved(peer, 'invalidBlock', fault.code, fault.text);
     return true;
-  }
-
-  /**
-   * Imports blocks extending the head as they arrive, a few in flight (the chain checks the
-   * signatures of waiting blocks while the one before applies).
-   */
-  private async importRun(
-    peer: SyncPeer,
-    reader: FrameReader,
-    count: number,
-    onBytes: (n: number) => void,
-  ): Promise<boolean> {
-    type Outcome = { ok: true } | { ok: false; error: unknown; bytes: Uint8Array };
-    const inFlight: Array<Promise<Outcome>> = [];
-    let imported = 0;
-    let stop = false;
-    const settle = async (outcome: Promise<Outcome>): Promise<void> => {
-      const result = await outcome;
-      if (result.ok) {
-        imported++;
-        return;
-      }
-      if (stop) return; // the blocks after a failed one fail too
-      if (this.invalidBlock(peer, result.error)) {
-        stop = true;
-        return;
-      }
-      // Gossip got there first, or the chain moved: fine if the block is known now.
-      const { hash } = this.chain.inspectBlock(result.bytes);
-      if ((await this.chain.heightOfHash(hash)) === undefined) stop = true;
-    };
-    for (let i = 0; i < count && !stop && !this.stopped; i++) {
-      const bytes = await reader.expect(LIMITS.blockBytes);
-      onBytes(bytes.length + 4);
-      if (inFlight.length >= IMPORT_WINDOW) await settle(inFlight.shift()!);
-      if (stop) break;
-      inFlight.push(
-        this.chain.importBlock(bytes).then(
-          (): Outcome => ({ ok: true }),
-          (error: unknown): Outcome => ({ ok: false, error, bytes }),
-        ),
-      );
-    }
-    for (const outcome of inFlight) await settle(outcome);
-    return imported > 0;
   }
 }

@@ -121,16 +121,23 @@ function inlineRelay(options: RelayOptions): RelayControl {
 /** The relay in a child process (relay-main.ts), driven over the IPC channel. */
 function processRelay(plan: RelayPlan): RelayControl {
   let child: ChildProcess | undefined;
+  let closing = false;
   let nextId = 1;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   const send = (command: RelayCommand): Promise<unknown> => {
-    if (child === undefined || child.exitCode !== null) {
+    if (child === undefined || child.exitCode !== null || !child.connected) {
       return Promise.reject(new Error('the relay process is not running'));
     }
     const id = nextId++;
     return new Promise((resolve, reject) => {
       waiting.set(id, { resolve, reject });
-      child!.send({ id, command });
+      // With a callback, a channel that closed under us (the relay exiting) rejects this command
+      // instead of emitting an 'error' the lab would die of (before its report and its cleanup).
+      child!.send({ id, command }, (error) => {
+        if (error === null || !waiting.has(id)) return;
+        waiting.delete(id);
+        reject(error);
+      });
     });
   };
   const failAll = (error: Error) => {
@@ -151,9 +158,11 @@ function processRelay(plan: RelayPlan): RelayControl {
         if (message.error !== undefined) w.reject(new Error(message.error));
         else w.resolve(message.result);
       });
-      child.on('exit', (code, signal) =>
-        failAll(new Error(`the relay process exited (${signal ?? code})`)),
-      );
+      child.on('exit', (code, signal) => {
+        if (!closing) console.error(`[netlab] the relay process exited (${signal ?? code})`);
+        failAll(new Error(`the relay process exited (${signal ?? code})`));
+      });
+      child.on('error', (error) => console.error(`[netlab] relay process: ${error.message}`));
       await send({ cmd: 'start' });
     },
     partition: async (groups) => {
@@ -177,6 +186,7 @@ function processRelay(plan: RelayPlan): RelayControl {
     takeLagMaxMs: async () => (await send({ cmd: 'lag' })) as number,
     async close() {
       if (child === undefined || child.exitCode !== null) return;
+      closing = true;
       const exited = new Promise((done) => child!.once('exit', done));
       await send({ cmd: 'close' }).catch(() => undefined);
       child.kill('SIGTERM');

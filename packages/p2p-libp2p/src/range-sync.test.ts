@@ -1,0 +1,142 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Chain, createChain, createDevGenesis } from '@chain/ledger';
+import { streamPair } from '@libp2p/utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BlockSync, type SyncPeer, serveBlocks } from './block-sync';
+import { installPromiseWithResolvers } from './polyfill';
+import { growChain, waitUntil } from './testing/temp-network';
+
+installPromiseWithResolvers();
+
+const BATCH = 10;
+const RANGES = 6;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function openChain(): Promise<Chain> {
+  const dir = await mkdtemp(join(tmpdir(), 'range-pipeline-'));
+  const chain = createChain({ dataDir: dir, genesis: createDevGenesis() });
+  await chain.open();
+  cleanups.push(async () => {
+    await chain.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return chain;
+}
+
+async function copyBlocks(from: Chain, to: Chain, first: number, last: number): Promise<void> {
+  for (let h = first; h <= last; h++) await to.importBlock((await from.getBlockBytes(h))!);
+}
+
+/** A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks. */
+function servingPeer(ip: string, chain: Chain, served: string[]): SyncPeer {
+  return {
+    ip,
+    head: chain.head(),
+    syncRetryAt: 0,
+    async openStream() {
+      const [outbound, inbound] = await streamPair();
+      void serveBlocks(chain, inbound, ip, {
+        traffic: (_ip, kind) => {
+          if (kind === 'GetBlocks') served.push(ip);
+        },
+      }).catch(() => undefined);
+      return outbound;
+    },
+  };
+}
+
+describe('pipelined range sync', () => {
+  it('asks for each next range before the one before it is imported, of the peers in turn', async () => {
+    const source = await openChain();
+    await growChain(source, BATCH * RANGES);
+    const copy = await openChain();
+    await copyBlocks(source, copy, 1, source.head().height);
+    const fresh = await openChain();
+    const served: string[] = [];
+    const peers = [
+      servingPeer('198.18.0.11', source, served),
+      servingPeer('198.18.0.12', copy, served),
+    ];
+    // The syncing node's head when each request leaves, in order.
+    const headAtRequest: number[] = [];
+    const sync = new BlockSync({
+      chain: fresh,
+      batchBlocks: BATCH,
+      hooks: {
+        peers: () => peers,
+        misbehaved: (_peer, _offence, _code, text) => {
+          throw new Error(`no peer misbehaves here: ${text}`);
+        },
+        traffic: (_ip, kind, direction) => {
+          if (kind === 'GetBlocks' && direction === 'Autosend') {
+            headAtRequest.push(fresh.head().height);
+          }
+        },
+        log: () => undefined,
+      },
+    });
+    sync.trigger();
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
+    expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
+
+    // One request per range, not one more round trip per range.
+    expect(headAtRequest).toHaveLength(RANGES);
+    // Range i (after block i * BATCH) is asked while the blocks before it are still being
+    // imported: without pipelining each request waits for the range before it to be applied.
+    headAtRequest.slice(1).forEach((head, i) => {
+      expect(head, `request ${i + 2}`).toBeLessThan((i + 1) * BATCH);
+    });
+    // Both peers served ranges, in turn.
+    expect(new Set(served)).toEqual(new Set(peers.map((p) => p.ip)));
+    expect(served.slice(0, 4)).toEqual([peers[0]!.ip, peers[1]!.ip, peers[0]!.ip, peers[1]!.ip]);
+  });
+});
+
+describe('a branch that loses to this chain', () => {
+  it('is no fault of its sender when this chain moved past its tip during the request', async () => {
+    // A common base of 3 blocks; the peer's branch has 2 more, this node 1 more (so it asks the
+    // peer), and while the peer's answer is on its way this node gets 2 more by other means.
+    const base = await openChain();
+    await growChain(base, 3);
+    const peerChain = await openChain();
+    await copyBlocks(base, peerChain, 1, 3);
+    await growChain(peerChain, 2);
+    const ownBranch = await openChain();
+    await copyBlocks(base, ownBranch, 1, 3);
+    await growChain(ownBranch, 3);
+    const node = await openChain();
+    await copyBlocks(ownBranch, node, 1, 4);
+
+    const peer = servingPeer('198.18.0.13', peerChain, []);
+    const faults: string[] = [];
+    const reorganize = node.reorganize.bind(node);
+    node.reorganize = async (forkHeight, blocks) => {
+      await copyBlocks(ownBranch, node, 5, 6);
+      return reorganize(forkHeight, blocks);
+    };
+    const sync = new BlockSync({
+      chain: node,
+      hooks: {
+        peers: () => [peer],
+        misbehaved: (_peer, offence, _code, text) => faults.push(`${offence}: ${text}`),
+        traffic: () => undefined,
+        log: () => undefined,
+      },
+    });
+    sync.trigger();
+    await waitUntil('the sync round', () => peer.syncRetryAt > 0 && !sync.syncing);
+
+    expect(node.head().height).toBe(6);
+    expect(Buffer.from(node.head().hash)).toEqual(Buffer.from(ownBranch.head().hash));
+    expect(faults).toEqual([]);
+  });
+});
