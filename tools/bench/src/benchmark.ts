@@ -51,6 +51,11 @@ export interface Benchmark {
   description?: string;
   /** Runs only when named by `--only` (it takes too long for the default run). */
   optIn?: boolean;
+  /**
+   * The peer node it runs beside chain-node (`anvil`): it runs only when `--peer` names that peer
+   * (added to the run's other benchmarks) or `--only` names the benchmark.
+   */
+  peer?: string;
   run(ctx: BenchContext): Promise<Figure[]>;
 }
 

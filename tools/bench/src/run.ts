@@ -2,9 +2,10 @@
  * `npm run bench`: runs every benchmark of src/benchmarks/ in sequence, prints a table and writes
  * bench/results.json. Exit code 1 when a benchmark fails or a figure misses its target.
  *
- * Options: --only <name>[,<name>...]  --duration <s>  --warmup <s>  --connections <n>
- *          --out <file>  --list
- * Benchmarks marked optIn (the long memory run) run only when --only names them.
+ * Options: --only <name>[,<name>...]  --peer <peer>[,<peer>...]  --duration <s>  --warmup <s>
+ *          --connections <n>  --out <file>  --list
+ * Benchmarks marked optIn (the long memory run) run only when --only names them; those beside a
+ * peer node (peer-anvil) when --peer names the peer (`--peer anvil`) or --only names them.
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +29,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       only: { type: 'string' },
+      peer: { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
@@ -38,7 +40,12 @@ async function main(): Promise<number> {
   const all = await discoverBenchmarks(join(import.meta.dirname, 'benchmarks'));
   if (values.list === true) {
     for (const benchmark of all) {
-      const optIn = benchmark.optIn === true ? ' (only with --only)' : '';
+      const optIn =
+        benchmark.peer !== undefined
+          ? ` (only with --peer ${benchmark.peer})`
+          : benchmark.optIn === true
+            ? ' (only with --only)'
+            : '';
       console.log(`${benchmark.name}\t${benchmark.description ?? ''}${optIn}`);
     }
     return 0;
@@ -51,7 +58,14 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const selected = selectBenchmarks(all, only);
+  const peers = values.peer?.split(',').map((name) => name.trim()) ?? [];
+  const knownPeers = new Set(all.flatMap((benchmark) => benchmark.peer ?? []));
+  const unknownPeers = peers.filter((peer) => !knownPeers.has(peer));
+  if (unknownPeers.length > 0) {
+    console.error(`unknown peer ${unknownPeers.join(', ')}; known: ${[...knownPeers].join(', ')}`);
+    return 2;
+  }
+  const selected = selectBenchmarks(all, only, peers);
   const durationSec = positiveNumber(values.duration, DEFAULT_LOAD_OPTIONS.durationSec, 'duration');
   const ctx: BenchContext = {
     durationSec,

@@ -122,6 +122,20 @@ describe('selectBenchmarks', () => {
     expect(selectBenchmarks(all).map((b) => b.name)).toEqual(['a', 'b']);
     expect(selectBenchmarks(all, ['long', 'a']).map((b) => b.name)).toEqual(['a', 'long']);
   });
+
+  it('runs a benchmark beside a peer only when --peer names the peer or --only names it', () => {
+    const peer = defineBenchmark({ name: 'peer-x', peer: 'x', run: async () => [] });
+    const withPeer = [...all, peer];
+    expect(selectBenchmarks(withPeer).map((b) => b.name)).toEqual(['a', 'b']);
+    expect(selectBenchmarks(withPeer, undefined, ['y']).map((b) => b.name)).toEqual(['a', 'b']);
+    expect(selectBenchmarks(withPeer, undefined, ['x']).map((b) => b.name)).toEqual([
+      'a',
+      'b',
+      'peer-x',
+    ]);
+    expect(selectBenchmarks(withPeer, ['a'], ['x']).map((b) => b.name)).toEqual(['a', 'peer-x']);
+    expect(selectBenchmarks(withPeer, ['peer-x']).map((b) => b.name)).toEqual(['peer-x']);
+  });
 });
 
 describe('discoverBenchmarks', () => {
@@ -163,6 +177,7 @@ describe('discoverBenchmarks', () => {
       'leveldb-write',
       'memory',
       'p2p-sync',
+      'peer-anvil',
       'push',
       'rpc-reads',
       'rpc-throughput',
@@ -170,6 +185,7 @@ describe('discoverBenchmarks', () => {
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual(['memory']);
+    expect(benchmarks.filter((b) => b.peer === 'anvil').map((b) => b.name)).toEqual(['peer-anvil']);
   });
 });
 

@@ -24,11 +24,22 @@ export async function discoverBenchmarks(dir: string): Promise<Benchmark[]> {
 
 /**
  * The benchmarks a run does: those `only` names (in discovery order), or without `only` every one
- * that is not opt-in.
+ * that is neither opt-in nor beside a peer; in both cases, those beside a peer `peers` names.
  */
-export function selectBenchmarks(all: readonly Benchmark[], only?: readonly string[]): Benchmark[] {
-  if (only === undefined) return all.filter((benchmark) => benchmark.optIn !== true);
-  return all.filter((benchmark) => only.includes(benchmark.name));
+export function selectBenchmarks(
+  all: readonly Benchmark[],
+  only?: readonly string[],
+  peers: readonly string[] = [],
+): Benchmark[] {
+  const withPeer = (benchmark: Benchmark) =>
+    benchmark.peer !== undefined && peers.includes(benchmark.peer);
+  if (only === undefined) {
+    return all.filter(
+      (benchmark) =>
+        (benchmark.optIn !== true && benchmark.peer === undefined) || withPeer(benchmark),
+    );
+  }
+  return all.filter((benchmark) => only.includes(benchmark.name) || withPeer(benchmark));
 }
 
 export interface SuiteResult {

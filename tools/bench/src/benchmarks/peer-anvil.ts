@@ -1,0 +1,220 @@
+/**
+ * A peer on the bench (issue 20 item 6): Anvil, Foundry's local Ethereum node, beside chain-node in
+ * the same run, under the same loads. Runs only with `--peer anvil` (or `--only peer-anvil`).
+ *
+ * - Reads: getBlockCount against Anvil's eth_blockNumber, the same keep-alive load (autocannon).
+ * - Pre-signed writes, every acknowledged one mined on each side: transfers signed in advance sent
+ *   over the same number of keep-alive connections (one sender each, its operations in order),
+ *   excuteRaw blobs of one operation, and blobs of 100 operations, each against Anvil's
+ *   eth_sendRawTransaction (one transaction a call: Ethereum has no multi-transaction submission,
+ *   and JSON-RPC batches of them left Anvil's automine with transactions it did not mine). A figure is operations per second from
+ *   the first request until the last acknowledged operation is in a block (chain-node: nothing
+ *   pending and the blocks hold exactly the acknowledged operations; Anvil, automining: its pool
+ *   empty and the senders' nonces up by exactly the acknowledged transactions).
+ */
+import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
+import { devWalletAddress, operationsMinedAfter, waitUntilNothingPending } from '../dev-chain.js';
+import { runLoad } from '../load.js';
+import { createNodeProcess, type NodeProcess } from '../node-process.js';
+import { type AnvilProcess, createAnvilProcess } from '../peers/anvil-process.js';
+import {
+  acceptedOperations,
+  activeSendersWithKeys,
+  type KeyedSender,
+  presignedBlobs,
+} from '../peers/chain-presigned.js';
+import { anvilAccount, signEthTransfers } from '../peers/eth-transactions.js';
+import { type PresignedLoadResult, sendPresigned } from '../peers/presigned-load.js';
+
+/** Issue 20's goals: reads at least Anvil's, pre-signed writes ten times Anvil's. */
+export const READS_VS_ANVIL_TARGET = 1;
+export const WRITES_VS_ANVIL_TARGET = 10;
+/** Connections (and senders) of the write loads, the same on both sides. */
+export const WRITE_CONNECTIONS = 32;
+const BLOB_OPERATIONS = 100;
+const BLOCK_TIME_MS = 200;
+const SINK = '0x000000000000000000000000000000000000dEaD';
+
+/** Operations per second from the first request until the last one was mined. */
+function minedRate(load: PresignedLoadResult, minedAtMs: number): number {
+  return load.acknowledged / Math.max(1e-3, (minedAtMs - load.startedAtMs) / 1000);
+}
+
+function checkClean(load: PresignedLoadResult, side: string): void {
+  if (load.refused > 0) {
+    throw new Error(`${side}: ${load.refused} requests refused: ${load.errorSamples.join('; ')}`);
+  }
+}
+
+/** Sends `queues` to chain-node and waits until every acknowledged operation is mined. */
+async function chainWrites(node: NodeProcess, queues: string[][]): Promise<number> {
+  const client = node.client;
+  const startHeight = (await client.block.getBlockCount()) - 1;
+  const load = await sendPresigned(node.rpcUrl, queues, acceptedOperations);
+  checkClean(load, 'chain-node excuteRaw');
+  const minedAtMs = await waitUntilNothingPending(client, 120_000, 5);
+  const { operations } = await operationsMinedAfter(client, startHeight);
+  if (operations !== load.acknowledged) {
+    throw new Error(`chain-node acknowledged ${load.acknowledged} operations, mined ${operations}`);
+  }
+  return minedRate(load, minedAtMs);
+}
+
+/** Anvil's nonces of `addresses`, summed. */
+async function nonceSum(anvil: AnvilProcess, addresses: readonly string[]): Promise<number> {
+  const nonces = await Promise.all(
+    addresses.map((address) => anvil.call<string>('eth_getTransactionCount', [address, 'latest'])),
+  );
+  return nonces.reduce((sum, nonce) => sum + Number(nonce), 0);
+}
+
+/** Sends `queues` to Anvil and waits until its pool is empty: every transaction mined. */
+async function anvilWrites(
+  anvil: AnvilProcess,
+  addresses: readonly string[],
+  queues: string[][],
+): Promise<number> {
+  const before = await nonceSum(anvil, addresses);
+  const load = await sendPresigned(anvil.url, queues, (reply) => {
+    const replies = (Array.isArray(reply) ? reply : [reply]) as Array<{ result?: unknown }>;
+    const bad = replies.find((entry) => typeof entry.result !== 'string');
+    return bad === undefined ? replies.length : `refused: ${JSON.stringify(bad)}`;
+  });
+  checkClean(load, 'Anvil eth_sendRawTransaction');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const pool = await anvil.call<{ pending: string; queued: string }>('txpool_status');
+    if (Number(pool.pending) + Number(pool.queued) === 0) break;
+    if (Date.now() > deadline) throw new Error(`Anvil still has ${JSON.stringify(pool)}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const minedAtMs = Date.now();
+  const mined = (await nonceSum(anvil, addresses)) - before;
+  if (mined !== load.acknowledged) {
+    throw new Error(`Anvil acknowledged ${load.acknowledged} transactions, mined ${mined}`);
+  }
+  return minedRate(load, minedAtMs);
+}
+
+function rpcCall(method: string, id: number, params: unknown): object {
+  return { jsonrpc: '2.0', id, method, params };
+}
+
+export default defineBenchmark({
+  name: 'peer-anvil',
+  description: 'Anvil beside chain-node: reads, and pre-signed writes all mined (--peer anvil)',
+  peer: 'anvil',
+  async run(ctx): Promise<Figure[]> {
+    const node = createNodeProcess({
+      args: ['--block-time', String(BLOCK_TIME_MS), '--log-level', 'warn'],
+    });
+    const anvil = createAnvilProcess({ accounts: WRITE_CONNECTIONS });
+    try {
+      await node.start();
+      await anvil.start();
+      const figures: Figure[] = [];
+
+      // Reads: the same load on each, one after the other.
+      const settings = {
+        connections: ctx.connections,
+        durationSec: ctx.durationSec,
+        warmupSec: ctx.warmupSec,
+      };
+      ctx.log(
+        `  reads: Anvil eth_blockNumber, ${ctx.connections} connections, ${ctx.durationSec} s`,
+      );
+      const anvilReads = await runLoad({
+        ...settings,
+        url: anvil.url,
+        body: JSON.stringify(rpcCall('eth_blockNumber', 1, [])),
+      });
+      ctx.log(`  reads: chain-node getBlockCount, ${ctx.connections} connections`);
+      const nodeReads = await runLoad({
+        ...settings,
+        url: node.rpcUrl,
+        body: JSON.stringify(rpcCall('getBlockCount', 1, {})),
+      });
+      figures.push(
+        compareWithCeiling({
+          name: 'vs Anvil: getBlockCount / eth_blockNumber',
+          value: nodeReads.requestsPerSec,
+          unit: 'calls/s',
+          ceiling: anvilReads.requestsPerSec,
+          ceilingName: 'Anvil eth_blockNumber, same load',
+          target: READS_VS_ANVIL_TARGET,
+          latency: {
+            p50Ms: nodeReads.p50Ms,
+            p99Ms: nodeReads.p99Ms,
+            ceilingP50Ms: anvilReads.p50Ms,
+            ceilingP99Ms: anvilReads.p99Ms,
+          },
+        }),
+      );
+
+      // Pre-signed writes: everything signed before the clock starts.
+      const singles = Math.max(20, Math.round(30 * ctx.durationSec));
+      const blobs = Math.max(2, Math.round(ctx.durationSec));
+      const anvilSingles = Math.max(10, Math.round(8 * ctx.durationSec));
+      ctx.log(`  writes: funding and activating ${WRITE_CONNECTIONS} chain-node senders`);
+      const senders: KeyedSender[] = await activeSendersWithKeys(
+        node.client,
+        WRITE_CONNECTIONS,
+        '1000000',
+      );
+      const receiver = devWalletAddress();
+      ctx.log(
+        `  writes: signing ${WRITE_CONNECTIONS} x ${singles} single-operation blobs, then ${WRITE_CONNECTIONS} x ${blobs} blobs of ${BLOB_OPERATIONS}`,
+      );
+      const singleQueues: string[][] = [];
+      for (const sender of senders) {
+        singleQueues.push(await presignedBlobs(node.client, sender, receiver, singles, 1));
+      }
+      ctx.log(`  writes: chain-node excuteRaw, single operations`);
+      const nodeSingles = await chainWrites(node, singleQueues);
+      const blobQueues: string[][] = [];
+      for (const sender of senders) {
+        blobQueues.push(
+          await presignedBlobs(node.client, sender, receiver, blobs, BLOB_OPERATIONS),
+        );
+      }
+      ctx.log(`  writes: chain-node excuteRaw, blobs of ${BLOB_OPERATIONS}`);
+      const nodeBlobs = await chainWrites(node, blobQueues);
+
+      const accounts = Array.from({ length: WRITE_CONNECTIONS }, (_, i) => anvilAccount(i));
+      const addresses = accounts.map((account) => account.address);
+      ctx.log(
+        `  writes: signing ${WRITE_CONNECTIONS} x ${anvilSingles} Anvil transactions (ethers)`,
+      );
+      const anvilQueues = accounts.map((account) =>
+        signEthTransfers(account, SINK, 0, anvilSingles).map((tx, i) =>
+          JSON.stringify(rpcCall('eth_sendRawTransaction', i, [tx])),
+        ),
+      );
+      ctx.log(`  writes: Anvil eth_sendRawTransaction`);
+      const anvilRate = await anvilWrites(anvil, addresses, anvilQueues);
+
+      figures.push(
+        compareWithCeiling({
+          name: 'vs Anvil: pre-signed excuteRaw (1 op) / eth_sendRawTransaction, all mined',
+          value: nodeSingles,
+          unit: 'ops/s',
+          ceiling: anvilRate,
+          ceilingName: `Anvil eth_sendRawTransaction, ${WRITE_CONNECTIONS} connections`,
+          target: WRITES_VS_ANVIL_TARGET,
+        }),
+        compareWithCeiling({
+          name: `vs Anvil: pre-signed excuteRaw (${BLOB_OPERATIONS} ops) / eth_sendRawTransaction, all mined`,
+          value: nodeBlobs,
+          unit: 'ops/s',
+          ceiling: anvilRate,
+          ceilingName: `Anvil eth_sendRawTransaction, ${WRITE_CONNECTIONS} connections`,
+          target: WRITES_VS_ANVIL_TARGET,
+        }),
+      );
+      return figures;
+    } finally {
+      await anvil.close();
+      await node.close();
+    }
+  },
+});
