@@ -13,16 +13,16 @@
  *   empty and the senders' nonces up by exactly the acknowledged transactions).
  */
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
-import { devWalletAddress, operationsMinedAfter, waitUntilNothingPending } from '../dev-chain.js';
+import {
+  createSignerKeys,
+  devWalletAddress,
+  operationsMinedAfter,
+  waitUntilNothingPending,
+} from '../dev-chain.js';
 import { runLoad } from '../load.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { type AnvilProcess, createAnvilProcess } from '../peers/anvil-process.js';
-import {
-  acceptedOperations,
-  activeSendersWithKeys,
-  type KeyedSender,
-  presignedBlobs,
-} from '../peers/chain-presigned.js';
+import { acceptedOperations, presignedBlobs } from '../peers/chain-presigned.js';
 import { anvilAccount, signEthTransfers } from '../peers/eth-transactions.js';
 import { type PresignedLoadResult, sendPresigned } from '../peers/presigned-load.js';
 
@@ -156,11 +156,7 @@ export default defineBenchmark({
       const blobs = Math.max(2, Math.round(ctx.durationSec));
       const anvilSingles = Math.max(10, Math.round(8 * ctx.durationSec));
       ctx.log(`  writes: funding and activating ${WRITE_CONNECTIONS} chain-node senders`);
-      const senders: KeyedSender[] = await activeSendersWithKeys(
-        node.client,
-        WRITE_CONNECTIONS,
-        '1000000',
-      );
+      const senders = await createSignerKeys(node.client, WRITE_CONNECTIONS, '1000000');
       const receiver = devWalletAddress();
       ctx.log(
         `  writes: signing ${WRITE_CONNECTIONS} x ${singles} single-operation blobs, then ${WRITE_CONNECTIONS} x ${blobs} blobs of ${BLOB_OPERATIONS}`,

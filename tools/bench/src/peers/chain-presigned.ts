@@ -1,10 +1,9 @@
 /**
- * chain-node's side of the pre-signed writes: sender wallets funded by the dev wallet and activated
- * by an activation signed offline, then transfers signed in advance with the SDK's offline builders
+ * chain-node's side of the pre-signed writes (the senders come from dev-chain's createSignerKeys):
+ * transfers signed in advance with the SDK's offline builders
  * (@chain/offline, re-exported by @chain/rpc-client; libsecp256k1 signs) and packed into excuteRaw
  * blobs of one or more operations.
  */
-import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { nativeSecp256k1 } from '@chain/crypto/native';
 import {
   attachSignature,
@@ -13,53 +12,8 @@ import {
   prepareOperation,
   type SigningContext,
   signingContextOf,
-  signOperation,
 } from '@chain/rpc-client';
-import {
-  DEV_PASSPHRASE,
-  DEV_PREFIX,
-  devWalletAddress,
-  waitUntilNothingPending,
-} from '../dev-chain.js';
-
-export interface KeyedSender {
-  address: string;
-  key: Uint8Array;
-}
-
-/** `count` new wallets, each funded with `coins` by the dev wallet and activated, all mined. */
-export async function activeSendersWithKeys(
-  client: ChainClient,
-  count: number,
-  coins: string,
-): Promise<KeyedSender[]> {
-  const senders = Array.from({ length: count }, () => {
-    const key = randomPrivateKey();
-    return { key, address: addressFromPublicKey(DEV_PREFIX, getPublicKey(key)) };
-  });
-  const dev = devWalletAddress();
-  await Promise.all(
-    senders.map((sender) =>
-      client.operations.sendTo({
-        sender: dev,
-        passphrase: DEV_PASSPHRASE,
-        receiver: sender.address,
-        amount: coins,
-      }),
-    ),
-  );
-  await waitUntilNothingPending(client, 30_000);
-  for (const sender of senders) {
-    const context = await signingContextOf(client, sender.address);
-    const activation = signOperation({ type: 'activation' }, context, sender.key);
-    const result = await client.operations.excuteRaw({ rawoperation: encodeRaw([activation]) });
-    if ((result as { valid?: boolean }).valid === false) {
-      throw new Error(`activation of ${sender.address} refused: ${JSON.stringify(result)}`);
-    }
-  }
-  await waitUntilNothingPending(client, 30_000);
-  return senders;
-}
+import type { SignerKey } from '../dev-chain.js';
 
 /**
  * `blobs` excuteRaw bodies of `perBlob` transfers each from `sender` to `receiver`, in n_operation
@@ -67,7 +21,7 @@ export async function activeSendersWithKeys(
  */
 export async function presignedBlobs(
   client: ChainClient,
-  sender: KeyedSender,
+  sender: SignerKey,
   receiver: string,
   blobs: number,
   perBlob: number,
@@ -82,7 +36,7 @@ export async function presignedBlobs(
         { type: 'transfer', receiver, amount: 1_000_000_000_000n },
         { ...context, nOperation: nOperation++ },
       );
-      const signature = nativeSecp256k1.sign(prepared.signingHash, sender.key);
+      const signature = nativeSecp256k1.sign(prepared.signingHash, sender.privateKey);
       operations.push(attachSignature(prepared, signature));
     }
     bodies.push(
