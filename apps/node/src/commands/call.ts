@@ -22,17 +22,21 @@ export const CALL_EXIT = { OK: 0, RPC_ERROR: 1, USAGE: 2, NO_REPLY: 3 } as const
 
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
-interface CallArgs {
-  method?: string;
-  args?: string[];
-  params?: string;
-  stdin: boolean;
+/** The flags that say which node to call and with which credentials (call, watch). */
+export interface EndpointArgs {
   'rpc-url'?: string;
   'rpc-host': string;
   'rpc-port': number;
   'rpc-user'?: string;
   'rpc-password'?: string;
   'rpc-cookie'?: string;
+}
+
+interface CallArgs extends EndpointArgs {
+  method?: string;
+  args?: string[];
+  params?: string;
+  stdin: boolean;
   json: boolean;
   list: boolean;
   timeout: number;
@@ -70,20 +74,9 @@ export const START_OPTIONS_TAKEN_ALONG = {
   'log-level': { type: 'string', hidden: true },
 } as const;
 
-function callOptions(args: Argv) {
+/** Declares the EndpointArgs flags. */
+export function endpointOptions<T>(args: Argv<T>) {
   return args
-    .positional('method', { type: 'string', describe: 'JSON-RPC method, e.g. getBlockInfo' })
-    .positional('args', {
-      type: 'string',
-      array: true,
-      describe: 'params as key=value, or bare values in the order of the method params',
-    })
-    .option('params', { type: 'string', describe: 'params as JSON (object or array)' })
-    .option('stdin', {
-      type: 'boolean',
-      default: false,
-      describe: 'read the params JSON from stdin (keeps passphrases out of argv and history)',
-    })
     .option('rpc-url', {
       type: 'string',
       describe: 'JSON-RPC endpoint (default http://<rpc-host>:<rpc-port>/)',
@@ -103,6 +96,22 @@ function callOptions(args: Argv) {
     .option('rpc-cookie', {
       type: 'string',
       describe: 'cookie file of a node bound off loopback (<datadir>/.cookie)',
+    });
+}
+
+function callOptions(args: Argv) {
+  return endpointOptions(args)
+    .positional('method', { type: 'string', describe: 'JSON-RPC method, e.g. getBlockInfo' })
+    .positional('args', {
+      type: 'string',
+      array: true,
+      describe: 'params as key=value, or bare values in the order of the method params',
+    })
+    .option('params', { type: 'string', describe: 'params as JSON (object or array)' })
+    .option('stdin', {
+      type: 'boolean',
+      default: false,
+      describe: 'read the params JSON from stdin (keeps passphrases out of argv and history)',
     })
     .option('json', {
       type: 'boolean',
@@ -200,12 +209,7 @@ export interface Endpoint {
   authorization?: string;
 }
 
-export async function resolveEndpoint(
-  argv: Pick<
-    CallArgs,
-    'rpc-url' | 'rpc-host' | 'rpc-port' | 'rpc-user' | 'rpc-password' | 'rpc-cookie'
-  >,
-): Promise<Endpoint> {
+export async function resolveEndpoint(argv: EndpointArgs): Promise<Endpoint> {
   const text = argv['rpc-url'] ?? defaultUrl(argv['rpc-host'], argv['rpc-port']);
   let url: URL;
   try {

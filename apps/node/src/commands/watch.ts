@@ -8,31 +8,26 @@ import process from 'node:process';
 import { PUSH_EVENTS, type PushEvent } from '@chain/spec';
 import { WebSocket } from 'ws';
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_NODE_OPTIONS } from '../options';
 import {
   CALL_EXIT,
   describeError,
+  type EndpointArgs,
+  endpointOptions,
   type JsonRpcError,
   resolveEndpoint,
   START_OPTIONS_TAKEN_ALONG,
 } from './call';
 import { CallUsageError } from './call-params';
 
-interface WatchArgs {
+interface WatchArgs extends EndpointArgs {
   event?: string;
   target?: string;
   from?: number;
   json: boolean;
-  'rpc-url'?: string;
-  'rpc-host': string;
-  'rpc-port': number;
-  'rpc-user'?: string;
-  'rpc-password'?: string;
-  'rpc-cookie'?: string;
 }
 
 function watchOptions(args: Argv) {
-  return args
+  return endpointOptions(args)
     .positional('event', { type: 'string', describe: `one of ${PUSH_EVENTS.join(', ')}` })
     .positional('target', {
       type: 'string',
@@ -40,15 +35,6 @@ function watchOptions(args: Argv) {
     })
     .option('from', { type: 'number', describe: 'replay history from this block first' })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON line per notification' })
-    .option('rpc-url', {
-      type: 'string',
-      describe: 'node URL (default http://<rpc-host>:<rpc-port>/)',
-    })
-    .option('rpc-host', { type: 'string', default: DEFAULT_NODE_OPTIONS.rpcHost })
-    .option('rpc-port', { type: 'number', default: DEFAULT_NODE_OPTIONS.rpcPort })
-    .option('rpc-user', { type: 'string', describe: 'JSON-RPC Basic auth user' })
-    .option('rpc-password', { type: 'string', describe: 'JSON-RPC Basic auth password' })
-    .option('rpc-cookie', { type: 'string', describe: 'cookie file of a node bound off loopback' })
     .options(START_OPTIONS_TAKEN_ALONG)
     .example('$0 watch newBlocks', 'each new block')
     .example('$0 watch walletOperations CH… --from 0 --json', "a wallet's history, then live");
