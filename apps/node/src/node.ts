@@ -12,6 +12,7 @@ import {
 import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
+import { logBlocks } from './block-log';
 import { createExplorerHandler } from './explorer/serve';
 import { loadGenesis } from './genesis-file';
 import { watchHeap } from './heap-watch';
@@ -167,11 +168,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       watchUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
       producerKeys.onAdd(() => producer?.wake());
     }
-    // Info level: one short record per block, stamped when this node produced or imported it (the
-    // network lab reads these to measure propagation without debug logging's volume).
-    chain.onBlock((block, origin) =>
-      chainLog.info({ block: block.block, operations: block.operations, origin }, 'block'),
-    );
+    logBlocks(chain, network, chainLog);
 
     rpc = createRpcServer({
       host: options.rpcHost,

@@ -2,6 +2,7 @@ import type { Chain } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { describe, expect, it } from 'vitest';
 import { SERVE_READ_AHEAD, serveBlocks } from './block-sync';
+import { PACKED_SEND_BYTES } from './framing';
 import { decodeBlocksResponse, encodeBlocksRequest } from './messages';
 
 const GENESIS = new Uint8Array(32).fill(7);
@@ -57,13 +58,14 @@ function requestStream(request: Uint8Array) {
   return { stream: stream as unknown as Stream, sent };
 }
 
-/** The frames of what was sent (each frame: 4-byte length, then payload, sent separately). */
+/** The frames of what was sent, read back across the sends. */
 function frames(sent: Uint8Array[]): Uint8Array[] {
+  const bytes = Buffer.concat(sent);
   const out: Uint8Array[] = [];
-  for (let i = 0; i < sent.length; i += 2) {
-    const length = new DataView(sent[i]!.buffer, sent[i]!.byteOffset).getUint32(0, true);
-    out.push(length === 0 ? new Uint8Array(0) : sent[i + 1]!);
-    if (length === 0) i--;
+  for (let offset = 0; offset < bytes.length; ) {
+    const length = bytes.readUInt32LE(offset);
+    out.push(bytes.subarray(offset + 4, offset + 4 + length));
+    offset += 4 + length;
   }
   return out;
 }
@@ -81,6 +83,18 @@ describe('serving a blocks request', () => {
     // One read at a time kept a syncing peer waiting for a whole batch of reads per request.
     expect(reads.most).toBeGreaterThan(1);
     expect(reads.most).toBeLessThanOrEqual(SERVE_READ_AHEAD);
+  });
+
+  it('packs the frames into few sends (each one a muxer frame and an encrypted message)', async () => {
+    const { chain } = chainOf(1000);
+    const { stream, sent } = requestStream(
+      encodeBlocksRequest({ locator: [GENESIS], maxBlocks: 1000, maxBytes: 1 << 20 }),
+    );
+    await serveBlocks(chain, stream, '198.18.0.101', { traffic: () => undefined });
+    expect(frames(sent)).toHaveLength(1001);
+    // 1,000 blocks of 104 framed bytes: two sends, not 1,001 (or 2,002 with separate headers).
+    expect(sent).toHaveLength(2);
+    for (const send of sent) expect(send.length).toBeLessThanOrEqual(PACKED_SEND_BYTES);
   });
 
   it('stops at the byte limit', async () => {

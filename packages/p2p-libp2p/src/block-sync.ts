@@ -1,6 +1,6 @@
 import { type Chain, ChainError, ErrorCode, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { FrameReader, writeFrame } from './framing';
+import { FrameReader, writeFrame, writeFrames } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
 import {
@@ -163,15 +163,14 @@ export async function serveBlocks(
     head: { height: head.height, hash: head.hash, weight: head.weight },
     count: forkHeight === undefined ? 0 : blocks.length,
   });
-  await writeFrame(stream, header);
-  let sent = header.length + 4;
-  if (forkHeight !== undefined) {
-    for (const block of blocks) {
-      await writeFrame(stream, block);
-      sent += block.length + 4;
-    }
-  }
-  hooks.traffic(ip, 'Blocks', 'Autosend', sent);
+  const frames = forkHeight === undefined ? [header] : [header, ...blocks];
+  await writeFrames(stream, frames);
+  hooks.traffic(
+    ip,
+    'Blocks',
+    'Autosend',
+    frames.reduce((sent, frame) => sent + 4 + frame.length, 0),
+  );
   await stream.close();
 }
 

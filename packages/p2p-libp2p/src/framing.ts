@@ -178,8 +178,36 @@ export class FrameReader {
 
 /** Writes one `u32le length || payload` frame, waiting while the stream's buffer is full. */
 export async function writeFrame(stream: Stream, payload: Uint8Array): Promise<void> {
-  const header = new Uint8Array(4);
-  new DataView(header.buffer).setUint32(0, payload.length, true);
-  if (!stream.send(header)) await stream.onDrain();
-  if (payload.length > 0 && !stream.send(payload)) await stream.onDrain();
+  await writeFrames(stream, [payload]);
+}
+
+/**
+ * Most bytes of frames packed into one send: each send is a muxer frame and an encrypted message
+ * of its own (a noise message holds at most 65,535 bytes), so many small frames (a range of
+ * blocks) cost far less CPU on both ends packed together than sent one by one.
+ */
+export const PACKED_SEND_BYTES = 60 * 1024;
+
+/** Writes `payloads` as consecutive frames, packed into sends of about PACKED_SEND_BYTES. */
+export async function writeFrames(stream: Stream, payloads: readonly Uint8Array[]): Promise<void> {
+  let start = 0;
+  while (start < payloads.length) {
+    let end = start;
+    let size = 0;
+    do {
+      size += 4 + payloads[end]!.length;
+      end++;
+    } while (end < payloads.length && size + 4 + payloads[end]!.length <= PACKED_SEND_BYTES);
+    const packed = new Uint8Array(size);
+    const view = new DataView(packed.buffer);
+    let offset = 0;
+    for (let i = start; i < end; i++) {
+      const payload = payloads[i]!;
+      view.setUint32(offset, payload.length, true);
+      packed.set(payload, offset + 4);
+      offset += 4 + payload.length;
+    }
+    if (!stream.send(packed)) await stream.onDrain();
+    start = end;
+  }
 }

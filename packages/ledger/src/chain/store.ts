@@ -221,9 +221,13 @@ export class ChainStore {
     return run;
   }
 
-  /** Writes the batch durably (fsync), in queue order. */
-  commit(batch: ChainBatch): Promise<void> {
-    return this.enqueue(() => batch.write({ sync: true }));
+  /**
+   * Writes the batch in queue order, durably (fsync) unless `durable` is false: then it is in the
+   * operating system's cache, safe from a crash of the process, and made durable by the next
+   * durable write (LevelDB's log keeps the order: a power loss leaves a prefix of the writes).
+   */
+  commit(batch: ChainBatch, durable = true): Promise<void> {
+    return this.enqueue(() => batch.write({ sync: durable }));
   }
 
   async close(): Promise<void> {
