@@ -60,10 +60,21 @@ function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<vo
   }
   const ahead: AheadBlock = { block, verifiedKeys: new Array(block.operations.length) };
   core.decodedAhead.set(bytes, ahead);
-  return verifyBlockAhead(block.operations, ahead.verifiedKeys, {
+  return verifyBlockAhead(block.operations, producerCheckOf(core, block), ahead, {
     pool: core.verifier,
     itemOf: (operation) => aheadCheckOf(core, operation),
   });
+}
+
+/** The check of a block's producer signature in the committed state (see verifyBlockAhead). */
+function producerCheckOf(core: ChainCore, block: Block): VerifyItem | null {
+  const publicKey = core.root.account(block.header.producer)?.publicKey;
+  if (publicKey == null) return null;
+  return {
+    signature: block.signature,
+    hash: blockSigningHash(core.genesisHash, block.headerBytes, core.hashes),
+    publicKey,
+  };
 }
 
 /** The signature check of an encoded operation in the committed state (see verifyBlockAhead). */
@@ -132,6 +143,7 @@ export async function executeImported(core: ChainCore, bytes: Uint8Array): Promi
     );
   }
   if (
+    !sameKey(ahead?.producerKey, producer.publicKey) &&
     !core.secp.verify(
       block.signature,
       blockSigningHash(core.genesisHash, block.headerBytes, core.hashes),

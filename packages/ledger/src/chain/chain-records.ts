@@ -5,6 +5,7 @@ import { LedgerError } from '../errors';
 import type { Operation } from '../operation/operation';
 import type { BlockChanges } from '../state/block-changes';
 import type { StateLayer } from '../state/state-layer';
+import type { VerifiedAhead } from './verifier-pool';
 
 /**
  * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and
@@ -44,9 +45,8 @@ export interface ExecutedBlock {
 }
 
 /** A block queued for import, its signatures checked ahead (see verifyBlockAhead). */
-export interface AheadBlock {
+export interface AheadBlock extends VerifiedAhead {
   block: Block;
-  verifiedKeys: (Uint8Array | undefined)[];
 }
 
 export function nowSeconds(): number {

@@ -12,7 +12,12 @@ import { createDevGenesis, genesisHash } from '../genesis';
 import { createRegistry } from '../operation/ledger-registry';
 import { decodeOperation, operationSigningHash } from '../operation/operation';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
-import { VerifierPool, type VerifyItem, verifyBlockAhead } from './verifier-pool';
+import {
+  type VerifiedAhead,
+  VerifierPool,
+  type VerifyItem,
+  verifyBlockAhead,
+} from './verifier-pool';
 
 const pools: VerifierPool[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -195,10 +200,16 @@ describe('VerifierPool', () => {
     const forged = Uint8Array.from(operations[17]!);
     forged[forged.length - 5]! ^= 1;
     operations[17] = forged;
-    const verifiedKeys: (Uint8Array | undefined)[] = new Array(operations.length);
+    const ahead: VerifiedAhead = { verifiedKeys: new Array(operations.length) };
+    const { verifiedKeys } = ahead;
     const gHash = genesisHash(createDevGenesis());
+    const producer = {
+      signature: block.signature,
+      hash: blockSigningHash(gHash, block.headerBytes, nativeHashes),
+      publicKey: devWallet.publicKey,
+    };
 
-    await verifyBlockAhead(operations, verifiedKeys, {
+    await verifyBlockAhead(operations, producer, ahead, {
       pool,
       // Operation 5's key is not known yet (say, an activation earlier in the queue): left alone.
       itemOf: (operation) =>
@@ -218,6 +229,57 @@ describe('VerifierPool', () => {
     expect(verifiedKeys.filter((key) => key === devWallet.publicKey)).toHaveLength(198);
     expect(verifiedKeys[17]).toBeUndefined();
     expect(verifiedKeys[5]).toBeUndefined();
+    expect(ahead.producerKey).toBe(devWallet.publicKey);
+
+    // A producer signature that does not verify records no key.
+    const forgedProducer = { ...producer, signature: Uint8Array.from(producer.signature) };
+    forgedProducer.signature[10]! ^= 1;
+    const again: VerifiedAhead = { verifiedKeys: [] };
+    await verifyBlockAhead([], forgedProducer, again, { pool, itemOf: () => null }).settle();
+    expect(again.producerKey).toBeUndefined();
+  });
+
+  it('imports a queue of one-operation blocks checked ahead, and refuses a forged producer signature', async () => {
+    const a = await openTempChain();
+    cleanups.push(a.cleanup);
+    const alice = testWallet('alice small blocks');
+    for (let b = 0; b < 6; b++) {
+      await a.chain.signAndSubmit({
+        optype: 2,
+        signer: devWallet.address,
+        privateKey: devWallet.privateKey,
+        body: transferTo(alice.address, BigInt(b + 1)),
+      });
+      await a.chain.produceBlock(devWallet.privateKey);
+    }
+    const blocks: Uint8Array[] = [];
+    for (let h = 1; h <= 6; h++) blocks.push((await a.chain.getBlockBytes(h))!);
+
+    const b = await openTempChain({ verifyThreads: 1 });
+    cleanups.push(b.cleanup);
+    await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
+    expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+
+    // The last block signed by a key that is not the producer's: refused even when queued.
+    const c = await openTempChain({ verifyThreads: 1 });
+    cleanups.push(c.cleanup);
+    const last = decodeBlock(blocks[5]!, nativeHashes);
+    const signature = nativeSecp256k1.sign(
+      blockSigningHash(genesisHash(createDevGenesis()), last.headerBytes, nativeHashes),
+      testWallet('not the producer').privateKey,
+    );
+    const results = await Promise.allSettled([
+      ...blocks.slice(0, 5).map((bytes) => c.chain.importBlock(bytes)),
+      c.chain.importBlock(encodeBlock(last.headerBytes, signature, last.operations)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      ...Array<string>(5).fill('fulfilled'),
+      'rejected',
+    ]);
+    expect((results[5] as PromiseRejectedResult).reason).toMatchObject({
+      reason: 'BAD_BLOCK_SIGNATURE',
+    });
+    expect(c.chain.blockCount()).toBe(6);
   });
 
   it('imports a queue of blocks checked ahead, and refuses the one with a bad signature', async () => {

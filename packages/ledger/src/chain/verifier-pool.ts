@@ -351,9 +351,14 @@ export class VerifierPool {
    * Starts verifying on the worker threads only (the calling thread goes on with other work);
    * `settle()` brings the calling thread in and resolves with one boolean per item.
    */
-  background(items: readonly VerifyItem[]): BackgroundVerification {
-    const job = this.submit(items);
+  background(items: readonly VerifyItem[], split?: VerifySplit): BackgroundVerification {
+    const job = this.submit(items, split);
     return { settle: () => this.help(job) };
+  }
+
+  /** True when worker threads verify (started now if they were not yet). */
+  get hasWorkers(): boolean {
+    return this.start();
   }
 
   async close(): Promise<void> {
@@ -373,17 +378,29 @@ export interface AheadContext {
   itemOf(operation: Uint8Array): VerifyItem | null;
 }
 
+/** What a block queued for import had verified ahead (see verifyBlockAhead). */
+export interface VerifiedAhead {
+  /** `verifiedKeys[i]`: the key operation i's signature verified against. */
+  readonly verifiedKeys: (Uint8Array | undefined)[];
+  /** The key the block's producer signature verified against. */
+  producerKey?: Uint8Array;
+}
+
 /**
  * Starts checking the signatures of a block queued for import on the worker threads, while the
- * blocks before it apply; `settle()` records in `verifiedKeys[i]` the key operation i verified
- * against, where the block's own check then finds it. The operations are not decoded here (a
- * decoded operation kept for blocks would outlive the collector's young generation): their
- * headers say the signer. A recorded key counts only when it is the key the operation needs when
- * it applies, so nothing here can make a block pass that the full check would refuse.
+ * blocks before it apply: its operations' and, when `producer` is given, the producer's signature
+ * of the block. `settle()` records the keys they verified against in `ahead`, where the block's own
+ * check then finds them. The operations are not decoded here (a decoded operation kept for blocks
+ * would outlive the collector's young generation): their headers say the signer. A recorded key
+ * counts only when it is the key needed when the block applies, so nothing here can make a block
+ * pass that the full check would refuse. A small block goes to the workers too (a sync of blocks of
+ * a few operations would otherwise verify all on the thread that applies them), unless there are
+ * none: the calling thread verifies it when it applies.
  */
 export function verifyBlockAhead(
   operations: readonly Uint8Array[],
-  verifiedKeys: (Uint8Array | undefined)[],
+  producer: VerifyItem | null,
+  ahead: VerifiedAhead,
   ctx: AheadContext,
 ): { settle(): Promise<void> } {
   const items: VerifyItem[] = [];
@@ -394,15 +411,19 @@ export function verifyBlockAhead(
     items.push(item);
     positions.push(i);
   }
-  if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
-  const verification = ctx.pool.background(items);
+  if (producer !== null) items.push(producer);
+  if (items.length === 0 || (items.length < PARALLEL_THRESHOLD && !ctx.pool.hasWorkers)) {
+    return NOTHING_AHEAD;
+  }
+  const verification = ctx.pool.background(items, { parallelFrom: 1 });
   const keys = items.map((item) => item.publicKey);
   return {
     async settle() {
       const results = await verification.settle();
-      for (let j = 0; j < keys.length; j++) {
-        if (results[j]) verifiedKeys[positions[j]!] = keys[j];
+      for (let j = 0; j < positions.length; j++) {
+        if (results[j]) ahead.verifiedKeys[positions[j]!] = keys[j];
       }
+      if (producer !== null && results[positions.length]) ahead.producerKey = producer.publicKey;
     },
   };
 }
