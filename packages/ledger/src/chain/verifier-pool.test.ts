@@ -13,6 +13,7 @@ import { createRegistry } from '../operation/ledger-registry';
 import { decodeOperation, operationSigningHash } from '../operation/operation';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
 import {
+  type AheadContext,
   type VerifiedAhead,
   VerifierPool,
   type VerifyItem,
@@ -209,7 +210,7 @@ describe('VerifierPool', () => {
       publicKey: devWallet.publicKey,
     };
 
-    await verifyBlockAhead(operations, producer, ahead, {
+    const ctx: AheadContext = {
       pool,
       // Operation 5's key is not known yet (say, an activation earlier in the queue): left alone.
       itemOf: (operation) =>
@@ -224,7 +225,8 @@ describe('VerifierPool', () => {
               ),
               publicKey: devWallet.publicKey,
             },
-    }).settle();
+    };
+    await verifyBlockAhead(operations, producer, ahead, ctx).settle();
 
     expect(verifiedKeys.filter((key) => key === devWallet.publicKey)).toHaveLength(198);
     expect(verifiedKeys[17]).toBeUndefined();
@@ -234,12 +236,12 @@ describe('VerifierPool', () => {
     // A producer signature that does not verify records no key.
     const forgedProducer = { ...producer, signature: Uint8Array.from(producer.signature) };
     forgedProducer.signature[10]! ^= 1;
-    const again: VerifiedAhead = { verifiedKeys: [] };
-    await verifyBlockAhead([], forgedProducer, again, { pool, itemOf: () => null }).settle();
+    const again: VerifiedAhead = { verifiedKeys: new Array(operations.length) };
+    await verifyBlockAhead(operations, forgedProducer, again, ctx).settle();
     expect(again.producerKey).toBeUndefined();
   });
 
-  it('imports a queue of one-operation blocks checked ahead, and refuses a forged producer signature', async () => {
+  it('imports a queue of one-operation blocks, and refuses a forged producer signature even when queued', async () => {
     const a = await openTempChain();
     cleanups.push(a.cleanup);
     const alice = testWallet('alice small blocks');
