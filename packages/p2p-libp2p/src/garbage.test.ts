@@ -88,6 +88,34 @@ describe('garbage', () => {
     await honestStillServed(victim, honest);
   });
 
+  it('a message cut short because the connection went away is no fault (the peer stopped or crashed)', async () => {
+    const truncated: string[] = [];
+    const log = {
+      debug() {},
+      info() {},
+      warn(details: { offence?: string; peer?: string }, message: string) {
+        if (message === 'peer misbehaved') truncated.push(`${details.peer} ${details.offence}`);
+      },
+    };
+    const victim = await fixture.peer('127.0.0.57', { log });
+    await victim.p2p.start();
+    const cutShort = async (ip: string, end: 'stream' | 'connection') => {
+      const { connection } = await connectedHostile(ip, victim);
+      const stream = await connection.newStream(HELLO_PROTOCOL);
+      stream.send(frameHeader(100));
+      stream.send(new Uint8Array(10));
+      if (end === 'stream') await stream.close();
+      else await connection.close();
+    };
+    // The connection closed mid-message, as when a node is killed: not scored.
+    await cutShort('127.0.0.58', 'connection');
+    // The stream ended mid-message on a connection that stays: scored, as before.
+    await cutShort('127.0.0.59', 'stream');
+    await waitUntil('the cut-short stream to be scored', () => truncated.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(truncated).toEqual(['127.0.0.59 truncated']);
+  });
+
   it('arbitrary bytes on any protocol stream never stop the node serving an honest peer', async () => {
     const { victim, honest } = await victimWithHonestPeer('127.0.0.54', '127.0.0.55');
     const protocols = [HELLO_PROTOCOL, BLOCKS_PROTOCOL, MEMPOOL_PROTOCOL, PEERS_PROTOCOL];

@@ -51,12 +51,14 @@ export class PeerDiscipline {
 
   onProtocolError(peer: PeerState, error: unknown, what: string): void {
     const offence = framingOffence(error);
-    // A message cut short as a duplicate connection closes is no fault of the peer.
+    // A message cut short as a duplicate connection closes, or as the connection goes away (the
+    // peer stopped or crashed: the network lab's killed producer), is no fault of the peer.
     const kept = this.ctx.peers.kept(peer.peerId);
     const onDuplicate = kept !== undefined && kept !== peer;
+    const connectionGone = peer.connection.status !== 'open';
     if (offence === 'oversized') {
       this.misbehaved(peer, 'oversized', ErrorCode.INVALID_DATA, `oversized ${what} message`);
-    } else if (offence === 'truncated' && !onDuplicate) {
+    } else if (offence === 'truncated' && !onDuplicate && !connectionGone) {
       this.misbehaved(peer, 'truncated', ErrorCode.INVALID_DATA, `${what} message cut short`);
     } else if (offence === 'garbage') {
       this.misbehaved(peer, 'garbage', ErrorCode.INVALID_DATA, `malformed ${what} message`);

@@ -288,9 +288,7 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
   const seconds =
     syncStart !== undefined && syncedAt !== undefined ? (syncedAt - syncStart) / 1000 : undefined;
   const secondsFromNetworking =
-    networking !== undefined && syncedAt !== undefined
-      ? (syncedAt - networking) / 1000
-      : undefined;
+    networking !== undefined && syncedAt !== undefined ? (syncedAt - networking) / 1000 : undefined;
   const rate = seconds ? Math.round(target / seconds) : null;
   const system = summarize(ctx.system.between(startedAt, syncedAt ?? Date.now()));
   // The ceiling: this process imports the same blocks right after the sync, on the machine as it
