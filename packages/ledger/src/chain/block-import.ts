@@ -60,7 +60,7 @@ function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<vo
   }
   const ahead: AheadBlock = { block, verifiedKeys: new Array(block.operations.length) };
   core.decodedAhead.set(bytes, ahead);
-  return verifyBlockAhead(block.operations, producerCheckOf(core, block), ahead, {
+  return verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
     pool: core.verifier,
     itemOf: (operation) => aheadCheckOf(core, operation),
   });

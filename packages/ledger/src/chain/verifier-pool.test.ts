@@ -226,7 +226,7 @@ describe('VerifierPool', () => {
               publicKey: devWallet.publicKey,
             },
     };
-    await verifyBlockAhead(operations, producer, ahead, ctx).settle();
+    await verifyBlockAhead(operations, () => producer, ahead, ctx).settle();
 
     expect(verifiedKeys.filter((key) => key === devWallet.publicKey)).toHaveLength(198);
     expect(verifiedKeys[17]).toBeUndefined();
@@ -237,7 +237,7 @@ describe('VerifierPool', () => {
     const forgedProducer = { ...producer, signature: Uint8Array.from(producer.signature) };
     forgedProducer.signature[10]! ^= 1;
     const again: VerifiedAhead = { verifiedKeys: new Array(operations.length) };
-    await verifyBlockAhead(operations, forgedProducer, again, ctx).settle();
+    await verifyBlockAhead(operations, () => forgedProducer, again, ctx).settle();
     expect(again.producerKey).toBeUndefined();
   });
 

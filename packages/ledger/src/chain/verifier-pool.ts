@@ -395,7 +395,7 @@ export interface VerifiedAhead {
  */
 export function verifyBlockAhead(
   operations: readonly Uint8Array[],
-  producer: VerifyItem | null,
+  producerOf: () => VerifyItem | null,
   ahead: VerifiedAhead,
   ctx: AheadContext,
 ): { settle(): Promise<void> } {
@@ -407,8 +407,9 @@ export function verifyBlockAhead(
     items.push(item);
     positions.push(i);
   }
+  if (items.length + 1 < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
+  const producer = producerOf();
   if (producer !== null) items.push(producer);
-  if (items.length < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
   const verification = ctx.pool.background(items);
   const keys = items.map((item) => item.publicKey);
   return {
