@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { heapLimits, nodePlacement, userSizedHeap } from './heap-budget';
+import { heapLimits, nodePlacement, userSizedHeap, YOUNG_GENERATION_MB } from './heap-budget';
 
 const FIXTURE = fileURLToPath(new URL('./testing/heap-budget-fixture.ts', import.meta.url));
 const LAUNCHER = fileURLToPath(new URL('./testing/launcher-fixture.ts', import.meta.url));
@@ -63,8 +63,11 @@ describe('where the node runs', () => {
     expect(userSizedHeap([], '--max-old-space-size-x=1')).toBe(false);
   });
 
-  it('gives the worker the budget as its old generation', () => {
-    expect(heapLimits(256)).toEqual({ maxOldGenerationSizeMb: 256 });
+  it('gives the worker the budget as its old generation and a capped young one', () => {
+    expect(heapLimits(256)).toEqual({
+      maxOldGenerationSizeMb: 256,
+      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+    });
   });
 });
 
@@ -73,9 +76,9 @@ describe('the budget thread, in a real process', () => {
     const run = runFixture(['64', 'report']);
     const where = await report(run);
     expect(where.isMainThread).toBe(false);
-    // V8's limit is the old generation plus the young one (at most 48 MB by default).
+    // V8's limit is the old generation plus the young one (capped, V8 would take up to 48 MB).
     expect(where.limitMb).toBeGreaterThanOrEqual(64);
-    expect(where.limitMb).toBeLessThanOrEqual(64 + 64);
+    expect(where.limitMb).toBeLessThanOrEqual(64 + YOUNG_GENERATION_MB);
     run.child.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 7, signal: null });
     expect(run.stdout()).toContain('stopping\n');
@@ -133,7 +136,7 @@ describe('the launcher, in a real process', () => {
     expect(lines).toHaveLength(3);
     const limitMb = Number(lines[2]!.split(' ').at(-1));
     expect(limitMb).toBeGreaterThanOrEqual(64);
-    expect(limitMb).toBeLessThanOrEqual(64 + 64);
+    expect(limitMb).toBeLessThanOrEqual(64 + YOUNG_GENERATION_MB);
   }, 30_000);
 
   it('runs start without a budget, and every other command, on the main thread', async () => {
