@@ -188,7 +188,8 @@ export function placeCommand(): void {
  * arguments on a worker thread under the budget and exits with the worker's exit code: it resolves
  * true only in the sense that the node ran elsewhere (the process exits first). On that worker it
  * makes relayed signals reach `process.on(signal)` listeners and resolves false, as it does when
- * the node runs on the main thread.
+ * the node runs on the main thread. On the placement thread it reports where the node goes and
+ * ends that thread (launchCli then starts the budget thread, or loads the CLI on the main thread).
  */
 export async function runOnBudgetThread(maxHeapMb: number, script: string | URL): Promise<boolean> {
   if (isPlacementWorker(workerData) && !isMainThread) {
