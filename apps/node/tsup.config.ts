@@ -25,6 +25,6 @@ export const EXPLORER_BUNDLE: Options = {
 
 export default defineConfig([
   // The explorer bundle is built beside this one at the same time: its clean leaves it alone.
-  packageOptions(['src/index.ts', 'src/cli.ts'], { clean: ['!explorer/**'] }),
+  packageOptions(['src/index.ts', 'src/cli.ts', 'src/launcher.ts'], { clean: ['!explorer/**'] }),
   EXPLORER_BUNDLE,
 ]);

@@ -8,7 +8,7 @@ import { devnetCommand } from './commands/devnet';
 import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
 import { watchCommand } from './commands/watch';
-import { runOnBudgetThread } from './heap-budget';
+import { adoptMainTerminal, placeCommand, runOnBudgetThread } from './heap-budget';
 import { createNodeLogger, LOG_MODULES, type Logger, parseLogLevels } from './logger';
 import { DEFAULT_NODE_OPTIONS, type NodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
@@ -311,6 +311,7 @@ function ignoreUnknownEnvVariables(argv: Arguments, cli: DeclaredOptions): void 
   }
 }
 
+adoptMainTerminal();
 // One instance throughout: yargs resets it for the chosen command and runs that command's builder
 // on it, so while the middleware runs its options are the command's.
 const cli = yargs(hideBin(process.argv));
@@ -319,6 +320,10 @@ await cli
   .usage('$0 <command> [options]')
   .env(ENV_PREFIX)
   .middleware((argv) => ignoreUnknownEnvVariables(argv, cli as unknown as DeclaredOptions), true)
+  // On the placement thread (heap-budget.ts) only `start` runs, to say where the node goes.
+  .middleware((argv) => {
+    if (argv._[0] !== 'start') placeCommand();
+  })
   .config('config', 'JSON config file with the same keys as the flags')
   .command(
     'start',

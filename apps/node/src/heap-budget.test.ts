@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { heapLimits, nodePlacement, userSizedHeap } from './heap-budget';
+import { heapLimits, nodePlacement, userSizedHeap, YOUNG_GENERATION_MB } from './heap-budget';
 
 const FIXTURE = fileURLToPath(new URL('./testing/heap-budget-fixture.ts', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('./testing/launcher-fixture.ts', import.meta.url));
 
 interface Run {
   child: ChildProcess;
@@ -13,9 +14,9 @@ interface Run {
 }
 
 /** The fixture in a real process (TypeScript through tsx, which its worker inherits). */
-function runFixture(args: string[], env: Record<string, string> = {}): Run {
+function runFixture(args: string[], env: Record<string, string> = {}, fixture = FIXTURE): Run {
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, ...args], {
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -62,8 +63,11 @@ describe('where the node runs', () => {
     expect(userSizedHeap([], '--max-old-space-size-x=1')).toBe(false);
   });
 
-  it('gives the worker the budget as its old generation', () => {
-    expect(heapLimits(256)).toEqual({ maxOldGenerationSizeMb: 256 });
+  it('gives the worker the budget as its old generation and a capped young one', () => {
+    expect(heapLimits(256)).toEqual({
+      maxOldGenerationSizeMb: 256,
+      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+    });
   });
 });
 
@@ -72,9 +76,9 @@ describe('the budget thread, in a real process', () => {
     const run = runFixture(['64', 'report']);
     const where = await report(run);
     expect(where.isMainThread).toBe(false);
-    // V8's limit is the old generation plus the young one (at most 48 MB by default).
+    // V8's limit is the old generation plus the young one (capped, V8 would take up to 48 MB).
     expect(where.limitMb).toBeGreaterThanOrEqual(64);
-    expect(where.limitMb).toBeLessThanOrEqual(64 + 64);
+    expect(where.limitMb).toBeLessThanOrEqual(64 + YOUNG_GENERATION_MB);
     run.child.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 7, signal: null });
     expect(run.stdout()).toContain('stopping\n');
@@ -111,5 +115,50 @@ describe('the budget thread, in a real process', () => {
     const run = runFixture(['16', 'fill']);
     expect((await run.exited).code).toBe(1);
     expect(run.stderr()).toMatch(/needs more than its heap budget of 16 MB.*--max-heap-mb/);
+  }, 30_000);
+});
+
+describe('the launcher, in a real process', () => {
+  const launch = async (args: string[]) => {
+    const run = runFixture(args, {}, LAUNCHER);
+    const { code } = await run.exited;
+    return { code, lines: run.stdout().trim().split('\n'), stderr: run.stderr() };
+  };
+
+  it('starts the budget thread from a main thread that never loads the CLI', async () => {
+    const { code, lines } = await launch(['start', '64']);
+    expect(code).toBe(0);
+    expect(lines.slice(0, 3)).toEqual([
+      'loaded on placement',
+      'loaded on budget',
+      expect.stringMatching(/^start ran on budget, limit \d+$/),
+    ]);
+    expect(lines).toHaveLength(3);
+    const limitMb = Number(lines[2]!.split(' ').at(-1));
+    expect(limitMb).toBeGreaterThanOrEqual(64);
+    expect(limitMb).toBeLessThanOrEqual(64 + YOUNG_GENERATION_MB);
+  }, 30_000);
+
+  it('runs start without a budget, and every other command, on the main thread', async () => {
+    expect((await launch(['start', '0'])).lines).toEqual([
+      'loaded on placement',
+      'loaded on main',
+      expect.stringMatching(/^start ran on main, limit \d+$/),
+    ]);
+    // A command line without `start` in it is not parsed twice.
+    expect((await launch(['call', '1'])).lines).toEqual(['loaded on main', 'call ran on main']);
+    // `start` as an argument of another command: that command still runs on the main thread.
+    expect((await launch(['init', 'start'])).lines).toEqual([
+      'loaded on placement',
+      'loaded on main',
+      'init ran on main',
+    ]);
+  }, 30_000);
+
+  it("ends with the placement thread's output and exit code when it refuses the arguments", async () => {
+    const { code, lines, stderr } = await launch(['start', 'bad']);
+    expect(code).toBe(2);
+    expect(lines).toEqual(['loaded on placement']);
+    expect(stderr).toContain('refused: bad budget');
   }, 30_000);
 });

@@ -12,6 +12,13 @@
  * pid a supervisor or test holds is the node's (SIGKILL kills the node, nothing is orphaned still
  * holding the data directory, RSS read by pid is the node's). The second isolate costs ~15 MB of
  * RSS at rest; a second process would cost a whole Node runtime (~40 MB).
+ *
+ * The main thread stays bare while the node runs (`launchCli`, the executable's entry): which
+ * thread runs `start`, under which budget, only the CLI's own parsing can say (flags, CHAIN_*
+ * variables, a --config file), and the modules that parsing loads (yargs, the catalogue, the other
+ * commands: ~15 MB) would stay loaded for good on the thread that loaded them. So a command line
+ * that may be `start` is parsed first on a placement thread that only reports where the node goes
+ * and exits, taking its modules with it.
  */
 import {
   isMainThread,
@@ -29,6 +36,19 @@ interface BudgetWorkerData {
   chainNodeHeapBudget: true;
   stdoutIsTTY: boolean;
 }
+
+/** What the placement thread's workerData carries (and how the worker knows it is one). */
+interface PlacementWorkerData {
+  chainNodePlacement: true;
+  stdoutIsTTY: boolean;
+  /** The terminal's width, for the help text the placement thread may print. */
+  columns: number | undefined;
+}
+
+/** The placement thread's one message: where the command runs, and the node's budget. */
+export type PlacementReport =
+  | { placement: 'budget-thread'; maxHeapMb: number }
+  | { placement: 'main-thread' };
 
 interface SignalMessage {
   signal: (typeof RELAYED_SIGNALS)[number];
@@ -60,9 +80,17 @@ export function nodePlacement(input: {
   return userSizedHeap(input.execArgv, input.nodeOptions) ? 'here' : 'budget-thread';
 }
 
-/** The worker's isolate limits: the old generation is the budget; V8 sizes the young one. */
+/**
+ * The budget thread's young generation: semispaces of 8 MB (V8 takes a third of it for each of the
+ * two and rounds to a power of two) instead of V8's 16 MB. Under a write load both grow to their
+ * most and stay resident, so this takes 16 MB off the node's RSS for about 2-7% more CPU per sendTo
+ * (more frequent scavenges; docs/performance.md, "RSS").
+ */
+export const YOUNG_GENERATION_MB = 24;
+
+/** The worker's isolate limits: the old generation is the budget, the young one is capped. */
 export function heapLimits(maxHeapMb: number): ResourceLimits {
-  return { maxOldGenerationSizeMb: maxHeapMb };
+  return { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
 }
 
 function isBudgetWorker(data: unknown): data is BudgetWorkerData {
@@ -73,14 +101,108 @@ function isBudgetWorker(data: unknown): data is BudgetWorkerData {
   );
 }
 
+function isPlacementWorker(data: unknown): data is PlacementWorkerData {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    (data as PlacementWorkerData).chainNodePlacement === true
+  );
+}
+
+/** True on the placement thread: the CLI there parses and reports, it runs no command. */
+export function onPlacementThread(): boolean {
+  return !isMainThread && isPlacementWorker(workerData);
+}
+
+/**
+ * Call before the CLI parses: on the placement thread, its stdout looks like the main thread's
+ * (a terminal, that wide), so the help and errors it prints read as the main thread's would.
+ */
+export function adoptMainTerminal(): void {
+  if (isMainThread || !isPlacementWorker(workerData)) return;
+  if (workerData.stdoutIsTTY) Object.defineProperty(process.stdout, 'isTTY', { value: true });
+  if (workerData.columns !== undefined) {
+    Object.defineProperty(process.stdout, 'columns', { value: workerData.columns });
+  }
+}
+
+/**
+ * The CLI's entry on the main thread. A command line without `start` in it runs here as before
+ * (`call`, `init`: one isolate, nothing else). One with it is parsed first on a placement thread
+ * (the CLI at `cli`, which calls runOnBudgetThread in `start` and placeCommand for the others):
+ * the node then runs on a budget thread started from this bare main thread, or, without a budget
+ * or for another command, the CLI is loaded here. Help, version and refused arguments are printed
+ * by the placement thread, and its exit code is the process's.
+ */
+export async function launchCli(cli: URL, argv: readonly string[]): Promise<void> {
+  if (!argv.includes('start')) {
+    await import(cli.href);
+    return;
+  }
+  const { report, code } = await runPlacementWorker(cli, argv);
+  if (report === undefined) process.exit(code);
+  if (report.placement === 'budget-thread') process.exit(await runWorker(report.maxHeapMb, cli));
+  await import(cli.href);
+}
+
+function runPlacementWorker(
+  cli: URL,
+  argv: readonly string[],
+): Promise<{ report: PlacementReport | undefined; code: number }> {
+  const data: PlacementWorkerData = {
+    chainNodePlacement: true,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    columns: process.stdout.columns,
+  };
+  const worker = new Worker(cli, { argv: [...argv], workerData: data });
+  let report: PlacementReport | undefined;
+  let failed = false;
+  worker.on('message', (message: PlacementReport) => {
+    report = message;
+  });
+  worker.on('error', (error: Error) => {
+    failed = true;
+    process.stderr.write(`${error.stack ?? String(error)}\n`);
+  });
+  return new Promise((resolve) =>
+    worker.on('exit', (code) => resolve({ report, code: failed && code === 0 ? 1 : code })),
+  );
+}
+
+/** On the placement thread: reports where the command runs and ends the thread. */
+function reportPlacement(report: PlacementReport): never {
+  parentPort!.postMessage(report);
+  process.exit(0);
+}
+
+/**
+ * Called by the CLI before any command other than `start` runs: on the placement thread it runs
+ * none (the main thread runs it, as it would have without a placement thread); elsewhere nothing.
+ */
+export function placeCommand(): void {
+  if (onPlacementThread()) reportPlacement({ placement: 'main-thread' });
+}
+
 /**
  * Call first in `start`. On the main thread with a budget, runs `script` (this CLI) with the same
  * arguments on a worker thread under the budget and exits with the worker's exit code: it resolves
  * true only in the sense that the node ran elsewhere (the process exits first). On that worker it
  * makes relayed signals reach `process.on(signal)` listeners and resolves false, as it does when
- * the node runs on the main thread.
+ * the node runs on the main thread. On the placement thread it reports where the node goes and
+ * ends that thread (launchCli then starts the budget thread, or loads the CLI on the main thread).
  */
 export async function runOnBudgetThread(maxHeapMb: number, script: string | URL): Promise<boolean> {
+  if (isPlacementWorker(workerData) && !isMainThread) {
+    const placement = nodePlacement({
+      maxHeapMb,
+      isMainThread: true,
+      execArgv: process.execArgv,
+      nodeOptions: process.env.NODE_OPTIONS,
+    });
+    reportPlacement(
+      placement === 'budget-thread' ? { placement, maxHeapMb } : { placement: 'main-thread' },
+    );
+  }
   if (!isMainThread) {
     if (isBudgetWorker(workerData)) receiveRelayedSignals(workerData);
     return false;

@@ -205,6 +205,10 @@ export async function commitBlock(
       if (key !== undefined) core.sigCache.add(ops[i]!.digestHex, key);
     });
   }
+  core.sigCache.mined(
+    height,
+    ops.map((op) => op.digestHex),
+  );
   const info = blockInfoOf(core, loaded);
   core.notifyBlock(info, origin, () =>
     ops.map((op, index) => presentMined(core, loaded, op, index)),

@@ -101,6 +101,7 @@ export class ChainCore {
     this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
     this.sigCache = new SignatureCache(
       options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
+      options.signatureCacheDepth ?? DEFAULT_CHAIN_OPTIONS.signatureCacheDepth,
     );
     this.blockCache = new BlockCache(
       options.blockCacheOperations ?? DEFAULT_CHAIN_OPTIONS.blockCacheOperations,

@@ -20,6 +20,12 @@ export interface ChainOptions {
   /** Verified signatures remembered (so block import does not verify them again). */
   signatureCacheSize?: number;
   /**
+   * Blocks deep a mined operation's verified signature is remembered (for a reorganisation that
+   * returns it to the mempool); deeper ones are forgotten, so the cache stays near the mempool's
+   * size.
+   */
+  signatureCacheDepth?: number;
+  /**
    * Most operations the recent blocks kept decoded may hold together (a decoded operation costs
    * about 1 KB; the newest block is kept whatever its size), beside their count of at most 32.
    */
@@ -38,6 +44,7 @@ export interface ChainOptions {
 export const DEFAULT_CHAIN_OPTIONS = {
   maxPending: 200_000,
   signatureCacheSize: 262_144,
+  signatureCacheDepth: 16,
   blockCacheOperations: 8_192,
   maxRollback: 64,
   maxFutureSeconds: 15,

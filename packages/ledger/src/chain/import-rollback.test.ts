@@ -154,6 +154,43 @@ describe('importBlock', () => {
     expect(counter.verifies - before).toBe(6);
   });
 
+  it('forgets the signatures of a block once it is signatureCacheDepth deep: a deeper rollback verifies them again', async () => {
+    const a = await tempChain();
+    await fundAndActivate(a, alice, 50n * COIN);
+    for (let i = 0; i < 5; i++) {
+      await a.signAndSubmit({
+        optype: 2,
+        signer: alice.address,
+        privateKey: alice.privateKey,
+        body: transferTo(bob.address, BigInt(i + 1)),
+      });
+    }
+    await a.produceBlock(devWallet.privateKey);
+    const fundedHeight = a.blockCount() - 2;
+    for (const amount of [7n, 8n]) {
+      await a.signAndSubmit({
+        optype: 2,
+        signer: devWallet.address,
+        privateKey: devWallet.privateKey,
+        body: transferTo(carol.address, amount),
+      });
+      await a.produceBlock(devWallet.privateKey);
+    }
+    // The five transfers' block is two deep once the two after it are in: depth 2 forgets it.
+    const reverified = async (signatureCacheDepth?: number) => {
+      const { counter, secp256k1 } = countingSecp();
+      const t = await openTempChain({ secp256k1, signatureCacheDepth });
+      cleanups.push(t.cleanup);
+      await copyBlocks(a, t.chain);
+      const before = counter.verifies;
+      await t.chain.rollback(fundedHeight);
+      expect(t.chain.pendingCount()).toBe(7);
+      return counter.verifies - before;
+    };
+    expect(await reverified(2)).toBe(5);
+    expect(await reverified()).toBe(0);
+  });
+
   it('replays a chain built on node A on a fresh node B to the same head and state', async () => {
     const a = await tempChain();
     await buildHistory(a);

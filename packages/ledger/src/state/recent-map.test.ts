@@ -32,4 +32,17 @@ describe('RecentMap', () => {
     map.clear();
     expect(map.get(999)).toBeUndefined();
   });
+
+  it('forgets a deleted key, also one set again after its generation turned', () => {
+    const map = new RecentMap<number, number>(4);
+    map.set(1, 1);
+    map.set(2, 2);
+    map.set(3, 3); // turns: 1 and 2 are the previous generation
+    map.set(1, 10); // 1 in both generations now
+    map.delete(1);
+    map.delete(3);
+    expect(map.get(1)).toBeUndefined();
+    expect(map.get(3)).toBeUndefined();
+    expect(map.get(2)).toBe(2);
+  });
 });

@@ -26,6 +26,12 @@ export class RecentMap<K, V> {
     this.current.set(key, value);
   }
 
+  /** Forgets `key` (from both generations: one set again after a turn is in both). */
+  delete(key: K): void {
+    this.current.delete(key);
+    this.previous.delete(key);
+  }
+
   clear(): void {
     this.current = new Map();
     this.previous = new Map();

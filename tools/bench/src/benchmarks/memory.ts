@@ -8,8 +8,9 @@
  *    sendToken: 100,000 token holders beside the 100,000 accounts.
  *
  * Each phase's figure is its largest RSS sample from its first call until its operations are all
- * mined, against the 400 MB bound. The checks afterwards (every acknowledged operation mined, read
- * block by block) are sampled apart and logged. Opt-in (`--only memory`): it takes several minutes.
+ * mined, against the 300 MB bound (issue 20 item 5; issue 8 asked 400). The checks afterwards (every
+ * acknowledged operation mined, read block by block) are sampled apart and logged. Opt-in
+ * (`--only memory`): it takes several minutes.
  */
 import {
   type BenchContext,
@@ -32,7 +33,7 @@ import {
   sendToUntilDrained,
 } from './sendto-throughput.js';
 
-export const RSS_BOUND_MB = 400;
+export const RSS_BOUND_MB = 300;
 
 /** How much goes through the node: the issue's figures by default, less in the unit test. */
 export interface MemoryScale {
@@ -235,7 +236,7 @@ export async function measureMemory(ctx: BenchContext, scale: MemoryScale): Prom
         value: peak.maxBytes / MB,
         unit: 'MB',
         ceiling: RSS_BOUND_MB,
-        ceilingName: 'bound of issue 8',
+        ceilingName: 'bound of issue 20',
         target: 1,
         higherIsBetter: false,
       });
