@@ -183,6 +183,8 @@ export interface BlockSyncOptions {
   maxRollback?: number;
   /** Pause before asking a peer again after it failed or misled. */
   retryMs?: number;
+  /** The importer's wait on a range that makes its peer stalled (RangePipeline's STALL_MS). */
+  stallMs?: number;
 }
 
 /**
@@ -197,6 +199,7 @@ export class BlockSync {
   private readonly batchBlocks: number;
   private readonly maxRollback: number;
   private readonly retryMs: number;
+  private readonly stallMs: number | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -210,6 +213,7 @@ export class BlockSync {
     this.batchBlocks = options.batchBlocks ?? LIMITS.syncBatchBlocks;
     this.maxRollback = options.maxRollback ?? 64;
     this.retryMs = options.retryMs ?? 5000;
+    this.stallMs = options.stallMs;
     this.startingBlock = this.chain.head().height;
   }
 
@@ -363,6 +367,7 @@ export class BlockSync {
           hooks: this.hooks,
           batchBlocks: this.batchBlocks,
           windowBlocks: this.batchBlocks,
+          stallMs: this.stallMs,
           stopped: () => this.stopped,
           invalidBlock: (p, error) => this.invalidBlock(p, error),
         });

@@ -41,9 +41,31 @@ export interface RangePipelineOptions {
   batchBlocks: number;
   /** Received blocks waiting for import before the next range is asked (the memory bound). */
   windowBlocks: number;
+  /**
+   * A range stalls when the importer has waited this long for its next block: its peer is left
+   * for another (default STALL_MS).
+   */
+  stallMs?: number;
+  /** How long a peer that stalled a range is not asked again (default STALLED_PEER_AVOID_MS). */
+  stalledAvoidMs?: number;
   stopped(): boolean;
   /** Scores the peer when `error` says its block is invalid; true when it did. */
   invalidBlock(peer: SyncPeer, error: unknown): boolean;
+}
+
+/**
+ * The importer's wait that marks a range as stalled. Above the gaps of a healthy peer's transfer
+ * (a round trip of a slow-starting connection), far below the seconds a peer on a thin link takes
+ * for a range (1,000 small blocks at 1 Mbit/s: 2 s, while the import takes a quarter of that).
+ */
+export const STALL_MS = 500;
+/** A peer that stalled a range is left alone for the rest of a sync of this kind. */
+export const STALLED_PEER_AVOID_MS = 60_000;
+
+/** Where a range starts: the block it follows. */
+interface RangeStart {
+  readonly height: number;
+  readonly hash: Uint8Array;
 }
 
 /**
@@ -53,6 +75,8 @@ export interface RangePipelineOptions {
 class BlockQueue {
   private readonly blocks: ReceivedBlock[] = [];
   private closed = false;
+  /** When the reader began waiting on an empty queue; undefined while it is not waiting. */
+  private starvedSince: number | undefined;
   private wakeReader: (() => void) | undefined;
   private wakeWriter: (() => void) | undefined;
 
@@ -62,7 +86,13 @@ class BlockQueue {
 
   push(block: ReceivedBlock): void {
     this.blocks.push(block);
+    this.starvedSince = undefined;
     this.notifyReader();
+  }
+
+  /** How long the reader has waited on an empty queue (0 when it is not waiting). */
+  starvedFor(now: number): number {
+    return this.starvedSince === undefined ? 0 : now - this.starvedSince;
   }
 
   /** No more blocks: the reader gets the rest, then undefined. */
@@ -80,6 +110,7 @@ class BlockQueue {
   async next(): Promise<ReceivedBlock | undefined> {
     while (this.blocks.length === 0) {
       if (this.closed) return undefined;
+      this.starvedSince ??= Date.now();
       await new Promise<void>((resolve) => {
         this.wakeReader = resolve;
       });
@@ -119,8 +150,9 @@ class BlockQueue {
  *   trip and the serving peer's reads are hidden behind the import instead of added to it;
  * - the stream for that request is opened (protocol negotiation, one more round trip) while the
  *   current range is still arriving;
- * - consecutive ranges are asked of different peers when more than one has them (a slow or busy
- *   peer serves only every other range).
+ * - the ranges are asked of one peer while it keeps up; when the importer has waited STALL_MS for
+ *   a range's next block (a peer on a thin link, a busy one), the rest of the range is asked of
+ *   another peer and the stalled one is left alone for a while.
  * A range's request names the previous range's last block, so ranges are asked one after another:
  * asking for several ranges at once would need a request by height, which `/chain/blocks/1` has not.
  */
@@ -128,13 +160,19 @@ export class RangePipeline {
   private readonly queue = new BlockQueue();
   private failed = false;
   private imported = 0;
-  private previousPeer: SyncPeer | undefined;
+  /** The stream a range is being asked or received on, for the stall watchdog. */
+  private active: { peer: SyncPeer; stream: Stream } | undefined;
+  /** The active stream that the watchdog aborted. */
+  private stalled: Stream | undefined;
 
   constructor(private readonly opts: RangePipelineOptions) {}
 
   /** Receives `first` and the ranges after it, imports them; true when any block was imported. */
   async run(first: OpenRange): Promise<boolean> {
     const importing = this.importAll();
+    const stallMs = this.opts.stallMs ?? STALL_MS;
+    const watchdog = setInterval(() => this.checkStall(stallMs), Math.max(10, stallMs / 5));
+    watchdog.unref();
     try {
       await this.receive(first);
     } catch (error) {
@@ -144,6 +182,7 @@ export class RangePipeline {
         'sync pipeline stopped',
       );
     } finally {
+      clearInterval(watchdog);
       this.queue.close();
     }
     await importing;
@@ -154,13 +193,45 @@ export class RangePipeline {
     return this.failed || this.opts.stopped();
   }
 
-  /** Reads each range into the queue and asks the next, until the peers have no more. */
+  /** Aborts the active range's stream when the importer has waited `stallMs` for its blocks. */
+  private checkStall(stallMs: number): void {
+    const active = this.active;
+    if (active === undefined || this.queue.starvedFor(Date.now()) < stallMs) return;
+    this.stalled = active.stream;
+    active.stream.abort(new Error(`no block for ${stallMs} ms: stalled`));
+  }
+
+  /**
+   * After `peer` stalled a range: a stream to another peer for the blocks after `start`, and the
+   * stalled one left alone for a while; the same peer again when no other has them.
+   */
+  private replaceStalled(peer: SyncPeer, start: RangeStart): NextStream | undefined {
+    const other = this.openNext(start.height, peer, peer);
+    this.opts.hooks.log(
+      'info',
+      { peer: peer.ip, after: start.height, next: other?.peer.ip ?? peer.ip },
+      'sync peer stalled a range',
+    );
+    if (other === undefined) return this.openNext(start.height, peer);
+    peer.syncRetryAt = Date.now() + (this.opts.stalledAvoidMs ?? STALLED_PEER_AVOID_MS);
+    return other;
+  }
+
+  /**
+   * Reads each range into the queue and asks the next, until the peers have no more. A range
+   * that stalls is asked again, from its last block received, of another peer.
+   */
   private async receive(first: OpenRange): Promise<void> {
     let range: OpenRange | undefined = first;
+    const firstHash = await this.opts.chain.blockHash(first.after);
+    if (firstHash === undefined) return;
+    let start: RangeStart = { height: first.after, hash: firstHash };
     while (range !== undefined) {
       let next: NextStream | undefined;
       let last: Uint8Array | undefined;
       const rangeStarted = Date.now();
+      this.active = { peer: range.peer, stream: range.stream };
+      let stalled = false;
       try {
         for (let i = 0; i < range.count && !this.over; i++) {
           const bytes = await range.reader.expect(LIMITS.blockBytes);
@@ -171,8 +242,11 @@ export class RangePipeline {
         }
       } catch (error) {
         void next?.stream.then((stream) => stream?.abort(new Error('range failed')));
-        throw error;
+        next = undefined;
+        if (this.stalled !== range.stream) throw error;
+        stalled = true;
       } finally {
+        this.active = undefined;
         range.finish?.();
         // Done with it: the serving peer counts it against its stream limit until it closes.
         if (range.stream.status === 'open') {
@@ -188,38 +262,42 @@ export class RangePipeline {
           ms: Date.now() - rangeStarted,
           queued: this.queue.size,
         },
-        'sync range received',
+        stalled ? 'sync range stalled' : 'sync range received',
       );
+      if (last !== undefined) {
+        const placement = this.opts.chain.inspectBlock(last);
+        start = { height: placement.height, hash: placement.hash };
+      }
+      const peer = range.peer;
       range = undefined;
+      if (stalled) next = this.replaceStalled(peer, start);
       if (next === undefined) continue;
-      if (last !== undefined && !this.over) await this.queue.waitBelow(this.opts.windowBlocks);
-      if (last === undefined || this.over) {
+      if (!stalled && !this.over) await this.queue.waitBelow(this.opts.windowBlocks);
+      if (this.over) {
         void next.stream.then((stream) => stream?.abort(new Error('not needed')));
         continue;
       }
-      range = await this.request(next, last);
+      range = await this.request(next, start);
     }
   }
 
   /**
    * The peer for the range after `height`, and a stream to it opened now: a peer whose tip is
-   * preferred to this node's and beyond `height`, another than `current` when one is.
+   * preferred to this node's and beyond `height`, not one that stalled or failed lately, nor
+   * `exclude`. `current` while it can (a peer that keeps up keeps the sync: rotating put a peer on
+   * a thin link in turn every few ranges), another when it cannot.
    */
-  private openNext(height: number, current: SyncPeer): NextStream | undefined {
+  private openNext(height: number, current: SyncPeer, exclude?: SyncPeer): NextStream | undefined {
     const now = Date.now();
     const head = this.opts.chain.head();
     const candidates: SyncPeer[] = [];
     for (const peer of this.opts.hooks.peers()) {
-      if (peer.head === undefined || peer.syncRetryAt > now) continue;
+      if (peer === exclude || peer.head === undefined || peer.syncRetryAt > now) continue;
       if (peer.head.height <= height || !isPreferredTip(peer.head, head)) continue;
       candidates.push(peer);
     }
     if (candidates.length === 0) return undefined;
-    const peer =
-      candidates.find((p) => p !== current && p !== this.previousPeer) ??
-      candidates.find((p) => p !== current) ??
-      candidates[0]!;
-    this.previousPeer = current;
+    const peer = candidates.includes(current) ? current : candidates[0]!;
     const stream = peer.openStream(BLOCKS_PROTOCOL).catch((error: unknown) => {
       this.opts.hooks.log(
         'debug',
@@ -232,22 +310,23 @@ export class RangePipeline {
   }
 
   /**
-   * Asks `next.peer` for the blocks after `last` (a received block, maybe not imported yet). A peer
-   * that does not answer with them ends the pipeline without blame: its tip may have moved, and the
-   * round after the pipeline asks it from this node's head again (where the faults are judged).
+   * Asks `next.peer` for the blocks after `start` (a received block, maybe not imported yet). A
+   * peer that does not answer with them ends the pipeline without blame: its tip may have moved,
+   * and the round after the pipeline asks it from this node's head again (where the faults are
+   * judged). One that stalls is left for another.
    */
-  private async request(next: NextStream, last: Uint8Array): Promise<OpenRange | undefined> {
+  private async request(next: NextStream, start: RangeStart): Promise<OpenRange | undefined> {
     const stream = await next.stream;
     if (stream === undefined) return undefined;
     const { peer } = next;
-    const placement = this.opts.chain.inspectBlock(last);
-    const after = placement.height;
+    const after = start.height;
     let received = 0;
     const requestBytes = encodeBlocksRequest({
-      locator: [placement.hash],
+      locator: [start.hash],
       maxBlocks: this.opts.batchBlocks,
       maxBytes: LIMITS.syncBatchBytes,
     });
+    this.active = { peer, stream };
     try {
       await writeFrame(stream, requestBytes);
       this.opts.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
@@ -278,7 +357,11 @@ export class RangePipeline {
       );
       if (stream.status === 'open') stream.abort(new Error('range refused'));
       this.opts.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
-      return undefined;
+      if (this.stalled !== stream) return undefined;
+      const other = this.replaceStalled(peer, start);
+      return other === undefined ? undefined : this.request(other, start);
+    } finally {
+      this.active = undefined;
     }
   }
 

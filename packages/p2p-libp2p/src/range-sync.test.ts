@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chain, createChain, createDevGenesis } from '@chain/ledger';
+import type { Stream } from '@libp2p/interface';
 import { streamPair } from '@libp2p/utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlockSync, type SyncPeer, serveBlocks } from './block-sync';
@@ -33,14 +34,18 @@ async function copyBlocks(from: Chain, to: Chain, first: number, last: number): 
   for (let h = first; h <= last; h++) await to.importBlock((await from.getBlockBytes(h))!);
 }
 
-/** A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks. */
-function servingPeer(ip: string, chain: Chain, served: string[]): SyncPeer {
+/**
+ * A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks;
+ * a `slowMs` one sends 64 bytes every `slowMs` (a thin link).
+ */
+function servingPeer(ip: string, chain: Chain, served: string[], slowMs = 0): SyncPeer {
   return {
     ip,
     head: chain.head(),
     syncRetryAt: 0,
     async openStream() {
       const [outbound, inbound] = await streamPair();
+      if (slowMs > 0) thinLink(inbound, slowMs);
       void serveBlocks(chain, inbound, ip, {
         traffic: (_ip, kind) => {
           if (kind === 'GetBlocks') served.push(ip);
@@ -51,8 +56,29 @@ function servingPeer(ip: string, chain: Chain, served: string[]): SyncPeer {
   };
 }
 
+/** Sends what `stream` sends 64 bytes every `ms` (a thin link), and closes it after the last. */
+function thinLink(stream: Stream, ms: number): void {
+  const send = stream.send.bind(stream);
+  const close = stream.close.bind(stream);
+  let sending = Promise.resolve();
+  stream.send = (data) => {
+    const bytes = data.subarray();
+    sending = sending.then(async () => {
+      for (let i = 0; i < bytes.length && stream.status === 'open'; i += 64) {
+        send(bytes.subarray(i, i + 64));
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      }
+    });
+    return true;
+  };
+  stream.close = async (options) => {
+    await sending;
+    if (stream.status === 'open') await close(options);
+  };
+}
+
 describe('pipelined range sync', () => {
-  it('asks for each next range before the one before it is imported, of the peers in turn', async () => {
+  it('asks for each next range before the one before it is imported, of a peer that keeps up', async () => {
     const source = await openChain();
     await growChain(source, BATCH * RANGES);
     const copy = await openChain();
@@ -95,9 +121,50 @@ describe('pipelined range sync', () => {
     headAtRequest.slice(1).forEach((head, i) => {
       expect(head, `request ${i + 2}`).toBeLessThan((i + 1) * BATCH);
     });
-    // Both peers served ranges, in turn.
-    expect(new Set(served)).toEqual(new Set(peers.map((p) => p.ip)));
-    expect(served.slice(0, 4)).toEqual([peers[0]!.ip, peers[1]!.ip, peers[0]!.ip, peers[1]!.ip]);
+    // The first peer kept up: it served every range.
+    expect(served).toEqual(Array(RANGES).fill(peers[0]!.ip));
+  });
+
+  it('asks the rest of a stalled range of another peer, and leaves the stalled one alone', async () => {
+    const source = await openChain();
+    await growChain(source, BATCH * RANGES);
+    const copy = await openChain();
+    await copyBlocks(source, copy, 1, source.head().height);
+    const fresh = await openChain();
+    const served: string[] = [];
+    // The first peer sends 64 bytes every 50 ms; the importer gives up on it after 100 ms.
+    const slow = servingPeer('198.18.0.13', source, served, 50);
+    const fast = servingPeer('198.18.0.14', copy, served);
+    const stalls: string[] = [];
+    const sync = new BlockSync({
+      chain: fresh,
+      batchBlocks: BATCH,
+      stallMs: 100,
+      hooks: {
+        peers: () => [slow, fast],
+        misbehaved: (_peer, _offence, _code, text) => {
+          throw new Error(`a slow peer is no offender: ${text}`);
+        },
+        traffic: () => undefined,
+        log: (_level, details, message) => {
+          if (message === 'sync peer stalled a range') {
+            stalls.push((details as { peer: string }).peer);
+          }
+        },
+      },
+    });
+    sync.trigger();
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
+    expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
+    // The slow peer was asked first (its tip came first), stalled once, and was left alone: the
+    // fast one served the rest.
+    expect(stalls).toEqual([slow.ip]);
+    expect(served[0]).toBe(slow.ip);
+    expect(served.slice(1).every((ip) => ip === fast.ip)).toBe(true);
+    expect(slow.syncRetryAt).toBeGreaterThan(Date.now());
   });
 });
 
