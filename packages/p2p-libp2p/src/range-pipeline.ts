@@ -193,12 +193,33 @@ export class RangePipeline {
     return this.failed || this.opts.stopped();
   }
 
-  /** Aborts the active range's stream when the importer has waited `stallMs` for its blocks. */
+  /**
+   * Aborts the active range's stream when the importer has waited `stallMs` for its blocks and
+   * another peer can take over (the only peer, however slow, is waited for: asking it again would
+   * throw away the block it is sending).
+   */
   private checkStall(stallMs: number): void {
     const active = this.active;
     if (active === undefined || this.queue.starvedFor(Date.now()) < stallMs) return;
+    if (this.candidates(this.opts.chain.head().height, active.peer).length === 0) return;
     this.stalled = active.stream;
     active.stream.abort(new Error(`no block for ${stallMs} ms: stalled`));
+  }
+
+  /**
+   * Peers to ask for the blocks after `height`: a tip preferred to this node's and beyond it, not
+   * one that stalled or failed lately, nor `exclude`.
+   */
+  private candidates(height: number, exclude?: SyncPeer): SyncPeer[] {
+    const now = Date.now();
+    const head = this.opts.chain.head();
+    const out: SyncPeer[] = [];
+    for (const peer of this.opts.hooks.peers()) {
+      if (peer === exclude || peer.head === undefined || peer.syncRetryAt > now) continue;
+      if (peer.head.height <= height || !isPreferredTip(peer.head, head)) continue;
+      out.push(peer);
+    }
+    return out;
   }
 
   /**
@@ -282,20 +303,12 @@ export class RangePipeline {
   }
 
   /**
-   * The peer for the range after `height`, and a stream to it opened now: a peer whose tip is
-   * preferred to this node's and beyond `height`, not one that stalled or failed lately, nor
-   * `exclude`. `current` while it can (a peer that keeps up keeps the sync: rotating put a peer on
+   * The peer for the range after `height` (one of `candidates`), and a stream to it opened now.
+   * `current` while it can (a peer that keeps up keeps the sync: rotating put a peer on
    * a thin link in turn every few ranges), another when it cannot.
    */
   private openNext(height: number, current: SyncPeer, exclude?: SyncPeer): NextStream | undefined {
-    const now = Date.now();
-    const head = this.opts.chain.head();
-    const candidates: SyncPeer[] = [];
-    for (const peer of this.opts.hooks.peers()) {
-      if (peer === exclude || peer.head === undefined || peer.syncRetryAt > now) continue;
-      if (peer.head.height <= height || !isPreferredTip(peer.head, head)) continue;
-      candidates.push(peer);
-    }
+    const candidates = this.candidates(height, exclude);
     if (candidates.length === 0) return undefined;
     const peer = candidates.includes(current) ? current : candidates[0]!;
     const stream = peer.openStream(BLOCKS_PROTOCOL).catch((error: unknown) => {

@@ -166,6 +166,39 @@ describe('pipelined range sync', () => {
     expect(served.slice(1).every((ip) => ip === fast.ip)).toBe(true);
     expect(slow.syncRetryAt).toBeGreaterThan(Date.now());
   });
+  it('waits for the only peer, however slow (asking it again would throw away its block)', async () => {
+    const source = await openChain();
+    await growChain(source, 3);
+    const fresh = await openChain();
+    const served: string[] = [];
+    // A block every 200 ms or so: each one is waited for longer than stallMs.
+    const only = servingPeer('198.18.0.15', source, served, 60);
+    const stalls: string[] = [];
+    const sync = new BlockSync({
+      chain: fresh,
+      batchBlocks: BATCH,
+      stallMs: 100,
+      hooks: {
+        peers: () => [only],
+        misbehaved: (_peer, _offence, _code, text) => {
+          throw new Error(`a slow peer is no offender: ${text}`);
+        },
+        traffic: () => undefined,
+        log: (_level, details, message) => {
+          if (message === 'sync peer stalled a range') {
+            stalls.push((details as { peer: string }).peer);
+          }
+        },
+      },
+    });
+    sync.trigger();
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
+    expect(stalls).toEqual([]);
+    expect(served).toEqual([only.ip]);
+  });
 });
 
 describe('a branch that loses to this chain', () => {
