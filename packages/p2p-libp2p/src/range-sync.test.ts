@@ -77,6 +77,38 @@ function thinLink(stream: Stream, ms: number): void {
   };
 }
 
+/**
+ * Syncs `fresh` from `peers` up to `height`, a range stalling after 100 ms without a block; the
+ * peers that stalled, in order.
+ */
+async function syncGivingUpAfter100ms(
+  fresh: Chain,
+  peers: SyncPeer[],
+  height: number,
+): Promise<string[]> {
+  const stalls: string[] = [];
+  const sync = new BlockSync({
+    chain: fresh,
+    batchBlocks: BATCH,
+    stallMs: 100,
+    hooks: {
+      peers: () => peers,
+      misbehaved: (_peer, _offence, _code, text) => {
+        throw new Error(`a slow peer is no offender: ${text}`);
+      },
+      traffic: () => undefined,
+      log: (_level, details, message) => {
+        if (message === 'sync peer stalled a range') {
+          stalls.push((details as { peer: string }).peer);
+        }
+      },
+    },
+  });
+  sync.trigger();
+  await waitUntil('the sync', () => fresh.head().height === height && !sync.syncing);
+  return stalls;
+}
+
 describe('pipelined range sync', () => {
   it('asks for each next range before the one before it is imported, of a peer that keeps up', async () => {
     const source = await openChain();
@@ -135,29 +167,7 @@ describe('pipelined range sync', () => {
     // The first peer sends 64 bytes every 50 ms; the importer gives up on it after 100 ms.
     const slow = servingPeer('198.18.0.13', source, served, 50);
     const fast = servingPeer('198.18.0.14', copy, served);
-    const stalls: string[] = [];
-    const sync = new BlockSync({
-      chain: fresh,
-      batchBlocks: BATCH,
-      stallMs: 100,
-      hooks: {
-        peers: () => [slow, fast],
-        misbehaved: (_peer, _offence, _code, text) => {
-          throw new Error(`a slow peer is no offender: ${text}`);
-        },
-        traffic: () => undefined,
-        log: (_level, details, message) => {
-          if (message === 'sync peer stalled a range') {
-            stalls.push((details as { peer: string }).peer);
-          }
-        },
-      },
-    });
-    sync.trigger();
-    await waitUntil(
-      'the sync',
-      () => fresh.head().height === source.head().height && !sync.syncing,
-    );
+    const stalls = await syncGivingUpAfter100ms(fresh, [slow, fast], source.head().height);
     expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
     // The slow peer was asked first (its tip came first), stalled once, and was left alone: the
     // fast one served the rest.
@@ -166,6 +176,7 @@ describe('pipelined range sync', () => {
     expect(served.slice(1).every((ip) => ip === fast.ip)).toBe(true);
     expect(slow.syncRetryAt).toBeGreaterThan(Date.now());
   });
+
   it('waits for the only peer, however slow (asking it again would throw away its block)', async () => {
     const source = await openChain();
     await growChain(source, 3);
@@ -173,29 +184,7 @@ describe('pipelined range sync', () => {
     const served: string[] = [];
     // A block every 200 ms or so: each one is waited for longer than stallMs.
     const only = servingPeer('198.18.0.15', source, served, 60);
-    const stalls: string[] = [];
-    const sync = new BlockSync({
-      chain: fresh,
-      batchBlocks: BATCH,
-      stallMs: 100,
-      hooks: {
-        peers: () => [only],
-        misbehaved: (_peer, _offence, _code, text) => {
-          throw new Error(`a slow peer is no offender: ${text}`);
-        },
-        traffic: () => undefined,
-        log: (_level, details, message) => {
-          if (message === 'sync peer stalled a range') {
-            stalls.push((details as { peer: string }).peer);
-          }
-        },
-      },
-    });
-    sync.trigger();
-    await waitUntil(
-      'the sync',
-      () => fresh.head().height === source.head().height && !sync.syncing,
-    );
+    const stalls = await syncGivingUpAfter100ms(fresh, [only], source.head().height);
     expect(stalls).toEqual([]);
     expect(served).toEqual([only.ip]);
   });

@@ -38,6 +38,41 @@ function items(count: number, bad: Set<number>): VerifyItem[] {
 }
 const testWalletKey = testWallet('pool').privateKey;
 
+/**
+ * `count` blocks of `perBlock` transfers from the dev wallet, made by one chain; a second chain
+ * with a verifier thread imports them all queued at once and must end on the same state.
+ */
+async function transferBlocks(
+  label: string,
+  count: number,
+  perBlock: number,
+): Promise<Uint8Array[]> {
+  const a = await openTempChain();
+  cleanups.push(a.cleanup);
+  const receiver = testWallet(label);
+  for (let b = 0; b < count; b++) {
+    await Promise.all(
+      Array.from({ length: perBlock }, (_, i) =>
+        a.chain.signAndSubmit({
+          optype: 2,
+          signer: devWallet.address,
+          privateKey: devWallet.privateKey,
+          body: transferTo(receiver.address, BigInt(b * 1000 + i + 1)),
+        }),
+      ),
+    );
+    await a.chain.produceBlock(devWallet.privateKey);
+  }
+  const blocks: Uint8Array[] = [];
+  for (let h = 1; h <= count; h++) blocks.push((await a.chain.getBlockBytes(h))!);
+
+  const b = await openTempChain({ verifyThreads: 1 });
+  cleanups.push(b.cleanup);
+  await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
+  expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+  return blocks;
+}
+
 describe('VerifierPool', () => {
   it('agrees with single-threaded verification on large mixed batches', async () => {
     const pool = new VerifierPool(nativeSecp256k1, 2);
@@ -242,25 +277,7 @@ describe('VerifierPool', () => {
   });
 
   it('imports a queue of one-operation blocks, and refuses a forged producer signature even when queued', async () => {
-    const a = await openTempChain();
-    cleanups.push(a.cleanup);
-    const alice = testWallet('alice small blocks');
-    for (let b = 0; b < 6; b++) {
-      await a.chain.signAndSubmit({
-        optype: 2,
-        signer: devWallet.address,
-        privateKey: devWallet.privateKey,
-        body: transferTo(alice.address, BigInt(b + 1)),
-      });
-      await a.chain.produceBlock(devWallet.privateKey);
-    }
-    const blocks: Uint8Array[] = [];
-    for (let h = 1; h <= 6; h++) blocks.push((await a.chain.getBlockBytes(h))!);
-
-    const b = await openTempChain({ verifyThreads: 1 });
-    cleanups.push(b.cleanup);
-    await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
-    expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+    const blocks = await transferBlocks('alice small blocks', 6, 1);
 
     // The last block signed by a key that is not the producer's: refused even when queued.
     const c = await openTempChain({ verifyThreads: 1 });
@@ -285,28 +302,7 @@ describe('VerifierPool', () => {
   });
 
   it('imports a queue of blocks checked ahead, and refuses the one with a bad signature', async () => {
-    const a = await openTempChain();
-    cleanups.push(a.cleanup);
-    const alice = testWallet('alice queue');
-    for (let b = 0; b < 3; b++) {
-      await Promise.all(
-        Array.from({ length: 150 }, (_, i) =>
-          a.chain.signAndSubmit({
-            optype: 2,
-            signer: devWallet.address,
-            privateKey: devWallet.privateKey,
-            body: transferTo(alice.address, BigInt(b * 1000 + i + 1)),
-          }),
-        ),
-      );
-      await a.chain.produceBlock(devWallet.privateKey);
-    }
-    const blocks = await Promise.all([1, 2, 3].map(async (h) => (await a.chain.getBlockBytes(h))!));
-
-    const b = await openTempChain({ verifyThreads: 1 });
-    cleanups.push(b.cleanup);
-    await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
-    expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
+    const blocks = await transferBlocks('alice queue', 3, 150);
 
     // A block whose operations root matches a forged signature: refused even when queued.
     const c = await openTempChain({ verifyThreads: 1 });
