@@ -253,18 +253,22 @@ async function start(argv: StartArgs) {
   const { createNode } = await import('./node');
   const node = createNode(options, log);
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
     await node.close();
     log.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   try {
     const served = await node.start();
+    node.chain.onStoreFailure((error) => {
+      log.fatal({ err: error }, 'a write to the chain database failed: the node stops');
+      void stop('store failure', 1);
+    });
     printBanner(node.options, node.chain, served);
   } catch (error) {
     failStartup(error, node.options, log);

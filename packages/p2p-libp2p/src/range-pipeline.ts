@@ -1,13 +1,10 @@
-import { type Chain, isPreferredTip } from '@chain/ledger';
+import { type Chain, IMPORT_WINDOW, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import type { SyncHooks, SyncPeer } from './block-sync';
 import { FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
 import { decodeBlocksResponse, encodeBlocksRequest } from './messages';
-
-/** Blocks handed to the chain before the first of them is applied. */
-const IMPORT_WINDOW = 4;
 
 /** A range being received: the response's blocks still to read off its stream. */
 export interface OpenRange {

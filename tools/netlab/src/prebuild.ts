@@ -10,11 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addressFromPublicKey, decodeAddress, decodePrivateKey } from '@chain/crypto';
 import { createKeyStore } from '@chain/keystore';
-import { createChain, type Genesis, parseGenesis, TRANSFER_OPTYPE } from '@chain/ledger';
+import {
+  createChain,
+  type Genesis,
+  IMPORT_WINDOW,
+  parseGenesis,
+  TRANSFER_OPTYPE,
+} from '@chain/ledger';
 import { createNodeRegistry, type DevnetManifest } from 'chain-node';
-
-/** Blocks handed to importBlock before the first of them is applied (as a syncing node does). */
-const IMPORT_WINDOW = 4;
 
 export interface Prebuilt {
   blocks: number;

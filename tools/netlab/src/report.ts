@@ -1,5 +1,5 @@
 /** The lab's report: JSON (the figures the issue names), a Markdown summary and an SVG plot. */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Acknowledged } from './load';
 import type { PropagationSample, TipSample } from './metrics';
@@ -36,6 +36,7 @@ export async function writeReport(
   const stem = basename(file).replace(/\.json$/, '');
   const svgFile = join(dirname(file), `${stem}.svg`);
   const mdFile = join(dirname(file), `${stem}.md`);
+  await mkdir(dirname(file), { recursive: true });
   await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
   const seconds = (at: number) => (at - startedAt) / 1000;
   const nodes = [...new Set(tips.map((t) => t.node))].sort();

@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import type { Chain } from '@chain/ledger';
+import { type Chain, IMPORT_WINDOW } from '@chain/ledger';
 import {
   BlockFileError,
   type BlockFileHeader,
@@ -35,9 +35,6 @@ export interface ImportSummary {
   tipHash: string;
   interrupted: boolean;
 }
-
-/** Blocks handed to the chain before the first of them is applied (as range sync does). */
-export const IMPORT_WINDOW = 4;
 
 /** Read chunk size: a few blocks per read. */
 const READ_CHUNK_BYTES = 1024 * 1024;

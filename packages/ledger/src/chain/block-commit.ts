@@ -120,16 +120,25 @@ function isDurableCommit(core: ChainCore, origin: BlockOrigin, height: number): 
   return origin !== 'imported' || core.importsWaiting <= 1 || height % DURABLE_IMPORT_EVERY === 0;
 }
 
+export interface CommittedBlock {
+  info: BlockInfo;
+  /** Resolves once the block is on disk (already, unless it was written behind). */
+  written: Promise<void>;
+}
+
 /**
  * One atomic batch, synced (see isDurableCommit): block, hash and operation indexes, state
  * changes, undo data, journal deletions, head. Memory (state, mempool, head) changes only after it
- * is written.
+ * is written, except for a block `writeBehind` allows and that is not synced: memory takes it at
+ * once and the next block applies while the disk catches up (the store's group commit writes the
+ * blocks of a sync a few at a time; its reads wait for the writes: ChainStore.commit).
  */
 export async function commitBlock(
   core: ChainCore,
   executed: ExecutedBlock,
   origin: BlockOrigin,
-): Promise<BlockInfo> {
+  writeBehind = false,
+): Promise<CommittedBlock> {
   const store = core.requireStore();
   const { header, ops } = executed;
   const height = header.height;
@@ -171,11 +180,15 @@ export async function commitBlock(
   };
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
-  const written = store.commit(batch, isDurableCommit(core, origin, height));
-  // Blocks queued behind this one are being checked: help rather than wait for the disk.
-  await (origin === 'imported' && core.importsWaiting > 1
-    ? core.verifier.helpWhile(written)
-    : written);
+  const durable = isDurableCommit(core, origin, height);
+  const behind = writeBehind && !durable;
+  const written = store.commit(batch, durable, behind);
+  if (!behind) {
+    // Blocks queued behind this one are being checked: help rather than wait for the disk.
+    await (origin === 'imported' && core.importsWaiting > 1
+      ? core.verifier.helpWhile(written)
+      : written);
+  }
 
   afterRelease();
   executed.layer.mergeIntoParent();
@@ -213,5 +226,5 @@ export async function commitBlock(
   core.notifyBlock(info, origin, () =>
     ops.map((op, index) => presentMined(core, loaded, op, index)),
   );
-  return info;
+  return { info, written };
 }

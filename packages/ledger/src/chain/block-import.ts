@@ -27,6 +27,14 @@ import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
  * then full validation against the head on a fresh layer (executeImported), then commit.
  */
 
+/**
+ * Blocks a caller keeps in flight with importBlock (a sync, a block file import): while one
+ * applies, the signatures of those after it are checked on the verifier threads, and the blocks
+ * applied while one write is under way go to disk together in the next (a LevelDB write takes as
+ * long as validating a few small blocks: see commitBlock).
+ */
+export const IMPORT_WINDOW = 16;
+
 export async function importBlock(core: ChainCore, bytes: Uint8Array): Promise<void> {
   core.requireStore();
   // A block handed over while others wait (a syncing caller keeping a few in flight) has its
@@ -34,20 +42,25 @@ export async function importBlock(core: ChainCore, bytes: Uint8Array): Promise<v
   const ahead = core.importsWaiting > 0 ? verifyAhead(core, bytes) : undefined;
   core.importsWaiting++;
   try {
-    return await core.tasks.run(async () => {
+    const { written } = await core.tasks.run(async () => {
       core.requireStore();
       // Timed from the block's turn (not the wait in the queue), only while someone listens.
       const started = core.importListeners.size > 0 ? performance.now() : undefined;
       await ahead?.settle();
       const executed = await executeImported(core, bytes);
-      await commitBlock(core, executed, 'imported');
+      // With blocks queued behind it, the next one applies while this one is written.
+      const { written } = await commitBlock(core, executed, 'imported', core.importsWaiting > 1);
       if (started !== undefined) {
         core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
       }
+      return { written };
     });
+    await written;
   } finally {
     core.importsWaiting--;
   }
+  // The last of a run makes the blocks written behind it durable (see isDurableCommit).
+  if (core.importsWaiting === 0) await core.store?.syncWrites();
 }
 
 function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<void> } | undefined {

@@ -121,6 +121,6 @@ export function produceBlock(
     };
     // commitBlock rebuilds the pending state without them.
     dropEntries(core, dropped, false);
-    return commitBlock(core, executed, 'produced');
+    return (await commitBlock(core, executed, 'produced')).info;
   });
 }

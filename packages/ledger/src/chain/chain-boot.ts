@@ -73,6 +73,7 @@ export function closeChain(core: ChainCore): Promise<void> {
 async function doOpen(core: ChainCore): Promise<void> {
   core.registry.seal();
   const store = await ChainStore.open(core.dataDir);
+  store.onFailure = (error) => core.notifyEach(core.storeFailureListeners, error);
   core.store = store;
   const storedGenesis = await store.read(store.meta, META_GENESIS);
   if (storedGenesis === undefined) {

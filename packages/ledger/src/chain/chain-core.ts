@@ -78,6 +78,8 @@ export class ChainCore {
   readonly importListeners = new Set<(seconds: number) => void>();
   /** Told the depth of each reorganisation that adopted a branch (metrics). */
   readonly reorgListeners = new Set<(depth: number) => void>();
+  /** Told once when a write to the chain database failed (onStoreFailure). */
+  readonly storeFailureListeners = new Set<(error: Error) => void>();
   readonly addressCache = new Map<number, string>();
   readonly blockCache: BlockCache;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
@@ -123,6 +125,8 @@ export class ChainCore {
 
   requireStore(): ChainStore {
     if (this.store === undefined || this.journal === undefined || this.closing) throw notOpen();
+    // Memory may hold blocks that the failed write did not put on disk: nothing goes on.
+    if (this.store.failed !== undefined) throw this.store.failed;
     return this.store;
   }
 

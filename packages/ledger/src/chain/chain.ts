@@ -147,6 +147,12 @@ export interface Chain {
   onImportTimed(listener: (seconds: number) => void): () => void;
   /** Called after each reorganisation that adopted a branch, with the blocks it replaced. */
   onReorganized(listener: (depth: number) => void): () => void;
+  /**
+   * Called once when a write to the chain database failed (a full or failing disk). Memory may
+   * then hold blocks that are not on disk, so every later change and read of the chain is
+   * refused (STORE_FAILED): the node should stop. A restart resumes from the last block on disk.
+   */
+  onStoreFailure(listener: (error: Error) => void): () => void;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -326,5 +332,10 @@ class LedgerChain extends ChainCore implements Chain {
   onReorganized(listener: (depth: number) => void): () => void {
     this.reorgListeners.add(listener);
     return () => this.reorgListeners.delete(listener);
+  }
+
+  onStoreFailure(listener: (error: Error) => void): () => void {
+    this.storeFailureListeners.add(listener);
+    return () => this.storeFailureListeners.delete(listener);
   }
 }

@@ -18,28 +18,46 @@ interface Sublevel {
  * generic handling of the `sublevel` option (options spread, descendant checks, re-encoding) costs
  * more per put than LevelDB's own put, and a block writes several puts per operation. Keys are
  * bytes (`view` sublevels) or strings (`utf8` sublevels), exactly as the sublevels store them.
+ * The puts and deletes are kept until the batch is written, so that several batches can reach
+ * LevelDB in one write (ChainStore.commit).
  */
 export class ChainBatch {
-  constructor(private readonly root: RootBatch) {}
+  private readonly keys: Bytes[] = [];
+  /** The value of each key; undefined deletes it. */
+  private readonly values: (Bytes | undefined)[] = [];
+
+  constructor(private readonly store: ChainStore) {}
 
   put(key: Bytes | string, value: Bytes, options: { sublevel: Sublevel }): this {
-    this.root.put(prefixed(options.sublevel, key), value);
-    return this;
+    return this.putPrefixed(prefixed(options.sublevel, key), value);
   }
 
   /** A put whose key already starts with its sublevel's prefix (see operationIndexKey). */
   putPrefixed(key: Bytes, value: Bytes): this {
-    this.root.put(key, value);
+    this.keys.push(key);
+    this.values.push(value);
     return this;
   }
 
   del(key: Bytes | string, options: { sublevel: Sublevel }): this {
-    this.root.del(prefixed(options.sublevel, key));
+    this.keys.push(prefixed(options.sublevel, key));
+    this.values.push(undefined);
     return this;
   }
 
+  /** Writes this batch alone, now (ordering is the caller's: see ChainStore.enqueue). */
   write(options: { sync?: boolean } = {}): Promise<void> {
-    return this.root.write(options);
+    return this.store.writeNow([this], options.sync ?? false);
+  }
+
+  /** Adds this batch's puts and deletes to a LevelDB batch. */
+  copyInto(root: RootBatch): void {
+    const { keys, values } = this;
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      if (value === undefined) root.del(keys[i]!);
+      else root.put(keys[i]!, value);
+    }
   }
 }
 
@@ -117,10 +135,21 @@ export function spaceKey(space: string, key: string): string {
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
+/** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
+const META_SYNCED = 'synced';
+const SYNC_MARK = new Uint8Array(0);
 /** The state checksum (StateChecksum) the head block left. */
 export const META_STATE_CHECKSUM = 'state-checksum';
 /** Where versions before the CRC checksum kept a SHA-256 one. */
 export const META_LEGACY_CHECKSUM = 'checksum';
+
+/** Batches committed one after another, written together (ChainStore.commit). */
+interface CommitGroup {
+  readonly batches: ChainBatch[];
+  /** Synced when any of its batches asked for it. */
+  durable: boolean;
+  written: Promise<void>;
+}
 
 /**
  * The chain's LevelDB (`<dataDir>/chain`) and its sublevels. Every write goes through one queue so
@@ -137,6 +166,16 @@ export class ChainStore {
   readonly spaces;
   readonly journal;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Block batches waiting for their turn in the queue: later commits join them (commit). */
+  private group: CommitGroup | undefined;
+  /** The last commit that memory is allowed to be ahead of (commit's `behind`); reads wait for it. */
+  private behind: Promise<void> | undefined;
+  /** A write since the last synced one was not synced (syncWrites). */
+  private unsynced = false;
+  /** The first write that failed: nothing is written after it. */
+  private failure: StoreError | undefined;
+  /** Told of the first failed write. */
+  onFailure: ((error: StoreError) => void) | undefined;
 
   private constructor(readonly path: string) {
     this.db = new ClassicLevel<Bytes, Bytes>(path, { keyEncoding: 'view', valueEncoding: 'view' });
@@ -205,18 +244,26 @@ export class ChainStore {
     sublevel: { get(key: K): Promise<Uint8Array | undefined> },
     key: K,
   ): Promise<Uint8Array | undefined> {
+    // Memory may be ahead of the disk by the commits written behind: a reader that learnt of
+    // a block from memory finds it on disk.
+    if (this.behind !== undefined) await this.behind;
     const value = await sublevel.get(key);
     return value === undefined ? undefined : plainBytes(value);
   }
 
   batch(): ChainBatch {
-    const batch = new ChainBatch(this.db.batch());
-    return crashSwitch === undefined ? batch : withCrashPoint(batch, crashSwitch);
+    return new ChainBatch(this);
   }
 
-  /** Runs `task` after every write queued before it. */
+  /** Runs `task` after every write queued before it; none runs after a failed write. */
   enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    // A batch queued after this task must not join a group queued before it.
+    this.group = undefined;
+    const guarded = () => {
+      if (this.failure !== undefined) throw this.failure;
+      return task();
+    };
+    const run = this.queue.then(guarded, guarded);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -225,9 +272,69 @@ export class ChainStore {
    * Writes the batch in queue order, durably (fsync) unless `durable` is false: then it is in the
    * operating system's cache, safe from a crash of the process, and made durable by the next
    * durable write (LevelDB's log keeps the order: a power loss leaves a prefix of the writes).
+   * Batches committed while the writes before them are under way join into one LevelDB write
+   * (a group commit: a sync writes its blocks a few at a time). `behind` marks a commit that
+   * memory will not wait for: reads wait for it instead (read).
    */
-  commit(batch: ChainBatch, durable = true): Promise<void> {
-    return this.enqueue(() => batch.write({ sync: durable }));
+  commit(batch: ChainBatch, durable = true, behind = false): Promise<void> {
+    let group = this.group;
+    if (group === undefined) {
+      const opened: CommitGroup = { batches: [], durable: false, written: Promise.resolve() };
+      opened.written = this.enqueue(() => {
+        if (this.group === opened) this.group = undefined;
+        return this.writeNow(opened.batches, opened.durable);
+      });
+      // enqueue closed the previous group; this one stays open until its turn comes.
+      this.group = group = opened;
+    }
+    group.batches.push(batch);
+    if (durable) group.durable = true;
+    const written = group.written;
+    if (behind) {
+      this.behind = written;
+      written.then(
+        () => {
+          if (this.behind === written) this.behind = undefined;
+        },
+        () => undefined,
+      );
+    }
+    return written;
+  }
+
+  /** Writes `batches` in one LevelDB write; the first failure stops every later write. */
+  async writeNow(batches: readonly ChainBatch[], sync: boolean): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    const root = this.db.batch();
+    for (const batch of batches) batch.copyInto(root);
+    const point = crashSwitch === undefined ? 0 : ++writePoints;
+    if (point === crashSwitch?.at && !crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+    try {
+      await root.write({ sync });
+    } catch (error) {
+      if (this.failure !== undefined) throw this.failure;
+      this.failure = new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'STORE_FAILED',
+        `a write to the chain database failed (${(error as Error).message}): restart the node; it resumes from the last block on disk`,
+        { cause: error },
+      );
+      this.onFailure?.(this.failure);
+      throw this.failure;
+    }
+    this.unsynced = !sync;
+    if (point === crashSwitch?.at && crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+  }
+
+  /** Makes every write so far durable, if one was not synced (one synced write of a marker). */
+  async syncWrites(): Promise<void> {
+    if (!this.unsynced || this.failure !== undefined) return;
+    await this.commit(this.batch().put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
+  }
+
+  /** The failure that stopped the writes, if one did. */
+  get failed(): StoreError | undefined {
+    return this.failure;
   }
 
   async close(): Promise<void> {
@@ -241,10 +348,11 @@ export class ChainStore {
 /**
  * Crash-consistency tests (in the style of Bitcoin Core's feature_dbcrash) start a node with
  * `LEDGER_TEST_CRASH_AT_WRITE=<k>` to have the process killed by SIGKILL at its k-th storage write
- * point, counted from process start: every batch written to the chain database (blocks, journal
- * group commits, journal releases, rollbacks, genesis). `<k>` dies just before the batch reaches
- * LevelDB, `<k>:after` just after it is durable, before its writer hears of it. Unset (always, outside
- * those tests) nothing is wrapped. The name is not `CHAIN_*`: the CLI reads those as flags.
+ * point, counted from process start: every write to the chain database (blocks, several in one
+ * write when they were committed as a group, journal group commits, journal releases, rollbacks,
+ * genesis). `<k>` dies just before the write reaches LevelDB, `<k>:after` just after it is
+ * durable, before its writers hear of it. Unset (always, outside those tests) nothing is counted.
+ * The name is not `CHAIN_*`: the CLI reads those as flags.
  */
 export const CRASH_SWITCH_ENV = 'LEDGER_TEST_CRASH_AT_WRITE';
 
@@ -260,15 +368,3 @@ function readCrashSwitch(value: string | undefined): CrashSwitch | undefined {
 
 const crashSwitch = readCrashSwitch(process.env[CRASH_SWITCH_ENV]);
 let writePoints = 0;
-
-function withCrashPoint(batch: ChainBatch, crash: CrashSwitch): ChainBatch {
-  const write = batch.write.bind(batch);
-  const crashed = async (options?: { sync?: boolean }): Promise<void> => {
-    const point = ++writePoints;
-    if (point === crash.at && !crash.after) process.kill(process.pid, 'SIGKILL');
-    await write(options);
-    if (point === crash.at && crash.after) process.kill(process.pid, 'SIGKILL');
-  };
-  batch.write = crashed;
-  return batch;
-}

@@ -18,6 +18,7 @@ import {
   createDevGenesis,
   DEV_PRIVATE_KEY,
   type Genesis,
+  IMPORT_WINDOW,
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
@@ -27,9 +28,6 @@ import { makeVerifyCases, measureVerifyRate } from '../ceilings/secp256k1-verify
 export const ONE_CORE_TARGET = 0.5;
 /** Issue 8: at least 0.7 of one core's verify rate x the cores (2 here). */
 export const ALL_CORES_TARGET = 0.7;
-
-/** Blocks handed to importBlock before the first of them is applied. */
-export const IMPORT_WINDOW = 4;
 
 /** The figure's run: transfer blocks imported before timing starts, then the transfers timed. */
 export const WARM_UP_BLOCKS = 10;
