@@ -136,6 +136,14 @@ export class ChainCore {
     return store.read(store.blocks, heightKey(height));
   }
 
+  async getBlockRange(from: number, to: number, maxBytes = Number.POSITIVE_INFINITY) {
+    const store = this.requireStore();
+    const first = Math.max(0, Math.ceil(from));
+    const last = Math.min(Math.floor(to), this.headState.height);
+    if (!(first <= last)) return [];
+    return store.readRange(store.blocks, heightKey(first), heightKey(last), maxBytes);
+  }
+
   /** Hash of the block at `height` on this chain. */
   async blockHash(height: number): Promise<Uint8Array | undefined> {
     if (height === this.headState.height) return this.headState.hash.slice();

@@ -69,6 +69,11 @@ export interface Chain {
   /** State root of the head block. */
   stateRoot(): Uint8Array;
   getBlockBytes(height: number): Promise<Uint8Array | undefined>;
+  /**
+   * The blocks `from` to `to` of the chain (as far as the head), in one pass over the store: it
+   * stops before the block that would take them past `maxBytes` (the first always comes).
+   */
+  getBlockRange(from: number, to: number, maxBytes?: number): Promise<Uint8Array[]>;
   /** Height of the block with this hash, if on the chain. */
   heightOfHash(hash: Uint8Array): Promise<number | undefined>;
   blockInfo(height: number): Promise<BlockInfo>;

@@ -251,6 +251,30 @@ export class ChainStore {
     return value === undefined ? undefined : plainBytes(value);
   }
 
+  /**
+   * The values of the keys from `gte` to `lte` in key order, in one pass of an iterator (a few
+   * thread-pool round trips where one read a key took one each), stopping before the value that
+   * would take them past `maxBytes` (the first always comes).
+   */
+  async readRange(
+    sublevel: {
+      values(options: { gte: Uint8Array; lte: Uint8Array }): AsyncIterable<Uint8Array>;
+    },
+    gte: Uint8Array,
+    lte: Uint8Array,
+    maxBytes: number,
+  ): Promise<Uint8Array[]> {
+    if (this.behind !== undefined) await this.behind;
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    for await (const value of sublevel.values({ gte, lte })) {
+      if (out.length > 0 && bytes + value.length > maxBytes) break;
+      out.push(plainBytes(value));
+      bytes += value.length;
+    }
+    return out;
+  }
+
   batch(): ChainBatch {
     return new ChainBatch(this);
   }
