@@ -145,7 +145,9 @@ export async function commitBlock(
   // Weighed under the producer set in force before the block (the layer is not merged yet).
   const weight =
     core.headWeight + (await core.clique.weightOf(core.root.producers(), height, header.producer));
-  const batch = store.batch();
+  const durable = isDurableCommit(core, origin, height);
+  const behind = writeBehind && !durable;
+  const batch = store.batch(behind);
   core.clique.writeWeight(batch, store, weight);
   batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
   batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
@@ -180,8 +182,6 @@ export async function commitBlock(
   };
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
-  const durable = isDurableCommit(core, origin, height);
-  const behind = writeBehind && !durable;
   const written = store.commit(batch, durable, behind);
   if (!behind) {
     // Blocks queued behind this one are being checked: help rather than wait for the disk.

@@ -18,15 +18,22 @@ interface Sublevel {
  * generic handling of the `sublevel` option (options spread, descendant checks, re-encoding) costs
  * more per put than LevelDB's own put, and a block writes several puts per operation. Keys are
  * bytes (`view` sublevels) or strings (`utf8` sublevels), exactly as the sublevels store them.
- * The puts and deletes are kept until the batch is written, so that several batches can reach
- * LevelDB in one write (ChainStore.commit).
+ * A batch fills LevelDB's own batch as the puts come; a joining batch (ChainStore.batch) keeps them
+ * instead, to be copied into the write of the batch it joins (ChainStore.commit).
  */
 export class ChainBatch {
+  /** LevelDB's batch this one fills; undefined for a joining batch. */
+  readonly root: RootBatch | undefined;
   private readonly keys: Bytes[] = [];
-  /** The value of each key; undefined deletes it. */
+  /** The value of each kept key; undefined deletes it. */
   private readonly values: (Bytes | undefined)[] = [];
 
-  constructor(private readonly store: ChainStore) {}
+  constructor(
+    private readonly store: ChainStore,
+    joining: boolean,
+  ) {
+    this.root = joining ? undefined : store.db.batch();
+  }
 
   put(key: Bytes | string, value: Bytes, options: { sublevel: Sublevel }): this {
     return this.putPrefixed(prefixed(options.sublevel, key), value);
@@ -34,14 +41,21 @@ export class ChainBatch {
 
   /** A put whose key already starts with its sublevel's prefix (see operationIndexKey). */
   putPrefixed(key: Bytes, value: Bytes): this {
-    this.keys.push(key);
-    this.values.push(value);
+    if (this.root !== undefined) this.root.put(key, value);
+    else {
+      this.keys.push(key);
+      this.values.push(value);
+    }
     return this;
   }
 
   del(key: Bytes | string, options: { sublevel: Sublevel }): this {
-    this.keys.push(prefixed(options.sublevel, key));
-    this.values.push(undefined);
+    const prefixedKey = prefixed(options.sublevel, key);
+    if (this.root !== undefined) this.root.del(prefixedKey);
+    else {
+      this.keys.push(prefixedKey);
+      this.values.push(undefined);
+    }
     return this;
   }
 
@@ -50,7 +64,7 @@ export class ChainBatch {
     return this.store.writeNow([this], options.sync ?? false);
   }
 
-  /** Adds this batch's puts and deletes to a LevelDB batch. */
+  /** Adds the puts and deletes this batch kept to a LevelDB batch. */
   copyInto(root: RootBatch): void {
     const { keys, values } = this;
     for (let i = 0; i < keys.length; i++) {
@@ -275,8 +289,13 @@ export class ChainStore {
     return out;
   }
 
-  batch(): ChainBatch {
-    return new ChainBatch(this);
+  /**
+   * A batch to fill and write. A `joining` one keeps its puts until written, so that it can join
+   * the write of a batch committed before it (a block written behind); the others fill LevelDB's
+   * batch at once, holding no copy of their puts in the heap meanwhile.
+   */
+  batch(joining = false): ChainBatch {
+    return new ChainBatch(this, joining);
   }
 
   /** Runs `task` after every write queued before it; none runs after a failed write. */
@@ -302,7 +321,8 @@ export class ChainStore {
    */
   commit(batch: ChainBatch, durable = true, behind = false): Promise<void> {
     let group = this.group;
-    if (group === undefined) {
+    // Only a joining batch joins: the first of a group may be any (its write carries the others).
+    if (group === undefined || batch.root !== undefined) {
       const opened: CommitGroup = { batches: [], durable: false, written: Promise.resolve() };
       opened.written = this.enqueue(() => {
         if (this.group === opened) this.group = undefined;
@@ -329,8 +349,12 @@ export class ChainStore {
   /** Writes `batches` in one LevelDB write; the first failure stops every later write. */
   async writeNow(batches: readonly ChainBatch[], sync: boolean): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
-    const root = this.db.batch();
-    for (const batch of batches) batch.copyInto(root);
+    const first = batches[0]!;
+    const root = first.root ?? this.db.batch();
+    for (const batch of batches) {
+      if (batch.root !== undefined && batch !== first) throw new Error('a filled batch cannot join');
+      batch.copyInto(root);
+    }
     const point = crashSwitch === undefined ? 0 : ++writePoints;
     if (point === crashSwitch?.at && !crashSwitch.after) process.kill(process.pid, 'SIGKILL');
     try {
@@ -353,7 +377,7 @@ export class ChainStore {
   /** Makes every write so far durable, if one was not synced (one synced write of a marker). */
   async syncWrites(): Promise<void> {
     if (!this.unsynced || this.failure !== undefined) return;
-    await this.commit(this.batch().put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
+    await this.commit(this.batch(true).put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
   }
 
   /** The failure that stopped the writes, if one did. */
