@@ -60,7 +60,7 @@ export async function importBlock(core: ChainCore, bytes: Uint8Array): Promise<v
     core.importsWaiting--;
   }
   // The last of a run makes the blocks written behind it durable (see isDurableCommit).
-  if (core.importsWaiting === 0) await core.store?.syncWrites();
+  if (core.importsWaiting === 0 && core.closing === undefined) await core.store?.syncWrites();
 }
 
 function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<void> } | undefined {
