@@ -56,6 +56,6 @@ describe('getBlockRange', () => {
     }
     await Promise.all(inFlight);
     const read = await Promise.all(ranges);
-    read.forEach((range, i) => expect(range).toEqual(blocks.slice(0, i + 1)));
+    for (const [i, range] of read.entries()) expect(range).toEqual(blocks.slice(0, i + 1));
   });
 });

@@ -352,7 +352,8 @@ export class ChainStore {
     const first = batches[0]!;
     const root = first.root ?? this.db.batch();
     for (const batch of batches) {
-      if (batch.root !== undefined && batch !== first) throw new Error('a filled batch cannot join');
+      if (batch.root !== undefined && batch !== first)
+        throw new Error('a filled batch cannot join');
       batch.copyInto(root);
     }
     const point = crashSwitch === undefined ? 0 : ++writePoints;
