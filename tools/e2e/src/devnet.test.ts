@@ -15,7 +15,8 @@ interface Manifest {
   nodes: Array<{ name: string; datadir: string; producer?: string }>;
 }
 
-const BASE_PORT = 20_000 + 2 * Math.floor(Math.random() * 10_000);
+// Below Linux's ephemeral ports (32768 and up), which the other tests' nodes get by binding port 0.
+const BASE_PORT = 20_000 + 2 * Math.floor(Math.random() * 6_000);
 let dir: string;
 let devnet: ChildProcess;
 let output = '';
@@ -65,9 +66,16 @@ beforeAll(async () => {
   exited = new Promise((done) => devnet.on('exit', (code, signal) => done(code ?? signal ?? -1)));
   await waitFor(
     'the devnet to start',
-    async () => output.includes('Ctrl-C stops every node'),
+    async () => {
+      if (devnet.exitCode !== null || devnet.signalCode !== null) {
+        throw new Error(`the devnet exited at start:\n${output}`);
+      }
+      return output.includes('Ctrl-C stops every node');
+    },
     60_000,
-  );
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; the devnet printed:\n${output}`);
+  });
   manifest = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as Manifest;
   urls = [...output.matchAll(/^ {2}node\d\s+rpc (http:\/\/\S+)/gm)].map((m) => m[1]!);
   pids = [...output.matchAll(/ pid (\d+)/g)].map((m) => Number(m[1]));

@@ -26,6 +26,8 @@ export interface LabNodeConfig {
   blockTimeMs: number;
   logDir: string;
   rpcPassword: string;
+  /** The node's --log-level (default info). */
+  logLevel?: string;
 }
 
 export class LabNode {
@@ -90,7 +92,7 @@ export class LabNode {
       '--block-time',
       String(this.config.blockTimeMs),
       '--log-level',
-      'info',
+      this.config.logLevel ?? 'info',
     ];
   }
 

@@ -88,6 +88,8 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
         blockTimeMs: config.blockTimeMs,
         logDir,
         rpcPassword,
+        // The late joiner logs each sync range it receives (when its first one came, lateJoiner).
+        ...(index === total ? { logLevel: 'p2p=debug,info' } : {}),
       }),
   );
   const relay = createRelayControl(
