@@ -11,7 +11,7 @@ export {
   operationsRoot,
   ZERO_HASH,
 } from './block/block';
-export { IMPORT_WINDOW } from './chain/block-import';
+export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/block-import';
 export {
   type AccountView,
   type BlockListener,

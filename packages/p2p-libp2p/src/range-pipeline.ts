@@ -1,4 +1,4 @@
-import { type Chain, IMPORT_WINDOW, isPreferredTip } from '@chain/ledger';
+import { type Chain, ImportsInFlight, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import type { SyncHooks, SyncPeer } from './block-sync';
 import { FrameReader, writeFrame } from './framing';
@@ -381,7 +381,7 @@ export class RangePipeline {
    */
   private async importAll(): Promise<void> {
     type Outcome = { ok: true } | { ok: false; error: unknown; block: ReceivedBlock };
-    const inFlight: Array<Promise<Outcome>> = [];
+    const inFlight = new ImportsInFlight<Promise<Outcome>>();
     const settle = async (outcome: Promise<Outcome>): Promise<void> => {
       const result = await outcome;
       if (result.ok) {
@@ -400,16 +400,17 @@ export class RangePipeline {
     for (;;) {
       const block = await this.queue.next();
       if (block === undefined || this.over) break;
-      if (inFlight.length >= IMPORT_WINDOW) await settle(inFlight.shift()!);
+      while (inFlight.full(block.bytes.length)) await settle(inFlight.shift()!);
       if (this.over) break;
       inFlight.push(
+        block.bytes.length,
         this.opts.chain.importBlock(block.bytes).then(
           (): Outcome => ({ ok: true }),
           (error: unknown): Outcome => ({ ok: false, error, block }),
         ),
       );
     }
-    for (const outcome of inFlight) await settle(outcome);
+    for (const outcome of inFlight.takeAll()) await settle(outcome);
     this.queue.drain();
   }
 

@@ -13,7 +13,7 @@ import { createKeyStore } from '@chain/keystore';
 import {
   createChain,
   type Genesis,
-  IMPORT_WINDOW,
+  ImportsInFlight,
   parseGenesis,
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
@@ -100,12 +100,12 @@ export async function localImportRate(genesis: Genesis, blocks: Uint8Array[]): P
   await chain.open();
   try {
     const started = performance.now();
-    const inFlight: Promise<void>[] = [];
+    const inFlight = new ImportsInFlight<Promise<void>>();
     for (const bytes of blocks) {
-      if (inFlight.length >= IMPORT_WINDOW) await inFlight.shift();
-      inFlight.push(chain.importBlock(bytes));
+      while (inFlight.full(bytes.length)) await inFlight.shift();
+      inFlight.push(bytes.length, chain.importBlock(bytes));
     }
-    await Promise.all(inFlight);
+    await Promise.all(inFlight.takeAll());
     const seconds = (performance.now() - started) / 1000;
     if (chain.blockCount() !== blocks.length + 1) {
       throw new Error(`local import: ${chain.blockCount() - 1} of ${blocks.length} blocks`);

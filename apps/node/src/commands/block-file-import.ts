@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import { type Chain, IMPORT_WINDOW } from '@chain/ledger';
+import { type Chain, ImportsInFlight } from '@chain/ledger';
 import {
   BlockFileError,
   type BlockFileHeader,
@@ -161,11 +161,11 @@ async function checkSame(chain: Chain, block: FileBlock): Promise<void> {
   }
 }
 
-/** Up to IMPORT_WINDOW imports in flight; the first failure stops the run. */
+/** Imports in flight within the ledger's window (ImportsInFlight); the first failure stops the run. */
 class ImportWindow {
   imported = 0;
   failed: { block: FileBlock; error: unknown } | undefined;
-  private readonly inFlight: Array<{ block: FileBlock; done: Promise<unknown> }> = [];
+  private readonly inFlight = new ImportsInFlight<{ block: FileBlock; done: Promise<unknown> }>();
 
   constructor(
     private readonly chain: Chain,
@@ -173,13 +173,13 @@ class ImportWindow {
   ) {}
 
   async push(block: FileBlock): Promise<void> {
-    if (this.inFlight.length >= IMPORT_WINDOW) await this.settle(this.inFlight.shift()!);
+    while (this.inFlight.full(block.bytes.length)) await this.settle(this.inFlight.shift()!);
     if (this.failed) return;
     const done = this.chain.importBlock(block.bytes).then(
       () => undefined,
       (error: unknown) => error ?? new Error('import failed'),
     );
-    this.inFlight.push({ block, done });
+    this.inFlight.push(block.bytes.length, { block, done });
   }
 
   async drain(): Promise<void> {

@@ -29,11 +29,51 @@ import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
 
 /**
  * Blocks a caller keeps in flight with importBlock (a sync, a block file import): while one
- * applies, the signatures of those after it are checked on the verifier threads, and the blocks
- * applied while one write is under way go to disk together in the next (a LevelDB write takes as
- * long as validating a few small blocks: see commitBlock).
+ * applies, the signatures of those after it are checked on the verifier threads (small blocks a
+ * batch at a time: SmallAheadBatches), and the blocks applied while one write is under way go to
+ * disk together in the next (a LevelDB write takes as long as validating a few small blocks: see
+ * commitBlock). At most IMPORT_WINDOW_BYTES of them: a few large blocks are enough work ahead.
  */
-export const IMPORT_WINDOW = 16;
+export const IMPORT_WINDOW = 32;
+export const IMPORT_WINDOW_BYTES = 1 << 20;
+
+/** The imports a caller has in flight (see IMPORT_WINDOW), oldest first. */
+export class ImportsInFlight<T> {
+  private readonly entries: Array<{ size: number; value: T }> = [];
+  private bytes = 0;
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether the oldest must settle before a block of `size` bytes is handed over. */
+  full(size: number): boolean {
+    return (
+      this.entries.length > 0 &&
+      (this.entries.length >= IMPORT_WINDOW || this.bytes + size > IMPORT_WINDOW_BYTES)
+    );
+  }
+
+  push(size: number, value: T): void {
+    this.entries.push({ size, value });
+    this.bytes += size;
+  }
+
+  shift(): T | undefined {
+    const entry = this.entries.shift();
+    if (entry === undefined) return undefined;
+    this.bytes -= entry.size;
+    return entry.value;
+  }
+
+  /** Every import still in flight, oldest first; the window is empty after. */
+  takeAll(): T[] {
+    const values = this.entries.map((entry) => entry.value);
+    this.entries.length = 0;
+    this.bytes = 0;
+    return values;
+  }
+}
 
 export async function importBlock(core: ChainCore, bytes: Uint8Array): Promise<void> {
   core.requireStore();
@@ -75,6 +115,7 @@ function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<vo
   core.decodedAhead.set(bytes, ahead);
   return verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
     pool: core.verifier,
+    small: core.smallAhead,
     itemOf: (operation) => aheadCheckOf(core, operation),
   });
 }

@@ -29,7 +29,7 @@ import type { BlockInfo, OperationObject } from './presentation';
 import { SignatureCache } from './signature-cache';
 import { StateChecksum } from './state-checksum';
 import { type ChainStore, heightKey } from './store';
-import { defaultVerifyThreads, VerifierPool } from './verifier-pool';
+import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './verifier-pool';
 
 const PUBLIC_KEY_CACHE_SIZE = 1024;
 
@@ -52,6 +52,8 @@ export class ChainCore {
   readonly maxFutureSeconds: number;
   readonly sigCache: SignatureCache;
   readonly verifier: VerifierPool;
+  /** Where the signatures of small blocks queued for import are checked ahead together. */
+  readonly smallAhead: SmallAheadBatches;
 
   store: ChainStore | undefined;
   journal: Journal | undefined;
@@ -112,6 +114,7 @@ export class ChainCore {
       this.secp,
       this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,
     );
+    this.smallAhead = new SmallAheadBatches(this.verifier);
     this.clique = new CliqueState(this.hashes, (height) => this.getBlockBytes(height));
   }
 

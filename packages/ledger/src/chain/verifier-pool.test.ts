@@ -14,6 +14,8 @@ import { decodeOperation, operationSigningHash } from '../operation/operation';
 import { devWallet, openTempChain, testWallet, transferTo } from '../testing/temp-chain';
 import {
   type AheadContext,
+  SMALL_AHEAD_ITEMS,
+  SmallAheadBatches,
   type VerifiedAhead,
   VerifierPool,
   type VerifyItem,
@@ -247,6 +249,7 @@ describe('VerifierPool', () => {
 
     const ctx: AheadContext = {
       pool,
+      small: new SmallAheadBatches(pool),
       // Operation 5's key is not known yet (say, an activation earlier in the queue): left alone.
       itemOf: (operation) =>
         operation === operations[5]
@@ -274,6 +277,65 @@ describe('VerifierPool', () => {
     const again: VerifiedAhead = { verifiedKeys: new Array(operations.length) };
     await verifyBlockAhead(operations, () => forgedProducer, again, ctx).settle();
     expect(again.producerKey).toBeUndefined();
+  });
+
+  it('checks small blocks ahead several at a time, each block recording only its own valid keys', async () => {
+    const pool = new VerifierPool(nativeSecp256k1, 1);
+    pools.push(pool);
+    const handOvers: number[] = [];
+    const background = pool.background.bind(pool);
+    pool.background = (items, split) => {
+      handOvers.push(items.length);
+      return background(items, split);
+    };
+    const gHash = genesisHash(createDevGenesis());
+    const blocks = (await transferBlocks('alice small ahead', 8, 1)).map((bytes) =>
+      decodeBlock(bytes, nativeHashes),
+    );
+    const itemOf = (operation: Uint8Array) => ({
+      signature: operation.subarray(operation.length - 64),
+      hash: operationSigningHash(gHash, operation.subarray(0, operation.length - 64), nativeHashes),
+      publicKey: devWallet.publicKey,
+    });
+    const producerOf = (block: (typeof blocks)[number], forged: boolean) => () => {
+      const signature = Uint8Array.from(block.signature);
+      if (forged) signature[10]! ^= 1;
+      return {
+        signature,
+        hash: blockSigningHash(gHash, block.headerBytes, nativeHashes),
+        publicKey: devWallet.publicKey,
+      };
+    };
+    // Block 2's operation and block 5's producer signature forged.
+    const operationsOf = (b: number) =>
+      blocks[b]!.operations.map((op) => {
+        if (b !== 2) return op;
+        const forged = Uint8Array.from(op);
+        forged[forged.length - 5]! ^= 1;
+        return forged;
+      });
+    const ctx: AheadContext = { pool, small: new SmallAheadBatches(pool), itemOf };
+    const aheads: VerifiedAhead[] = blocks.map(() => ({ verifiedKeys: [undefined] }));
+    const settles = blocks.map((block, b) =>
+      verifyBlockAhead(operationsOf(b), producerOf(block, b === 5), aheads[b]!, ctx),
+    );
+    // Eight blocks of two signatures: one hand-over when the batch is full, before any settles.
+    expect(2 * blocks.length).toBe(SMALL_AHEAD_ITEMS);
+    expect(handOvers).toEqual([SMALL_AHEAD_ITEMS]);
+    for (const settle of settles) await settle.settle();
+    aheads.forEach((ahead, b) => {
+      expect(ahead.verifiedKeys[0], `block ${b}'s operation`).toBe(
+        b === 2 ? undefined : devWallet.publicKey,
+      );
+      expect(ahead.producerKey, `block ${b}'s producer`).toBe(
+        b === 5 ? undefined : devWallet.publicKey,
+      );
+    });
+    // A block settled before its batch is full hands the batch over then.
+    const late: VerifiedAhead = { verifiedKeys: [undefined] };
+    await verifyBlockAhead(operationsOf(0), producerOf(blocks[0]!, false), late, ctx).settle();
+    expect(handOvers).toEqual([SMALL_AHEAD_ITEMS, 2]);
+    expect(late).toEqual({ verifiedKeys: [devWallet.publicKey], producerKey: devWallet.publicKey });
   });
 
   it('imports a queue of one-operation blocks, and refuses a forged producer signature even when queued', async () => {

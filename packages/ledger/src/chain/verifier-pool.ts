@@ -351,8 +351,8 @@ export class VerifierPool {
    * Starts verifying on the worker threads only (the calling thread goes on with other work);
    * `settle()` brings the calling thread in and resolves with one boolean per item.
    */
-  background(items: readonly VerifyItem[]): BackgroundVerification {
-    const job = this.submit(items);
+  background(items: readonly VerifyItem[], split?: VerifySplit): BackgroundVerification {
+    const job = this.submit(items, split);
     return { settle: () => this.help(job) };
   }
 
@@ -361,11 +361,72 @@ export class VerifierPool {
   }
 }
 
-const NOTHING_AHEAD = { settle: async () => {} };
+/**
+ * Signatures of small blocks queued for import, handed to the worker threads this many at a time:
+ * one hand-over (a postMessage that wakes a worker: about 0.1 ms of the handing thread) for several
+ * blocks, where one per block cost more than the two or three verifies it took off that thread.
+ */
+export const SMALL_AHEAD_ITEMS = 16;
+
+/** One hand-over of several small blocks' signatures (SmallAheadBatches). */
+class SmallAheadBatch {
+  readonly items: VerifyItem[] = [];
+  private verification: BackgroundVerification | undefined;
+  private results: Promise<boolean[]> | undefined;
+
+  constructor(private readonly pool: VerifierPool) {}
+
+  /** Hands the items to the workers; none may be added after. */
+  start(): void {
+    this.verification ??= this.pool.background(this.items, {
+      parallelFrom: 1,
+      chunk: Math.ceil(this.items.length / 4),
+    });
+  }
+
+  settle(): Promise<boolean[]> {
+    this.start();
+    this.results ??= this.verification!.settle();
+    return this.results;
+  }
+}
+
+/**
+ * Collects the signatures of small blocks queued for import into batches of SMALL_AHEAD_ITEMS,
+ * each handed to the worker threads once full, or when a block of it is settled (its turn came).
+ */
+export class SmallAheadBatches {
+  private open: SmallAheadBatch | undefined;
+
+  constructor(
+    private readonly pool: VerifierPool,
+    private readonly size = SMALL_AHEAD_ITEMS,
+  ) {}
+
+  /** Adds a block's items to the open batch; the function resolves with their results. */
+  add(items: readonly VerifyItem[]): () => Promise<boolean[]> {
+    const batch = this.open ?? new SmallAheadBatch(this.pool);
+    this.open = batch;
+    const from = batch.items.length;
+    batch.items.push(...items);
+    if (batch.items.length >= this.size) this.close(batch);
+    return async () => {
+      this.close(batch);
+      return (await batch.settle()).slice(from, from + items.length);
+    };
+  }
+
+  private close(batch: SmallAheadBatch): void {
+    if (this.open === batch) this.open = undefined;
+    batch.start();
+  }
+}
 
 /** What verifyBlockAhead needs from the chain. */
 export interface AheadContext {
   pool: VerifierPool;
+  /** Where the signatures of blocks too small for a hand-over of their own go. */
+  small: SmallAheadBatches;
   /**
    * The signature check an encoded operation needs in the committed state; null when that state
    * does not know its key yet or the bytes are malformed (the block's full check deals with both).
@@ -388,10 +449,10 @@ export interface VerifiedAhead {
  * check then finds them. The operations are not decoded here (a decoded operation kept for blocks
  * would outlive the collector's young generation): their headers say the signer. A recorded key
  * counts only when it is the key needed when the block applies, so nothing here can make a block
- * pass that the full check would refuse. A block of fewer than PARALLEL_THRESHOLD signatures is
- * left to the thread that applies it: handing it to a sleeping worker (a postMessage that wakes
- * it) cost that thread more than its two or three verifies (measured on a sync of one-operation
- * blocks: 122 us a block in postMessage against 40 us a verify).
+ * pass that the full check would refuse. A block of fewer than PARALLEL_THRESHOLD signatures joins
+ * others in a batch (SmallAheadBatches): handing each to a sleeping worker alone (a postMessage
+ * that wakes it) cost the handing thread more than its two or three verifies (measured on a sync
+ * of one-operation blocks: 122 us a block in postMessage against 40 us a verify).
  */
 export function verifyBlockAhead(
   operations: readonly Uint8Array[],
@@ -407,18 +468,22 @@ export function verifyBlockAhead(
     items.push(item);
     positions.push(i);
   }
-  if (items.length + 1 < PARALLEL_THRESHOLD) return NOTHING_AHEAD;
   const producer = producerOf();
   if (producer !== null) items.push(producer);
-  const verification = ctx.pool.background(items);
-  const keys = items.map((item) => item.publicKey);
+  const verified =
+    items.length < PARALLEL_THRESHOLD ? ctx.small.add(items) : background(ctx.pool, items);
   return {
     async settle() {
-      const results = await verification.settle();
+      const results = await verified();
       for (let j = 0; j < positions.length; j++) {
-        if (results[j]) ahead.verifiedKeys[positions[j]!] = keys[j];
+        if (results[j]) ahead.verifiedKeys[positions[j]!] = items[j]!.publicKey;
       }
       if (producer !== null && results[positions.length]) ahead.producerKey = producer.publicKey;
     },
   };
+}
+
+function background(pool: VerifierPool, items: readonly VerifyItem[]): () => Promise<boolean[]> {
+  const verification = pool.background(items);
+  return () => verification.settle();
 }

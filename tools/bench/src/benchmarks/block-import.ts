@@ -18,7 +18,7 @@ import {
   createDevGenesis,
   DEV_PRIVATE_KEY,
   type Genesis,
-  IMPORT_WINDOW,
+  ImportsInFlight,
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
@@ -182,8 +182,6 @@ function transferBody(hash160: Uint8Array, amount: bigint) {
 }
 
 export interface ImportOptions {
-  /** importBlock calls in flight (default IMPORT_WINDOW). */
-  window?: number;
   /** Transfer blocks imported before timing starts (default 0). */
   warmUpBlocks?: number;
 }
@@ -208,7 +206,6 @@ export async function importPreparedChain(
   prepared: PreparedChain,
   options: ImportOptions = {},
 ): Promise<ImportRun> {
-  const window = options.window ?? IMPORT_WINDOW;
   const untimed = prepared.setupBlocks + (options.warmUpBlocks ?? 0);
   if (untimed >= prepared.blocks.length) throw new Error('no transfer block left to time');
   const transfers = prepared.blockTransfers
@@ -218,14 +215,14 @@ export async function importPreparedChain(
     const chain = createChain({ dataDir: dir, genesis: prepared.genesis });
     await chain.open();
     // As a syncing node does: the next blocks are handed over while one applies (importBlock
-    // queues them and checks their signatures ahead), at most `window` at a time.
+    // queues them and checks their signatures ahead), within the ledger's window.
     const importAll = async (blocks: readonly Uint8Array[]) => {
-      const inFlight: Promise<void>[] = [];
+      const inFlight = new ImportsInFlight<Promise<void>>();
       for (const bytes of blocks) {
-        if (inFlight.length >= window) await inFlight.shift();
-        inFlight.push(chain.importBlock(bytes));
+        while (inFlight.full(bytes.length)) await inFlight.shift();
+        inFlight.push(bytes.length, chain.importBlock(bytes));
       }
-      await Promise.all(inFlight);
+      await Promise.all(inFlight.takeAll());
     };
     try {
       await importAll(prepared.blocks.slice(0, untimed));
