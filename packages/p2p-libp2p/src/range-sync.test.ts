@@ -109,12 +109,18 @@ async function syncGivingUpAfter100ms(
   return stalls;
 }
 
+/** A chain of RANGES ranges of blocks, and a second chain holding the same blocks. */
+async function sourceAndCopy() {
+  const source = await openChain();
+  await growChain(source, BATCH * RANGES);
+  const copy = await openChain();
+  await copyBlocks(source, copy, 1, source.head().height);
+  return { source, copy };
+}
+
 describe('pipelined range sync', () => {
   it('asks for each next range before the one before it is imported, of a peer that keeps up', async () => {
-    const source = await openChain();
-    await growChain(source, BATCH * RANGES);
-    const copy = await openChain();
-    await copyBlocks(source, copy, 1, source.head().height);
+    const { source, copy } = await sourceAndCopy();
     const fresh = await openChain();
     const served: string[] = [];
     const peers = [
@@ -158,10 +164,7 @@ describe('pipelined range sync', () => {
   });
 
   it('asks the rest of a stalled range of another peer, and leaves the stalled one alone', async () => {
-    const source = await openChain();
-    await growChain(source, BATCH * RANGES);
-    const copy = await openChain();
-    await copyBlocks(source, copy, 1, source.head().height);
+    const { source, copy } = await sourceAndCopy();
     const fresh = await openChain();
     const served: string[] = [];
     // The first peer sends 64 bytes every 50 ms; the importer gives up on it after 100 ms.

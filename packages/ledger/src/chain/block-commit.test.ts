@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mine, openTempChain, payFromDev, type TempChain, testWallet } from '../testing/temp-chain';
+import {
+  importQueued,
+  openTempChain,
+  produceTransferBlocks,
+  type TempChain,
+  testWallet,
+} from '../testing/temp-chain';
 import { DURABLE_IMPORT_EVERY } from './block-commit';
-import { IMPORT_WINDOW } from './block-import';
 import type { ChainCore } from './chain-core';
 import { type ChainBatch, ChainStore } from './store';
 
@@ -14,16 +19,7 @@ afterEach(async () => {
 async function chainOf(blocks: number): Promise<Uint8Array[]> {
   const source = await openTempChain();
   chains.push(source);
-  const receiver = testWallet('durable-import-receiver');
-  for (let i = 0; i < blocks; i++) {
-    await payFromDev(source.chain, receiver.address, 1n);
-    await mine(source.chain);
-  }
-  const out: Uint8Array[] = [];
-  for (let h = 1; h < source.chain.blockCount(); h++) {
-    out.push((await source.chain.getBlockBytes(h))!);
-  }
-  return out;
+  return produceTransferBlocks(source.chain, blocks, testWallet('durable-import-receiver').address);
 }
 
 interface Write {
@@ -46,23 +42,13 @@ function recordWrites(): Write[] {
   return writes;
 }
 
-/** Imports `blocks` as a syncing node does: IMPORT_WINDOW in flight. */
-async function importWindowed(chain: TempChain['chain'], blocks: Uint8Array[]): Promise<void> {
-  const inFlight: Promise<void>[] = [];
-  for (const bytes of blocks) {
-    if (inFlight.length >= IMPORT_WINDOW) await inFlight.shift();
-    inFlight.push(chain.importBlock(bytes));
-  }
-  await Promise.all(inFlight);
-}
-
 describe('durability of imported blocks', () => {
   it('syncs a burst of imports once at its end and at least every DURABLE_IMPORT_EVERY blocks', async () => {
     const blocks = await chainOf(DURABLE_IMPORT_EVERY + 40);
     const target = await openTempChain();
     chains.push(target);
     const writes = recordWrites();
-    await importWindowed(target.chain, blocks);
+    await importQueued(target.chain, blocks);
     expect(target.chain.blockCount()).toBe(blocks.length + 1);
     // Every block, and maybe a marker that synced the last writes.
     expect(writes.reduce((n, w) => n + w.batches, 0) - blocks.length).toBeOneOf([0, 1]);
@@ -93,7 +79,7 @@ describe('blocks written behind', () => {
     const target = await openTempChain();
     chains.push(target);
     const writes = recordWrites();
-    await importWindowed(target.chain, blocks);
+    await importQueued(target.chain, blocks);
     expect(target.chain.blockCount()).toBe(blocks.length + 1);
     // A group commit: fewer LevelDB writes than blocks.
     expect(writes.length).toBeLessThan(blocks.length * 0.75);
@@ -114,7 +100,7 @@ describe('blocks written behind', () => {
         ]),
       );
     });
-    await importWindowed(target.chain, blocks);
+    await importQueued(target.chain, blocks);
     const found = await Promise.all(reads);
     expect(found).toHaveLength(blocks.length);
     found.forEach(([bytes, height], i) => {
@@ -160,7 +146,7 @@ describe('blocks written behind', () => {
     for (let h = 1; h <= onDisk; h++) {
       expect(await reopened.chain.getBlockBytes(h)).toEqual(blocks[h - 1]);
     }
-    await importWindowed(reopened.chain, blocks.slice(onDisk));
+    await importQueued(reopened.chain, blocks.slice(onDisk));
     expect(reopened.chain.blockCount()).toBe(blocks.length + 1);
   });
 });

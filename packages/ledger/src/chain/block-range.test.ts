@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mine, openTempChain, payFromDev, type TempChain, testWallet } from '../testing/temp-chain';
-import { IMPORT_WINDOW } from './block-import';
+import {
+  importQueued,
+  openTempChain,
+  produceTransferBlocks,
+  type TempChain,
+  testWallet,
+} from '../testing/temp-chain';
 
 const chains: TempChain[] = [];
 afterEach(async () => {
@@ -10,11 +15,7 @@ afterEach(async () => {
 async function chainWith(blocks: number): Promise<TempChain> {
   const t = await openTempChain();
   chains.push(t);
-  const receiver = testWallet('range-receiver');
-  for (let i = 0; i < blocks; i++) {
-    await payFromDev(t.chain, receiver.address, 1n);
-    await mine(t.chain);
-  }
+  await produceTransferBlocks(t.chain, blocks, testWallet('range-receiver').address);
   return t;
 }
 
@@ -49,12 +50,7 @@ describe('getBlockRange', () => {
     chains.push(target);
     const ranges: Promise<Uint8Array[]>[] = [];
     target.chain.onBlock((info) => ranges.push(target.chain.getBlockRange(1, info.block)));
-    const inFlight: Promise<void>[] = [];
-    for (const bytes of blocks) {
-      if (inFlight.length >= IMPORT_WINDOW) await inFlight.shift();
-      inFlight.push(target.chain.importBlock(bytes));
-    }
-    await Promise.all(inFlight);
+    await importQueued(target.chain, blocks);
     const read = await Promise.all(ranges);
     for (const [i, range] of read.entries()) expect(range).toEqual(blocks.slice(0, i + 1));
   });

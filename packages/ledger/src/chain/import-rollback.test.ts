@@ -128,19 +128,25 @@ function countingSecp() {
   return { counter, secp256k1 };
 }
 
+/** A chain whose head block holds five transfers from alice (funded and activated before). */
+async function chainWithFiveTransfers(): Promise<Chain> {
+  const a = await tempChain();
+  await fundAndActivate(a, alice, 50n * COIN);
+  for (let i = 0; i < 5; i++) {
+    await a.signAndSubmit({
+      optype: 2,
+      signer: alice.address,
+      privateKey: alice.privateKey,
+      body: transferTo(bob.address, BigInt(i + 1)),
+    });
+  }
+  await a.produceBlock(devWallet.privateKey);
+  return a;
+}
+
 describe('importBlock', () => {
   it('remembers the signatures of a block imported at the tip: a rollback does not verify them again', async () => {
-    const a = await tempChain();
-    await fundAndActivate(a, alice, 50n * COIN);
-    for (let i = 0; i < 5; i++) {
-      await a.signAndSubmit({
-        optype: 2,
-        signer: alice.address,
-        privateKey: alice.privateKey,
-        body: transferTo(bob.address, BigInt(i + 1)),
-      });
-    }
-    await a.produceBlock(devWallet.privateKey);
+    const a = await chainWithFiveTransfers();
     const { counter, secp256k1 } = countingSecp();
     const t = await openTempChain({ secp256k1 });
     cleanups.push(t.cleanup);
@@ -155,17 +161,7 @@ describe('importBlock', () => {
   });
 
   it('forgets the signatures of a block once it is signatureCacheDepth deep: a deeper rollback verifies them again', async () => {
-    const a = await tempChain();
-    await fundAndActivate(a, alice, 50n * COIN);
-    for (let i = 0; i < 5; i++) {
-      await a.signAndSubmit({
-        optype: 2,
-        signer: alice.address,
-        privateKey: alice.privateKey,
-        body: transferTo(bob.address, BigInt(i + 1)),
-      });
-    }
-    await a.produceBlock(devWallet.privateKey);
+    const a = await chainWithFiveTransfers();
     const fundedHeight = a.blockCount() - 2;
     for (const amount of [7n, 8n]) {
       await a.signAndSubmit({

@@ -8,6 +8,7 @@ import {
   sha256,
   utf8ToBytes,
 } from '@chain/crypto';
+import { ImportsInFlight } from '../chain/block-import';
 import { type Chain, type ChainOptions, createChain } from '../chain/chain';
 import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
 import { ACTIVATION_OPTYPE } from '../operation/activation-codec';
@@ -121,6 +122,32 @@ export function payFromDev(chain: Chain, address: string, amount: bigint) {
 /** Produces a block with the dev key. */
 export function mine(chain: Chain) {
   return chain.produceBlock(devWallet.privateKey);
+}
+
+/** Produces `count` blocks of one dev-wallet transfer to `receiver` each; their bytes. */
+export async function produceTransferBlocks(
+  chain: Chain,
+  count: number,
+  receiver: string,
+): Promise<Uint8Array[]> {
+  const first = chain.blockCount();
+  for (let i = 0; i < count; i++) {
+    await payFromDev(chain, receiver, 1n);
+    await mine(chain);
+  }
+  const blocks: Uint8Array[] = [];
+  for (let h = first; h < chain.blockCount(); h++) blocks.push((await chain.getBlockBytes(h))!);
+  return blocks;
+}
+
+/** Imports `blocks` as a syncing node does: several in flight, within the ledger's window. */
+export async function importQueued(chain: Chain, blocks: readonly Uint8Array[]): Promise<void> {
+  const inFlight = new ImportsInFlight<Promise<void>>();
+  for (const bytes of blocks) {
+    while (inFlight.full(bytes.length)) await inFlight.shift();
+    inFlight.push(bytes.length, chain.importBlock(bytes));
+  }
+  await Promise.all(inFlight.takeAll());
 }
 
 /**
