@@ -1,6 +1,6 @@
 import { type Chain, ChainError, ErrorCode, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { FrameReader, writeFrame, writeFrames } from './framing';
+import { abortStream, FrameReader, writeFrame, writeFrames } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
 import {
@@ -405,7 +405,7 @@ export class BlockSync {
       }
     } finally {
       this.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
-      if (stream.status === 'open') stream.abort(new Error('sync round over'));
+      if (stream.status === 'open') abortStream(stream, new Error('sync round over'));
     }
   }
 

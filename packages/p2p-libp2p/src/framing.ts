@@ -129,7 +129,7 @@ export class FrameReader {
   }
 
   private fail(error: FramingError): FramingError {
-    this.stream.abort(error);
+    abortStream(this.stream, error);
     return error;
   }
 
@@ -177,6 +177,18 @@ export class FrameReader {
 }
 
 /** Writes one `u32le length || payload` frame, waiting while the stream's buffer is full. */
+/**
+ * Ends a stream with `reason`. Aborting sends the muxer's reset, which throws when the connection
+ * under the stream is closing already (a peer going away, a ban): the stream is gone either way.
+ */
+export function abortStream(stream: Stream, reason: Error): void {
+  try {
+    stream.abort(reason);
+  } catch {
+    // The connection is closing: nothing left to reset.
+  }
+}
+
 export async function writeFrame(stream: Stream, payload: Uint8Array): Promise<void> {
   await writeFrames(stream, [payload]);
 }

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { bytesToHex, equalBytes } from './bytes';
-import { FrameReader, writeFrame } from './framing';
+import { abortStream, FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import { HELLO_PROTOCOL, REQUEST_MESSAGES } from './message-table';
 import { decodeHello, encodeHello, type Hello } from './messages';
@@ -68,7 +68,7 @@ export class HelloExchange {
       await stream.close().catch(() => undefined);
       this.accept(peer, theirs);
     } catch (error) {
-      stream?.abort(error as Error);
+      if (stream) abortStream(stream, error as Error);
       this.discipline.onProtocolError(peer, error, 'hello');
     }
   }
@@ -86,7 +86,7 @@ export class HelloExchange {
       await stream.close().catch(() => undefined);
       this.accept(peer, theirs);
     } catch (error) {
-      stream.abort(error as Error);
+      abortStream(stream, error as Error);
       this.discipline.onProtocolError(peer, error, 'hello');
     }
   }

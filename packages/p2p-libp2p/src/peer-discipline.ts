@@ -2,6 +2,7 @@ import { ErrorCode } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import type { BlacklistEntry } from './blacklist';
 import { blacklistReason } from './errors';
+import { abortStream } from './framing';
 import type { InboundConnections } from './inbound-connections';
 import type { RateLimitedKind, RateLimits } from './message-table';
 import { BAN_SCORE, MisbehaviourScores, type Offence } from './misbehaviour';
@@ -39,7 +40,7 @@ export class PeerDiscipline {
    */
   withinRate(peer: PeerState, kind: RateLimitedKind, stream?: Stream): boolean {
     if (this.rates.take(peer.ip, kind)) return true;
-    stream?.abort(new Error(`${kind} rate exceeded`));
+    if (stream) abortStream(stream, new Error(`${kind} rate exceeded`));
     this.misbehaved(
       peer,
       'flood',

@@ -1,7 +1,7 @@
 import { type Chain, ImportsInFlight, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import type { SyncHooks, SyncPeer } from './block-sync';
-import { FrameReader, writeFrame } from './framing';
+import { abortStream, FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
 import { decodeBlocksResponse, encodeBlocksRequest } from './messages';
@@ -200,7 +200,7 @@ export class RangePipeline {
     if (active === undefined || this.queue.starvedFor(Date.now()) < stallMs) return;
     if (this.candidates(this.opts.chain.head().height, active.peer).length === 0) return;
     this.stalled = active.stream;
-    active.stream.abort(new Error(`no block for ${stallMs} ms: stalled`));
+    abortStream(active.stream, new Error(`no block for ${stallMs} ms: stalled`));
   }
 
   /**
@@ -259,7 +259,9 @@ export class RangePipeline {
           if (i === 0) next = this.openNext(range.after + range.count, range.peer);
         }
       } catch (error) {
-        void next?.stream.then((stream) => stream?.abort(new Error('range failed')));
+        void next?.stream.then(
+          (stream) => stream && abortStream(stream, new Error('range failed')),
+        );
         next = undefined;
         if (this.stalled !== range.stream) throw error;
         stalled = true;
@@ -268,7 +270,7 @@ export class RangePipeline {
         range.finish?.();
         // Done with it: the serving peer counts it against its stream limit until it closes.
         if (range.stream.status === 'open') {
-          range.stream.abort(new Error('range over'));
+          abortStream(range.stream, new Error('range over'));
         }
       }
       this.opts.hooks.log(
@@ -292,7 +294,7 @@ export class RangePipeline {
       if (next === undefined) continue;
       if (!stalled && !this.over) await this.queue.waitBelow(this.opts.windowBlocks);
       if (this.over) {
-        void next.stream.then((stream) => stream?.abort(new Error('not needed')));
+        void next.stream.then((stream) => stream && abortStream(stream, new Error('not needed')));
         continue;
       }
       range = await this.request(next, start);
@@ -365,7 +367,7 @@ export class RangePipeline {
         { peer: peer.ip, err: String((error as Error)?.message ?? error) },
         'sync range request failed',
       );
-      if (stream.status === 'open') stream.abort(new Error('range refused'));
+      if (stream.status === 'open') abortStream(stream, new Error('range refused'));
       this.opts.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
       if (this.stalled !== stream) return undefined;
       const other = this.replaceStalled(peer, start);

@@ -2,7 +2,7 @@ import { ErrorCode } from '@chain/ledger';
 import type { Connection, Libp2p, Stream } from '@libp2p/interface';
 import { isValidIp } from './address';
 import { serveBlocks } from './block-sync';
-import { FrameReader, writeFrame } from './framing';
+import { abortStream, FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import {
   MEMPOOL_PROTOCOL,
@@ -75,12 +75,12 @@ export class RequestServing {
     const spec = REQUEST_MESSAGES[protocol];
     const peer = this.ctx.peers.get(connection.id);
     if (peer === undefined) {
-      stream.abort(new Error('unknown connection'));
+      abortStream(stream, new Error('unknown connection'));
       return;
     }
     const open = peer.inboundStreams.get(protocol) ?? 0;
     if (open >= spec.streamLimit) {
-      stream.abort(new Error(`too many ${protocol} streams`));
+      abortStream(stream, new Error(`too many ${protocol} streams`));
       this.discipline.misbehaved(
         peer,
         'tooManyStreams',
@@ -102,7 +102,7 @@ export class RequestServing {
     }
     // Every exchange but the hello itself comes after a hello.
     if (protocol !== 'hello' && peer.hello === undefined) {
-      stream.abort(new Error('no hello yet'));
+      abortStream(stream, new Error('no hello yet'));
       return;
     }
     if (!this.discipline.withinRate(peer, spec.rateKind, stream)) return;
@@ -113,7 +113,7 @@ export class RequestServing {
     try {
       await this.handlers[protocol](stream, peer);
     } catch (error) {
-      stream.abort(error as Error);
+      abortStream(stream, error as Error);
       this.discipline.onProtocolError(peer, error, protocol);
     }
   }
@@ -176,7 +176,7 @@ export class RequestServing {
       if (total > 0)
         this.ctx.log.debug({ peer: peer.ip, operations: total }, 'took pending operations');
     } catch (error) {
-      stream?.abort(error as Error);
+      if (stream) abortStream(stream, error as Error);
       this.discipline.onProtocolError(peer, error, 'mempool');
       // Cut short by the close of a duplicate: the kept connection brings them.
       const kept = this.ctx.peers.kept(peer.peerId);
@@ -204,7 +204,7 @@ export class RequestServing {
         }
         if (added > 0) log.info({ from: peer.ip, added }, 'learnt servers by peer exchange');
       } catch (error) {
-        stream?.abort(error as Error);
+        if (stream) abortStream(stream, error as Error);
         this.discipline.onProtocolError(peer, error, 'peers');
       }
     }
