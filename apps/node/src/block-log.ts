@@ -19,13 +19,29 @@ export function logBlocks(
   network: Pick<P2PNode, 'syncProgress'>,
   log: Logger,
 ): () => void {
+  // A sync `gap` blocks behind stays far behind for the next gap - SYNC_BLOCK_LOG_GAP imports (the
+  // peers' highest block only moves back when a peer leaves): asked once per that many blocks, not
+  // per block (the question walks the peers).
+  let farBehindFor = 0;
   return chain.onBlock((block, origin) => {
-    if (origin === 'imported' && isFarBehind(network)) return;
+    if (origin === 'imported') {
+      if (farBehindFor > 0) {
+        farBehindFor--;
+        return;
+      }
+      const gap = farBehindGap(network);
+      if (gap !== undefined) {
+        farBehindFor = gap - SYNC_BLOCK_LOG_GAP;
+        return;
+      }
+    }
     log.info({ block: block.block, operations: block.operations, origin }, 'block');
   });
 }
 
-function isFarBehind(network: Pick<P2PNode, 'syncProgress'>): boolean {
+/** How far behind its peers' highest block a sync is, when that is SYNC_BLOCK_LOG_GAP or more. */
+function farBehindGap(network: Pick<P2PNode, 'syncProgress'>): number | undefined {
   const progress = network.syncProgress();
-  return progress.syncing && progress.highestBlock - progress.currentBlock >= SYNC_BLOCK_LOG_GAP;
+  const gap = progress.highestBlock - progress.currentBlock;
+  return progress.syncing && gap >= SYNC_BLOCK_LOG_GAP ? gap : undefined;
 }

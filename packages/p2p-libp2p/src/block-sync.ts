@@ -48,6 +48,8 @@ export interface SyncProgress {
 
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
+/** A blocks stream opened with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
+export const PREOPENED_STREAM_MS = 10_000;
 
 /**
  * The chain's INVALID_BLOCK reasons that say where a block stands against this node's chain, not
@@ -189,6 +191,8 @@ export class BlockSync {
   private active = false;
   private startingBlock: number;
   private lastSyncEnd = 0;
+  private readonly preopened = new Map<SyncPeer, Promise<Stream | undefined>>();
+  private preopenedTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: BlockSyncOptions) {
     this.chain = options.chain;
@@ -245,9 +249,45 @@ export class BlockSync {
     });
   }
 
+  /**
+   * Opens a blocks stream to `peer` while its hello is under way, for the first request of a sync
+   * that the hello may start: a node starting behind (a late joiner, a restart) asks its first
+   * range one round trip (the protocol negotiation) sooner. Those not used are dropped once a sync
+   * takes one, once a hello shows no peer ahead, or after PREOPENED_STREAM_MS.
+   */
+  preopen(peer: SyncPeer): void {
+    if (this.stopped || this.active || this.preopened.has(peer)) return;
+    this.preopened.set(
+      peer,
+      peer.openStream(BLOCKS_PROTOCOL).catch(() => undefined),
+    );
+    clearTimeout(this.preopenedTimer);
+    this.preopenedTimer = setTimeout(() => this.dropPreopened(), PREOPENED_STREAM_MS);
+    this.preopenedTimer.unref?.();
+  }
+
+  private dropPreopened(): void {
+    clearTimeout(this.preopenedTimer);
+    for (const stream of this.preopened.values()) {
+      void stream.then((s) => s && abortStream(s, new Error('not needed')));
+    }
+    this.preopened.clear();
+  }
+
+  /** The stream for a request to `peer`: the one opened with its hello if still open, or a new one. */
+  private async streamTo(peer: SyncPeer): Promise<Stream> {
+    const pre = this.preopened.get(peer);
+    this.preopened.delete(peer);
+    this.dropPreopened();
+    const stream = await pre;
+    if (stream?.status === 'open') return stream;
+    return peer.openStream(BLOCKS_PROTOCOL);
+  }
+
   /** Stops after the current request; waits for it. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.dropPreopened();
     await this.running;
   }
 
@@ -263,7 +303,12 @@ export class BlockSync {
         for (;;) {
           if (this.stopped) return;
           const peer = this.bestPeer();
-          if (peer === undefined) break;
+          if (peer === undefined) {
+            // No peer ahead (so far): streams opened for a first request would only hold the
+            // peers' serving slots and keep duplicate connections from closing.
+            this.dropPreopened();
+            break;
+          }
           if (!this.active) {
             this.active = true;
             // Runs that follow each other closely (a peer that is itself catching up) are one sync.
@@ -314,7 +359,7 @@ export class BlockSync {
       maxBlocks: this.batchBlocks,
       maxBytes: LIMITS.syncBatchBytes,
     };
-    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    const stream = await this.streamTo(peer);
     const requestBytes = encodeBlocksRequest(request);
     await writeFrame(stream, requestBytes);
     this.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);

@@ -130,6 +130,7 @@ export class HelloExchange {
     peer.timediff = hello.timestamp - Math.floor(Date.now() / 1000);
     if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
     peer.helloTimer = undefined;
+    for (const waiter of peer.helloWaiters) waiter();
     // A duplicate's hello is answered, and greets nobody: the kept connection does.
     if (this.ctx.peers.isKept(peer)) this.greet(peer);
     this.hooks.tipLearnt();

@@ -149,7 +149,12 @@ class ChainP2PNode implements P2PNode {
       dialKnownServers: () => this.connectionManager.dialKnownServers(),
     });
     this.connectionManager = new ConnectionManager(this.ctx, this.inbound, {
-      exchangeHello: (peer) => void this.hello.exchange(peer),
+      exchangeHello: (peer) => {
+        // Until a first hello completes, this node may be behind: its first sync request saves
+        // the stream's negotiation (a round trip) on a stream opened to the peer it dialled.
+        if (!this.hello.helloSeen) this.sync.preopen(peer);
+        void this.hello.exchange(peer);
+      },
       greet: (peer) => this.hello.greet(peer),
       peersChanged: () => this.sync.trigger(),
     });

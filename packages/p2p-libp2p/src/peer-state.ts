@@ -1,7 +1,7 @@
 import type { Chain } from '@chain/ledger';
 import type { GossipSub } from '@libp2p/gossipsub';
 import type { Identify } from '@libp2p/identify';
-import type { Connection, Libp2p, PeerId } from '@libp2p/interface';
+import type { Connection, Libp2p, PeerId, Stream } from '@libp2p/interface';
 import type { Ping } from '@libp2p/ping';
 import type { PeerAddress } from './address';
 import type { Blacklist } from './blacklist';
@@ -29,6 +29,8 @@ export interface PeerState extends SyncPeer {
   helloTimer: ReturnType<typeof setTimeout> | undefined;
   /** A hello exchange this node started and that is not over. */
   helloInFlight: Promise<void> | undefined;
+  /** Called once the peer's hello is accepted (requests that came before it wait: helloAccepted). */
+  readonly helloWaiters: Set<() => void>;
   /** Inbound streams of each request protocol open on this connection now. */
   readonly inboundStreams: Map<RequestProtocol, number>;
   /** Request streams open on this connection now, both ways (a duplicate closes once none are). */
@@ -68,6 +70,7 @@ export function newPeerState(connection: Connection, address: PeerAddress): Peer
     syncRetryAt: 0,
     helloTimer: undefined,
     helloInFlight: undefined,
+    helloWaiters: new Set(),
     inboundStreams: new Map(),
     requests,
     retiring: false,
@@ -76,6 +79,32 @@ export function newPeerState(connection: Connection, address: PeerAddress): Peer
         connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
       ),
   };
+}
+
+/**
+ * Resolves true once `peer`'s hello is accepted, false if `stream` ends or `timeoutMs` passes
+ * first: a request stream opened alongside the hello (a node starting behind asks its first blocks
+ * that way) is served after it instead of being refused.
+ */
+export function helloAccepted(
+  peer: PeerState,
+  stream: Stream,
+  timeoutMs: number,
+): Promise<boolean> {
+  if (peer.hello !== undefined) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const settle = (accepted: boolean) => {
+      clearTimeout(timer);
+      peer.helloWaiters.delete(onHello);
+      stream.removeEventListener('close', onClose);
+      resolve(accepted);
+    };
+    const onHello = () => settle(true);
+    const onClose = () => settle(false);
+    const timer = setTimeout(() => settle(false), timeoutMs);
+    peer.helloWaiters.add(onHello);
+    stream.addEventListener('close', onClose, { once: true });
+  });
 }
 
 /** Where a peer accepts connections: the dialled address, or its IP with its hello's port. */

@@ -163,6 +163,67 @@ describe('pipelined range sync', () => {
     expect(served).toEqual(Array(RANGES).fill(peers[0]!.ip));
   });
 
+  it("asks the first range on the stream opened with the peer's hello, and drops the others", async () => {
+    const { source, copy } = await sourceAndCopy();
+    const fresh = await openChain();
+    const served: string[] = [];
+    const opened = new Map<string, Stream[]>();
+    const counted = (peer: SyncPeer): SyncPeer => {
+      const open = peer.openStream.bind(peer);
+      peer.openStream = async (protocol) => {
+        const stream = await open(protocol);
+        opened.set(peer.ip, [...(opened.get(peer.ip) ?? []), stream]);
+        return stream;
+      };
+      return peer;
+    };
+    const ahead = counted(servingPeer('198.18.0.16', source, served));
+    const other = counted(servingPeer('198.18.0.17', copy, served));
+    // Before their hellos: their tips are not known yet.
+    const tip = ahead.head;
+    ahead.head = undefined;
+    other.head = undefined;
+    const streamsAtFirstRequest: number[] = [];
+    const sync = new BlockSync({
+      chain: fresh,
+      batchBlocks: BATCH,
+      hooks: {
+        peers: () => [ahead, other],
+        misbehaved: (_peer, _offence, _code, text) => {
+          throw new Error(`no peer misbehaves here: ${text}`);
+        },
+        traffic: (_ip, kind, direction) => {
+          if (
+            kind === 'GetBlocks' &&
+            direction === 'Autosend' &&
+            streamsAtFirstRequest.length === 0
+          )
+            streamsAtFirstRequest.push(opened.get(ahead.ip)?.length ?? 0);
+        },
+        log: () => undefined,
+      },
+    });
+    sync.preopen(ahead);
+    sync.preopen(other);
+    await waitUntil('both streams', () => opened.size === 2);
+    // The hello of one tells its tip: the sync starts on the stream already open to it.
+    ahead.head = tip;
+    sync.trigger();
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
+    expect(streamsAtFirstRequest).toEqual([1]);
+    // One stream per range, the first of them the one opened with the hello.
+    expect(opened.get(ahead.ip)).toHaveLength(RANGES);
+    expect(served).toEqual(Array(RANGES).fill(ahead.ip));
+    // The other peer's was dropped once the sync began: its serving slot is free again.
+    expect(opened.get(other.ip)).toHaveLength(1);
+    await waitUntil('the unused stream to be dropped', () =>
+      ['aborted', 'reset', 'closed'].includes(opened.get(other.ip)![0]!.status),
+    );
+  });
+
   it('asks the rest of a stalled range of another peer, and leaves the stalled one alone', async () => {
     const { source, copy } = await sourceAndCopy();
     const fresh = await openChain();

@@ -12,7 +12,14 @@ import {
 } from './message-table';
 import { decodePeerList, encodePeerList } from './messages';
 import type { PeerDiscipline } from './peer-discipline';
-import { isSelf, type P2PContext, type PeerState, readyPeers, type Services } from './peer-state';
+import {
+  helloAccepted,
+  isSelf,
+  type P2PContext,
+  type PeerState,
+  readyPeers,
+  type Services,
+} from './peer-state';
 
 type RequestHandler = (stream: Stream, peer: PeerState) => Promise<void>;
 
@@ -100,9 +107,12 @@ export class RequestServing {
     } else {
       release();
     }
-    // Every exchange but the hello itself comes after a hello.
-    if (protocol !== 'hello' && peer.hello === undefined) {
-      abortStream(stream, new Error('no hello yet'));
+    // Every exchange but the hello itself is served after a hello: one opened alongside it waits.
+    if (
+      protocol !== 'hello' &&
+      !(await helloAccepted(peer, stream, this.ctx.opts.helloTimeoutMs))
+    ) {
+      abortStream(stream, new Error('no hello'));
       return;
     }
     if (!this.discipline.withinRate(peer, spec.rateKind, stream)) return;

@@ -8,6 +8,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DevnetManifest } from 'chain-node';
+import { onCpus } from './host-cpus';
 import { namespaceName, nodeAddress, relayAddress } from './netns';
 import { type BlockSummary, type RpcEndpoint, rpcCall } from './rpc';
 
@@ -96,18 +97,24 @@ export class LabNode {
     ];
   }
 
-  /** Starts the process (appending to its log) and waits until its JSON-RPC answers. */
-  async start(): Promise<void> {
+  /**
+   * Starts the process (appending to its log), on `cpus` only when given (host-cpus.ts), and waits
+   * until its JSON-RPC answers.
+   */
+  async start(cpus?: string): Promise<void> {
     if (this.running) return;
     const log = openSync(this.logFile, 'a');
-    const child = spawn(
-      'ip',
-      ['netns', 'exec', namespaceName(this.index), process.execPath, ...this.args()],
-      {
-        stdio: ['ignore', log, log],
-        env: { ...process.env, CHAIN_RPC_PASSWORD: this.config.rpcPassword },
-      },
-    );
+    const [command, args] = onCpus(cpus, 'ip', [
+      'netns',
+      'exec',
+      namespaceName(this.index),
+      process.execPath,
+      ...this.args(),
+    ]);
+    const child = spawn(command, args, {
+      stdio: ['ignore', log, log],
+      env: { ...process.env, CHAIN_RPC_PASSWORD: this.config.rpcPassword },
+    });
     closeSync(log);
     this.child = child;
     this.exited = new Promise((done) => child.on('exit', () => done()));

@@ -5,6 +5,7 @@
  * imported into a fresh chain in this process: the local import rate, the ceiling of the late
  * joiner's sync rate.
  */
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ import {
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
 import { createNodeRegistry, type DevnetManifest } from 'chain-node';
+import { onCpus } from './host-cpus';
+import { CHAIN_NODE_BIN } from './lab-node';
 
 export interface Prebuilt {
   blocks: number;
@@ -27,6 +30,8 @@ export interface Prebuilt {
   /** The blocks' bytes and genesis, to measure the local import again (localImportRate). */
   blockBytes: Uint8Array[];
   genesis: Genesis;
+  /** The same blocks in a block file (`chain-node export`), for `chain-node import` (nodeImportRate). */
+  blockFile: string;
 }
 
 async function producerKeys(manifest: DevnetManifest, prefix: string): Promise<Uint8Array[]> {
@@ -130,6 +135,8 @@ export async function prebuildChain(
   const started = performance.now();
   const blocks = await buildBlocks(manifest, genesis, count);
   const buildSeconds = (performance.now() - started) / 1000;
+  const blockFile = join(manifest.nodes[0]!.datadir, '..', 'prebuilt-blocks.bin');
+  await chainNode(['export', ...datadirArgs(manifest, manifest.nodes[0]!.datadir), blockFile]);
   const source = join(manifest.nodes[0]!.datadir, 'chain');
   for (const node of manifest.nodes.slice(1)) {
     if (node.name === skip) continue;
@@ -141,5 +148,41 @@ export async function prebuildChain(
     localImportBlocksPerS: Math.round(await localImportRate(genesis, blocks)),
     blockBytes: blocks,
     genesis,
+    blockFile,
   };
+}
+
+/**
+ * Blocks per second `chain-node import` of the block file imports at, into a fresh data directory:
+ * the node's own local import, a process of its own started cold like the late joiner, timed by the
+ * command from its first block to its last on disk.
+ */
+export async function nodeImportRate(
+  manifest: DevnetManifest,
+  blockFile: string,
+  cpus?: string,
+): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'chain-netlab-node-import-'));
+  try {
+    const out = await chainNode(['import', ...datadirArgs(manifest, dir), blockFile], cpus);
+    const rate = /, (\d+) blocks\/s;/.exec(out)?.[1];
+    if (rate === undefined) throw new Error(`chain-node import printed no rate: ${out}`);
+    return Number(rate);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function datadirArgs(manifest: DevnetManifest, datadir: string): string[] {
+  return ['--datadir', datadir, '--genesis', manifest.genesis, '--network', manifest.network];
+}
+
+function chainNode(args: string[], cpus?: string): Promise<string> {
+  const [command, commandArgs] = onCpus(cpus, process.execPath, [CHAIN_NODE_BIN, ...args]);
+  return new Promise((done, fail) => {
+    execFile(command, commandArgs, (error, stdout, stderr) => {
+      if (error) fail(new Error(`chain-node ${args[0]} failed: ${stderr || error.message}`));
+      else done(stdout);
+    });
+  });
 }

@@ -39,6 +39,8 @@ export interface RelayControl {
   stats(): Promise<RelayStats>;
   /** CPU time (ms) of the process the relay runs in. */
   cpuMs(): Promise<number>;
+  /** The process the relay runs in (this one when inline), once started. */
+  pid(): number | undefined;
   /** The worst event-loop lag of the relay's process since the last call, ms. */
   takeLagMaxMs(): Promise<number>;
   close(): Promise<void>;
@@ -106,6 +108,7 @@ function inlineRelay(options: RelayOptions): RelayControl {
       await run({ cmd: 'setDelay', delay });
     },
     stats: async () => relay.stats(),
+    pid: () => process.pid,
     cpuMs: async () => {
       const usage = process.cpuUsage();
       return (usage.user + usage.system) / 1000;
@@ -178,6 +181,7 @@ function processRelay(plan: RelayPlan): RelayControl {
       await send({ cmd: 'setDelay', delay });
     },
     stats: async () => (await send({ cmd: 'stats' })) as RelayStats,
+    pid: () => child?.pid,
     cpuMs: async () => {
       const ms = child?.pid === undefined ? undefined : await processCpuMs(child.pid);
       if (ms === undefined) throw new Error('no relay process');

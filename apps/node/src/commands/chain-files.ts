@@ -8,7 +8,7 @@ import process from 'node:process';
 import type { Argv, CommandModule } from 'yargs';
 import type { BackupArgs } from './backup-run';
 import type { ExportArgs } from './block-export';
-import type { ImportArgs, ImportControl } from './block-file-import';
+import type { ImportArgs, ImportControl, ImportSummary } from './block-file-import';
 import { datadirOptions, reportFailures } from './offline-chain';
 
 /** The defaults of these commands, in one place. */
@@ -73,7 +73,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       try {
         const done = await importBlocks(argv, control);
         process.stdout.write(
-          `imported ${done.imported} blocks (${done.skipped} already in the chain); ` +
+          `imported ${done.imported} blocks (${done.skipped} already in the chain)${importRate(done)}; ` +
             `the chain ends at block ${done.tip}, ${done.tipHash}\n`,
         );
         if (done.interrupted) {
@@ -88,6 +88,13 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       }
     }),
 };
+
+/** ` in 1.02 s, 4902 blocks/s`: the import's own time, without the file check before it. */
+function importRate(done: ImportSummary): string {
+  if (done.imported === 0 || done.importSeconds <= 0) return '';
+  const rate = Math.round(done.imported / done.importSeconds);
+  return ` in ${done.importSeconds.toFixed(2)} s, ${rate} blocks/s`;
+}
 
 function backupOptions(args: Argv) {
   return datadirOptions(args).option('to', {
