@@ -1,10 +1,10 @@
 import { type Chain, ChainError, ErrorCode, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
+import { equalBytes } from './bytes';
 import { abortStream, FrameReader, writeFrame, writeFrames } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
 import {
-  type BlocksRequest,
   decodeBlocksRequest,
   decodeBlocksResponse,
   encodeBlocksRequest,
@@ -48,7 +48,13 @@ export interface SyncProgress {
 
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
-/** A blocks stream opened with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
+/** A blocks request sent with a start-up hello (BlockSync.preopen), and this node's head then. */
+interface AskedAhead {
+  stream: Stream;
+  head: Uint8Array;
+}
+
+/** A blocks request sent with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
 export const PREOPENED_STREAM_MS = 10_000;
 
 /**
@@ -191,7 +197,7 @@ export class BlockSync {
   private active = false;
   private startingBlock: number;
   private lastSyncEnd = 0;
-  private readonly preopened = new Map<SyncPeer, Promise<Stream | undefined>>();
+  private readonly preopened = new Map<SyncPeer, Promise<AskedAhead | undefined>>();
   private preopenedTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: BlockSyncOptions) {
@@ -250,38 +256,67 @@ export class BlockSync {
   }
 
   /**
-   * Opens a blocks stream to `peer` while its hello is under way, for the first request of a sync
-   * that the hello may start: a node starting behind (a late joiner, a restart) asks its first
-   * range one round trip (the protocol negotiation) sooner. Those not used are dropped once a sync
-   * takes one, once a hello shows no peer ahead, or after PREOPENED_STREAM_MS.
+   * Opens a blocks stream to `peer` while its hello is under way and sends it the request for the
+   * blocks after this node's head: the peer answers it once the hello is done (request-serving's
+   * helloAccepted), so a node starting behind (a late joiner, a restart) has its first range about
+   * when the hello says the peer is ahead, instead of two round trips (the stream's negotiation,
+   * then the request) later. Those not used are dropped once a sync takes one, once a hello shows
+   * no peer ahead, or after PREOPENED_STREAM_MS.
    */
   preopen(peer: SyncPeer): void {
     if (this.stopped || this.active || this.preopened.has(peer)) return;
     this.preopened.set(
       peer,
-      peer.openStream(BLOCKS_PROTOCOL).catch(() => undefined),
+      this.askAhead(peer).catch(() => undefined),
     );
     clearTimeout(this.preopenedTimer);
     this.preopenedTimer = setTimeout(() => this.dropPreopened(), PREOPENED_STREAM_MS);
     this.preopenedTimer.unref?.();
   }
 
+  private async askAhead(peer: SyncPeer): Promise<AskedAhead> {
+    const head = this.chain.head().hash;
+    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    await this.sendRequest(peer, stream);
+    return { stream, head };
+  }
+
+  private async sendRequest(peer: SyncPeer, stream: Stream): Promise<void> {
+    const requestBytes = encodeBlocksRequest({
+      locator: await this.locator(),
+      maxBlocks: this.batchBlocks,
+      maxBytes: LIMITS.syncBatchBytes,
+    });
+    await writeFrame(stream, requestBytes);
+    this.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
+  }
+
   private dropPreopened(): void {
     clearTimeout(this.preopenedTimer);
-    for (const stream of this.preopened.values()) {
-      void stream.then((s) => s && abortStream(s, new Error('not needed')));
+    for (const asked of this.preopened.values()) {
+      void asked.then((a) => a && abortStream(a.stream, new Error('not needed')));
     }
     this.preopened.clear();
   }
 
-  /** The stream for a request to `peer`: the one opened with its hello if still open, or a new one. */
-  private async streamTo(peer: SyncPeer): Promise<Stream> {
+  /**
+   * A stream to `peer` with the request for the blocks after this node's head sent on it: the one
+   * sent with its hello while the head is the same, or a new one.
+   */
+  private async requestTo(peer: SyncPeer): Promise<Stream> {
     const pre = this.preopened.get(peer);
     this.preopened.delete(peer);
     this.dropPreopened();
-    const stream = await pre;
-    if (stream?.status === 'open') return stream;
-    return peer.openStream(BLOCKS_PROTOCOL);
+    const asked = await pre;
+    if (asked !== undefined) {
+      if (asked.stream.status === 'open' && equalBytes(asked.head, this.chain.head().hash)) {
+        return asked.stream;
+      }
+      abortStream(asked.stream, new Error('head moved'));
+    }
+    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    await this.sendRequest(peer, stream);
+    return stream;
   }
 
   /** Stops after the current request; waits for it. */
@@ -354,15 +389,7 @@ export class BlockSync {
 
   /** One request to `peer`; true when this node's chain changed. */
   private async syncRound(peer: SyncPeer): Promise<boolean> {
-    const request: BlocksRequest = {
-      locator: await this.locator(),
-      maxBlocks: this.batchBlocks,
-      maxBytes: LIMITS.syncBatchBytes,
-    };
-    const stream = await this.streamTo(peer);
-    const requestBytes = encodeBlocksRequest(request);
-    await writeFrame(stream, requestBytes);
-    this.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
+    const stream = await this.requestTo(peer);
     const reader = new FrameReader(stream);
     let received = 0;
     try {

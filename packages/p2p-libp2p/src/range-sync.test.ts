@@ -183,7 +183,7 @@ describe('pipelined range sync', () => {
     const tip = ahead.head;
     ahead.head = undefined;
     other.head = undefined;
-    const streamsAtFirstRequest: number[] = [];
+    const requestsToAhead: number[] = [];
     const sync = new BlockSync({
       chain: fresh,
       batchBlocks: BATCH,
@@ -192,31 +192,31 @@ describe('pipelined range sync', () => {
         misbehaved: (_peer, _offence, _code, text) => {
           throw new Error(`no peer misbehaves here: ${text}`);
         },
-        traffic: (_ip, kind, direction) => {
-          if (
-            kind === 'GetBlocks' &&
-            direction === 'Autosend' &&
-            streamsAtFirstRequest.length === 0
-          )
-            streamsAtFirstRequest.push(opened.get(ahead.ip)?.length ?? 0);
+        // The streams open to the peer ahead as each request to it leaves.
+        traffic: (ip, kind, direction) => {
+          if (kind === 'GetBlocks' && direction === 'Autosend' && ip === ahead.ip) {
+            requestsToAhead.push(opened.get(ahead.ip)?.length ?? 0);
+          }
         },
         log: () => undefined,
       },
     });
     sync.preopen(ahead);
     sync.preopen(other);
-    await waitUntil('both streams', () => opened.size === 2);
-    // The hello of one tells its tip: the sync starts on the stream already open to it.
+    // Each gets the request for the blocks after this node's head at once, with its hello.
+    await waitUntil('both requests', () => served.length === 2);
+    expect(requestsToAhead).toEqual([1]);
+    // The hello of one tells its tip: the sync reads the answer to the request already sent.
     ahead.head = tip;
     sync.trigger();
     await waitUntil(
       'the sync',
       () => fresh.head().height === source.head().height && !sync.syncing,
     );
-    expect(streamsAtFirstRequest).toEqual([1]);
-    // One stream per range, the first of them the one opened with the hello.
+    expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
+    // One stream and one request per range, the first of them those sent with the hello.
     expect(opened.get(ahead.ip)).toHaveLength(RANGES);
-    expect(served).toEqual(Array(RANGES).fill(ahead.ip));
+    expect(requestsToAhead).toEqual(Array.from({ length: RANGES }, (_, i) => i + 1));
     // The other peer's was dropped once the sync began: its serving slot is free again.
     expect(opened.get(other.ip)).toHaveLength(1);
     await waitUntil('the unused stream to be dropped', () =>
