@@ -48,10 +48,12 @@ export interface SyncProgress {
 
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
-/** A blocks request sent with a start-up hello (BlockSync.preopen), and this node's head then. */
+/** A blocks stream opened with a start-up hello (BlockSync.preopen), its request maybe sent. */
 interface AskedAhead {
   stream: Stream;
+  /** This node's head when the request was sent (its locator). */
   head: Uint8Array;
+  requested: boolean;
 }
 
 /** A blocks request sent with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
@@ -256,29 +258,32 @@ export class BlockSync {
   }
 
   /**
-   * Opens a blocks stream to `peer` while its hello is under way and sends it the request for the
-   * blocks after this node's head: the peer answers it once the hello is done (request-serving's
-   * helloAccepted), so a node starting behind (a late joiner, a restart) has its first range about
-   * when the hello says the peer is ahead, instead of two round trips (the stream's negotiation,
-   * then the request) later. Those not used are dropped once a sync takes one, once a hello shows
-   * no peer ahead, or after PREOPENED_STREAM_MS.
+   * Opens a blocks stream to `peer` while its hello is under way, and to the first such peer sends
+   * the request for the blocks after this node's head: the peer answers it once the hello is done
+   * (request-serving's helloAccepted), so a node starting behind (a late joiner, a restart) has its
+   * first range about when the hello says the peer is ahead, instead of two round trips (the
+   * stream's negotiation, then the request) later; from another peer, one round trip later. Those
+   * not used are dropped once a sync takes one, once a hello shows no peer ahead, or after
+   * PREOPENED_STREAM_MS.
    */
   preopen(peer: SyncPeer): void {
     if (this.stopped || this.active || this.preopened.has(peer)) return;
+    // The request goes to the first peer only: every peer asked would read and send a range.
+    const ask = this.preopened.size === 0;
     this.preopened.set(
       peer,
-      this.askAhead(peer).catch(() => undefined),
+      this.askAhead(peer, ask).catch(() => undefined),
     );
     clearTimeout(this.preopenedTimer);
     this.preopenedTimer = setTimeout(() => this.dropPreopened(), PREOPENED_STREAM_MS);
     this.preopenedTimer.unref?.();
   }
 
-  private async askAhead(peer: SyncPeer): Promise<AskedAhead> {
+  private async askAhead(peer: SyncPeer, ask: boolean): Promise<AskedAhead> {
     const head = this.chain.head().hash;
     const stream = await peer.openStream(BLOCKS_PROTOCOL);
-    await this.sendRequest(peer, stream);
-    return { stream, head };
+    if (ask) await this.sendRequest(peer, stream);
+    return { stream, head, requested: ask };
   }
 
   private async sendRequest(peer: SyncPeer, stream: Stream): Promise<void> {
@@ -301,19 +306,21 @@ export class BlockSync {
 
   /**
    * A stream to `peer` with the request for the blocks after this node's head sent on it: the one
-   * sent with its hello while the head is the same, or a new one.
+   * opened with its hello (its request sent with it while the head is the same), or a new one.
    */
   private async requestTo(peer: SyncPeer): Promise<Stream> {
     const pre = this.preopened.get(peer);
     this.preopened.delete(peer);
     this.dropPreopened();
     const asked = await pre;
-    if (asked !== undefined) {
-      if (asked.stream.status === 'open' && equalBytes(asked.head, this.chain.head().hash)) {
+    if (asked?.stream.status === 'open') {
+      if (!asked.requested) {
+        await this.sendRequest(peer, asked.stream);
         return asked.stream;
       }
-      abortStream(asked.stream, new Error('head moved'));
+      if (equalBytes(asked.head, this.chain.head().hash)) return asked.stream;
     }
+    if (asked !== undefined) abortStream(asked.stream, new Error('not usable'));
     const stream = await peer.openStream(BLOCKS_PROTOCOL);
     await this.sendRequest(peer, stream);
     return stream;

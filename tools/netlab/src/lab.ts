@@ -83,8 +83,9 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
       new LabNode({
         index,
         manifest,
-        // Everyone dials everyone (the late joiner included: it is dialled once it listens).
-        peers: all.filter((j) => j !== index),
+        // The network's nodes dial each other; the late joiner dials them, as a node joining a
+        // network does: they learn its address from its hello.
+        peers: all.filter((j) => j !== index && j !== total),
         blockTimeMs: config.blockTimeMs,
         logDir,
         rpcPassword,
