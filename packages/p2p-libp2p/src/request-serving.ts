@@ -108,11 +108,16 @@ export class RequestServing {
       release();
     }
     // Every exchange but the hello itself is served after a hello: one opened alongside it waits.
+    // Without a hello in time the connection manager closes the connection, which ends the wait
+    // (twice the hello timeout is a safety net); a stream already going with its connection is
+    // left alone (resetting it there rejects inside the muxer).
     if (
       protocol !== 'hello' &&
-      !(await helloAccepted(peer, stream, this.ctx.opts.helloTimeoutMs))
+      !(await helloAccepted(peer, stream, 2 * this.ctx.opts.helloTimeoutMs))
     ) {
-      abortStream(stream, new Error('no hello'));
+      if (stream.status === 'open' && peer.connection.status === 'open') {
+        abortStream(stream, new Error('no hello'));
+      }
       return;
     }
     if (!this.discipline.withinRate(peer, spec.rateKind, stream)) return;
