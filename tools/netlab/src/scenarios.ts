@@ -4,9 +4,7 @@
  * (run.ts).
  */
 
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type HostCpus, hostCpus, setAffinity } from './host-cpus';
+import { hostCpus, setAffinity } from './host-cpus';
 import type { Lab } from './lab';
 import type { LabNode } from './lab-node';
 import { type Load, sleep } from './load';
@@ -269,120 +267,31 @@ export const SYNC_TARGET_SHARE = 0.7;
  */
 const SYNC_POLL_MS = 200;
 
-/** Joins timed (a fresh empty start each, against its own yardstick): the best share counts. */
-const JOIN_ATTEMPTS = 3;
-
-/** One late join: the yardstick on the joiner's core, then the joiner from empty to the target. */
-interface Join {
-  target: number;
-  /** `chain-node import` of the same blocks on the joiner's core, just before it. */
-  local: number | undefined;
-  seconds: number | undefined;
-  secondsFromNetworking: number | undefined;
-  rate: number | null;
-  share: number | null;
-  firstBlockMs: number | undefined;
-  fromFirstBlock: number | null;
-  startedAt: number;
-  syncedAt: number | undefined;
-}
-
 /**
  * The late joiner syncs the prebuilt blocks on a core of its own (host-cpus.ts), and its yardstick
  * is `chain-node import` of the same blocks on that core, run just before it under the same load.
- * It joins JOIN_ATTEMPTS times (emptied and restarted in between); the best share counts: single
- * joins on this shared machine move by about +-0.03.
  */
 export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> {
   const { lab, load, log } = ctx;
   load.scenario = 'late-joiner';
   const joiner = lab.lateJoiner;
-  const cpus = hostCpus();
-  const joins: Join[] = [];
-  for (let attempt = 1; attempt <= JOIN_ATTEMPTS; attempt++) {
-    if (attempt > 1) {
-      await joiner.kill('SIGTERM');
-      await rm(join(lab.manifest.nodes[joiner.index - 1]!.datadir, 'chain'), {
-        recursive: true,
-        force: true,
-      });
-    }
-    const one = await timedJoin(ctx, cpus);
-    joins.push(one);
-    log(
-      one.syncedAt
-        ? `late joiner, join ${attempt}: ${one.target} blocks in ${one.seconds} s (${one.rate} blocks/s; chain-node import on its core ${one.local ?? '-'} blocks/s: ${one.share ?? '-'} of it); first block ${one.firstBlockMs ?? '-'} ms after the request`
-        : `late joiner, join ${attempt}: not synced to ${one.target} within 120 s`,
-    );
-    if (one.syncedAt === undefined) break;
-  }
-  const best = joins.reduce((a, b) => ((b.share ?? -1) > (a.share ?? -1) ? b : a));
-  const system = summarize(ctx.system.between(best.startedAt, best.syncedAt ?? Date.now()));
-  // For reference: this process (two cores, its JIT warm from building the blocks) imports them.
-  const prebuilt = lab.prebuilt;
-  const inProcess = prebuilt
-    ? Math.round(await localImportRate(prebuilt.genesis, prebuilt.blockBytes))
-    : undefined;
-  const synced = joins.every((j) => j.syncedAt !== undefined);
-  const pass =
-    synced &&
-    (best.local === undefined || (best.share !== null && best.share >= SYNC_TARGET_SHARE));
-  const { target, seconds, secondsFromNetworking, rate, local, share, firstBlockMs } = best;
-  return {
-    name: 'late_joiner',
-    pass,
-    figures: {
-      blocks: target,
-      seconds,
-      seconds_from_networking_start: secondsFromNetworking,
-      sync_blocks_per_s: rate,
-      first_block_ms: firstBlockMs,
-      sync_blocks_per_s_from_first_block: best.fromFirstBlock,
-      local_import_blocks_per_s: local ?? null,
-      local_import: "chain-node import of the same blocks, on the late joiner's core",
-      joiner_own_core: cpus?.own ?? null,
-      in_process_import_blocks_per_s: inProcess ?? null,
-      in_process_import_before_start_blocks_per_s: prebuilt?.localImportBlocksPerS,
-      system_during_sync: system,
-      share_of_local: share,
-      target_share: SYNC_TARGET_SHARE,
-      joins: joins.map((j) => ({
-        blocks: j.target,
-        seconds: j.seconds,
-        sync_blocks_per_s: j.rate,
-        local_import_blocks_per_s: j.local ?? null,
-        share_of_local: j.share,
-        first_block_ms: j.firstBlockMs,
-      })),
-      process_start_to_synced_s: best.syncedAt
-        ? (best.syncedAt - best.startedAt) / 1000
-        : undefined,
-    },
-    notes: [
-      synced
-        ? `synced ${target} blocks in ${seconds} s from its first sync request, ${secondsFromNetworking} s from its networking start (${rate} blocks/s; chain-node import on its core ${local ?? '-'} blocks/s: ${share ?? '-'} of it, target >= ${SYNC_TARGET_SHARE}, the best of ${joins.length} joins: ${joins.map((j) => j.share ?? '-').join(', ')}; in-process import ${inProcess ?? '-'} blocks/s); its first block came ${firstBlockMs ?? '-'} ms after the request, ${best.fromFirstBlock ?? '-'} blocks/s from it`
-        : `not synced within 120 s (joins: ${joins.map((j) => (j.syncedAt ? 'synced' : 'not synced')).join(', ')})`,
-    ],
-  };
-}
-
-/** The joiner started empty (on its own core when there is one) and timed to the network's tip. */
-async function timedJoin(ctx: ScenarioContext, cpus: HostCpus | undefined): Promise<Join> {
-  const { lab } = ctx;
-  const joiner = lab.lateJoiner;
   const target = (await lab.nodes[0]!.blockCount()) - 1;
+  const cpus = hostCpus();
   const others = [...lab.nodes.map((n) => n.pid), lab.relay.pid(), process.pid].filter(
     (pid): pid is number => pid !== undefined,
   );
   if (cpus) await setAffinity(others, cpus.others);
-  let local: number | undefined;
+  let nodeImport: number | undefined;
   let startedAt = Date.now();
   let syncedAt: number | undefined;
   try {
     const prebuilt = lab.prebuilt;
-    local = prebuilt
+    nodeImport = prebuilt
       ? await nodeImportRate(lab.manifest, prebuilt.blockFile, cpus?.own)
       : undefined;
+    log(
+      `late joiner: ${joiner.name} starts empty, ${target} blocks behind, 50 ms links${cpus ? `, on core ${cpus.own} alone` : ''}; chain-node import of the same blocks there: ${nodeImport ?? '-'} blocks/s`,
+    );
     startedAt = Date.now();
     await joiner.start(cpus?.own);
     while (Date.now() - startedAt < 120_000) {
@@ -398,8 +307,8 @@ async function timedJoin(ctx: ScenarioContext, cpus: HostCpus | undefined): Prom
   }
   // Timed from the node's first sync request to its sync's end at the target (its log): dialling
   // the peers through the relay (about five round trips of 100 ms) comes before the sync and is
-  // reported apart. The log is appended to by every start: only this start's records count.
-  const records = (await logRecords(joiner)).filter((r) => r.time >= startedAt);
+  // reported apart.
+  const records = await logRecords(joiner);
   const finished = records.find(
     (r) => r.msg === 'sync finished' && typeof r.height === 'number' && r.height >= target,
   )?.time;
@@ -424,17 +333,41 @@ async function timedJoin(ctx: ScenarioContext, cpus: HostCpus | undefined): Prom
   const secondsFromNetworking =
     networking !== undefined && syncedAt !== undefined ? (syncedAt - networking) / 1000 : undefined;
   const rate = seconds ? Math.round(target / seconds) : null;
+  const system = summarize(ctx.system.between(startedAt, syncedAt ?? Date.now()));
+  // For reference: this process (two cores, its JIT warm from building the blocks) imports them.
+  const prebuilt = lab.prebuilt;
+  const inProcess = prebuilt
+    ? Math.round(await localImportRate(prebuilt.genesis, prebuilt.blockBytes))
+    : undefined;
+  const local = nodeImport;
   const share = rate !== null && local ? Math.round((rate / local) * 100) / 100 : null;
+  const pass =
+    syncedAt !== undefined &&
+    (local === undefined || (share !== null && share >= SYNC_TARGET_SHARE));
   return {
-    target,
-    local,
-    seconds,
-    secondsFromNetworking,
-    rate,
-    share,
-    firstBlockMs,
-    fromFirstBlock,
-    startedAt,
-    syncedAt,
+    name: 'late_joiner',
+    pass,
+    figures: {
+      blocks: target,
+      seconds,
+      seconds_from_networking_start: secondsFromNetworking,
+      sync_blocks_per_s: rate,
+      first_block_ms: firstBlockMs,
+      sync_blocks_per_s_from_first_block: fromFirstBlock,
+      local_import_blocks_per_s: local ?? null,
+      local_import: "chain-node import of the same blocks, on the late joiner's core",
+      joiner_own_core: cpus?.own ?? null,
+      in_process_import_blocks_per_s: inProcess ?? null,
+      in_process_import_before_start_blocks_per_s: prebuilt?.localImportBlocksPerS,
+      system_during_sync: system,
+      share_of_local: share,
+      target_share: SYNC_TARGET_SHARE,
+      process_start_to_synced_s: syncedAt ? (syncedAt - startedAt) / 1000 : undefined,
+    },
+    notes: [
+      syncedAt
+        ? `synced ${target} blocks in ${seconds} s from its first sync request, ${secondsFromNetworking} s from its networking start (${rate} blocks/s; chain-node import on its core ${local ?? '-'} blocks/s: ${share ?? '-'} of it, target >= ${SYNC_TARGET_SHARE}; in-process import ${inProcess ?? '-'} blocks/s); its first block came ${firstBlockMs ?? '-'} ms after the request, ${fromFirstBlock ?? '-'} blocks/s from it`
+        : `not synced to ${target} within 120 s`,
+    ],
   };
 }
