@@ -58,6 +58,8 @@ interface AskedAhead {
 
 /** A blocks request sent with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
 export const PREOPENED_STREAM_MS = 10_000;
+/** How long a sync that another peer's hello started waits for the hello of the peer it asked. */
+const ASKED_PEER_WAIT_MS = 100;
 
 /**
  * The chain's INVALID_BLOCK reasons that say where a block stands against this node's chain, not
@@ -200,6 +202,8 @@ export class BlockSync {
   private startingBlock: number;
   private lastSyncEnd = 0;
   private readonly preopened = new Map<SyncPeer, Promise<AskedAhead | undefined>>();
+  /** The peer whose pre-opened stream carries the request sent with its hello. */
+  private askedPeer: SyncPeer | undefined;
   private preopenedTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: BlockSyncOptions) {
@@ -270,6 +274,7 @@ export class BlockSync {
     if (this.stopped || this.active || this.preopened.has(peer)) return;
     // The request goes to the first peer only: every peer asked would read and send a range.
     const ask = this.preopened.size === 0;
+    if (ask) this.askedPeer = peer;
     this.preopened.set(
       peer,
       this.askAhead(peer, ask).catch(() => undefined),
@@ -298,10 +303,29 @@ export class BlockSync {
 
   private dropPreopened(): void {
     clearTimeout(this.preopenedTimer);
+    this.askedPeer = undefined;
     for (const asked of this.preopened.values()) {
       void asked.then((a) => a && abortStream(a.stream, new Error('not needed')));
     }
     this.preopened.clear();
+  }
+
+  /**
+   * The peer asked with its hello instead of `best` when its tip is as good: its answer is on the
+   * way, a round trip ahead of a request to `best`. Its hello usually ends within milliseconds of
+   * the others' (the dials start together); it is waited for ASKED_PEER_WAIT_MS at most.
+   */
+  private async preferAsked(best: SyncPeer): Promise<SyncPeer> {
+    const asked = this.askedPeer;
+    if (asked === undefined || asked === best || !this.preopened.has(asked)) return best;
+    const deadline = Date.now() + ASKED_PEER_WAIT_MS;
+    while (asked.head === undefined && Date.now() < deadline && !this.stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ready = [...this.hooks.peers()].includes(asked);
+    if (!ready || asked.head === undefined || asked.syncRetryAt > Date.now()) return best;
+    if (!isPreferredTip(asked.head, this.chain.head())) return best;
+    return best.head !== undefined && isPreferredTip(best.head, asked.head) ? best : asked;
   }
 
   /**
@@ -344,7 +368,7 @@ export class BlockSync {
         this.again = false;
         for (;;) {
           if (this.stopped) return;
-          const peer = this.bestPeer();
+          let peer = this.bestPeer();
           if (peer === undefined) {
             // No peer ahead (so far): streams opened for a first request would only hold the
             // peers' serving slots and keep duplicate connections from closing.
@@ -362,6 +386,7 @@ export class BlockSync {
               { from: peer.ip, height: this.startingBlock, peerHeight: peer.head?.height },
               'syncing blocks',
             );
+            peer = await this.preferAsked(peer);
           }
           let progressed = false;
           try {

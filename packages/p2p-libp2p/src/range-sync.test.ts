@@ -226,6 +226,44 @@ describe('pipelined range sync', () => {
     );
   });
 
+  it("reads the asked peer's answer when another peer's hello starts the sync first", async () => {
+    const { source, copy } = await sourceAndCopy();
+    const fresh = await openChain();
+    const served: string[] = [];
+    const asked = servingPeer('198.18.0.18', source, served);
+    const other = servingPeer('198.18.0.19', copy, served);
+    const tip = asked.head;
+    asked.head = undefined;
+    other.head = undefined;
+    const sync = new BlockSync({
+      chain: fresh,
+      batchBlocks: BATCH,
+      hooks: {
+        peers: () => [asked, other].filter((p) => p.head !== undefined),
+        misbehaved: (_peer, _offence, _code, text) => {
+          throw new Error(`no peer misbehaves here: ${text}`);
+        },
+        traffic: () => undefined,
+        log: () => undefined,
+      },
+    });
+    sync.preopen(asked);
+    sync.preopen(other);
+    await waitUntil('the request sent with the hello', () => served.length === 1);
+    // The other peer's hello ends first and starts the sync; the asked one's a moment later.
+    other.head = tip;
+    sync.trigger();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    asked.head = tip;
+    await waitUntil(
+      'the sync',
+      () => fresh.head().height === source.head().height && !sync.syncing,
+    );
+    expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
+    // Every range from the asked peer, the first one the answer to the request sent with its hello.
+    expect(served).toEqual(Array(RANGES).fill(asked.ip));
+  });
+
   it('asks the rest of a stalled range of another peer, and leaves the stalled one alone', async () => {
     const { source, copy } = await sourceAndCopy();
     const fresh = await openChain();
