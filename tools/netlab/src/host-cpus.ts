@@ -7,6 +7,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
 
 export interface HostCpus {
   /** The late joiner's core (taskset's list syntax). */
@@ -28,14 +29,7 @@ export function hostCpus(): HostCpus | undefined {
 /** Sets the CPU affinity of every thread of each process in `pids`. */
 export async function setAffinity(pids: number[], cpus: string): Promise<void> {
   await Promise.all(
-    pids.map(
-      (pid) =>
-        new Promise<void>((done, fail) => {
-          execFile('taskset', ['-a', '-p', '-c', cpus, String(pid)], (error) =>
-            error ? fail(new Error(`taskset of ${pid}: ${error.message}`)) : done(),
-          );
-        }),
-    ),
+    pids.map((pid) => promisify(execFile)('taskset', ['-a', '-p', '-c', cpus, String(pid)])),
   );
 }
 

@@ -1,14 +1,15 @@
 /**
  * The late joiner's chain, built fast before the timed part: the producers' keys (read from their
  * key stores) sign `count` one-transfer blocks in turn straight into node 1's chain store, as its
- * producer would, and the other nodes get a copy before they start. The same blocks are then
- * imported into a fresh chain in this process: the local import rate, the ceiling of the late
- * joiner's sync rate.
+ * producer would, and the other nodes get a copy before they start. The same blocks go to a block
+ * file, which `chain-node import` imports on the late joiner's core just before it starts (its
+ * yardstick, nodeImportRate); this process's own import of them is reported for reference.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { addressFromPublicKey, decodeAddress, decodePrivateKey } from '@chain/crypto';
 import { createKeyStore } from '@chain/keystore';
 import {
@@ -177,12 +178,12 @@ function datadirArgs(manifest: DevnetManifest, datadir: string): string[] {
   return ['--datadir', datadir, '--genesis', manifest.genesis, '--network', manifest.network];
 }
 
-function chainNode(args: string[], cpus?: string): Promise<string> {
+async function chainNode(args: string[], cpus?: string): Promise<string> {
   const [command, commandArgs] = onCpus(cpus, process.execPath, [CHAIN_NODE_BIN, ...args]);
-  return new Promise((done, fail) => {
-    execFile(command, commandArgs, (error, stdout, stderr) => {
-      if (error) fail(new Error(`chain-node ${args[0]} failed: ${stderr || error.message}`));
-      else done(stdout);
-    });
-  });
+  try {
+    return (await promisify(execFile)(command, commandArgs)).stdout;
+  } catch (error) {
+    const { stderr, message } = error as { stderr?: string; message: string };
+    throw new Error(`chain-node ${args[0]} failed: ${stderr || message}`);
+  }
 }
