@@ -422,7 +422,7 @@ export class BlockSync {
   /** One request to `peer`; true when this node's chain changed. */
   private async syncRound(peer: SyncPeer): Promise<boolean> {
     const stream = await this.requestTo(peer);
-    const reader = new FrameReader(stream);
+    const reader = new FrameReader(stream, { views: true });
     let received = 0;
     try {
       const headerBytes = await reader.expect(256);

@@ -136,7 +136,7 @@ describe('floods', () => {
       const stream = await connection.newStream(BLOCKS_PROTOCOL);
       await writeFrame(stream, request);
       await stream.close();
-      const reader = new FrameReader(stream, 5000);
+      const reader = new FrameReader(stream, { idleMs: 5000 });
       let frames = 0;
       while ((await reader.next(LIMITS.blockBytes)) !== undefined) frames++;
       expect(frames).toBe(6); // the response header, then blocks 1 to 5

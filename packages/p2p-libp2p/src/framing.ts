@@ -54,6 +54,11 @@ class StreamSource {
     if ((stream.readableEnded || over) && stream.readBufferLength === 0) settle();
   }
 
+  /** A chunk received already, if any (no wait). */
+  poll(): Uint8Array | undefined {
+    return this.chunks.shift();
+  }
+
   /** The next chunk; undefined at the end; throws when the stream was reset or aborted. */
   async next(): Promise<Uint8Array | undefined> {
     while (this.chunks.length === 0) {
@@ -82,6 +87,17 @@ class StreamSource {
   }
 }
 
+export interface FrameReaderOptions {
+  /** Most time to wait for data (LIMITS.streamIdleMs). */
+  idleMs?: number;
+  /**
+   * Frames are views into the received chunks instead of copies (no allocation per frame: a
+   * range of blocks is thousands of frames). A view keeps its whole chunk (up to 64 KB) alive:
+   * only for frames that are not kept for long.
+   */
+  views?: boolean;
+}
+
 /**
  * Reads `u32le length || payload` frames off a libp2p stream. Each frame is bounded by the size the
  * caller allows, and each wait for data by `idleMs`; breaking either aborts the stream.
@@ -92,11 +108,15 @@ export class FrameReader {
   private parts: Uint8Array[] = [];
   private available = 0;
   private ended = false;
+  private readonly idleMs: number;
+  private readonly views: boolean;
 
   constructor(
     private readonly stream: Stream,
-    private readonly idleMs: number = LIMITS.streamIdleMs,
+    { idleMs = LIMITS.streamIdleMs, views = false }: FrameReaderOptions = {},
   ) {
+    this.idleMs = idleMs;
+    this.views = views;
     this.source = new StreamSource(stream);
   }
 
@@ -106,16 +126,11 @@ export class FrameReader {
       if (this.available === 0) return undefined;
       throw this.fail(new FramingError('truncated', 'stream ended inside a frame header'));
     }
-    const header = this.take(4);
-    const length = new DataView(header.buffer, header.byteOffset, 4).getUint32(0, true);
-    if (length > maxBytes) {
-      throw this.fail(
-        new FramingError('oversized', `frame of ${length} bytes, at most ${maxBytes} allowed`),
-      );
-    }
-    if (!(await this.fill(length))) {
+    const length = this.frameLength(maxBytes);
+    if (!(await this.fill(4 + length))) {
       throw this.fail(new FramingError('truncated', 'stream ended inside a frame'));
     }
+    this.drop(4);
     return this.take(length);
   }
 
@@ -128,9 +143,38 @@ export class FrameReader {
     return frame;
   }
 
+  /**
+   * The next frame when it is whole in what was received already, else undefined: no wait, so a
+   * reader of many small frames takes a received chunk's frames in one go.
+   */
+  buffered(maxBytes: number): Uint8Array | undefined {
+    if (!this.fillReceived(4)) return undefined;
+    const length = this.frameLength(maxBytes);
+    if (!this.fillReceived(4 + length)) return undefined;
+    this.drop(4);
+    return this.take(length);
+  }
+
   private fail(error: FramingError): FramingError {
     abortStream(this.stream, error);
     return error;
+  }
+
+  /** The length in the buffered frame header (4 bytes available), checked against `maxBytes`. */
+  private frameLength(maxBytes: number): number {
+    let length = 0;
+    let byte = 0;
+    for (const part of this.parts) {
+      for (let i = 0; i < part.length && byte < 4; i++, byte++)
+        length += part[i]! * 2 ** (8 * byte);
+      if (byte === 4) break;
+    }
+    if (length > maxBytes) {
+      throw this.fail(
+        new FramingError('oversized', `frame of ${length} bytes, at most ${maxBytes} allowed`),
+      );
+    }
+    return length;
   }
 
   private async fill(n: number): Promise<boolean> {
@@ -148,8 +192,40 @@ export class FrameReader {
     return true;
   }
 
+  /** Like fill(), from the chunks received already only: true when `n` bytes are buffered. */
+  private fillReceived(n: number): boolean {
+    while (this.available < n) {
+      const bytes = this.source.poll();
+      if (bytes === undefined) return false;
+      if (bytes.length === 0) continue;
+      this.parts.push(bytes);
+      this.available += bytes.length;
+    }
+    return true;
+  }
+
+  /** Discards the first `n` buffered bytes (n <= available). */
+  private drop(n: number): void {
+    this.available -= n;
+    while (n > 0) {
+      const part = this.parts[0]!;
+      if (n < part.length) {
+        this.parts[0] = part.subarray(n);
+        return;
+      }
+      n -= part.length;
+      this.parts.shift();
+    }
+  }
+
   /** Removes and returns the first `n` buffered bytes (n <= available). */
   private take(n: number): Uint8Array {
+    const first = this.parts[0];
+    if (this.views && first !== undefined && first.length >= n) {
+      const view = first.subarray(0, n);
+      this.drop(n);
+      return view;
+    }
     const out = new Uint8Array(n);
     let offset = 0;
     while (offset < n) {

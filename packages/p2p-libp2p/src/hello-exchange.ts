@@ -63,7 +63,9 @@ export class HelloExchange {
       const ours = encodeHello(this.ourHello());
       await writeFrame(stream, ours);
       traffic.record(peer.ip, kind, 'Autosend', ours.length + 4);
-      const theirs = await new FrameReader(stream, opts.helloTimeoutMs).expect(LIMITS.helloBytes);
+      const theirs = await new FrameReader(stream, { idleMs: opts.helloTimeoutMs }).expect(
+        LIMITS.helloBytes,
+      );
       traffic.record(peer.ip, kind, 'Autoreceive', theirs.length + 4);
       await stream.close().catch(() => undefined);
       this.accept(peer, theirs);
@@ -78,7 +80,9 @@ export class HelloExchange {
     const { traffic, opts } = this.ctx;
     const kind = REQUEST_MESSAGES.hello.traffic;
     try {
-      const theirs = await new FrameReader(stream, opts.helloTimeoutMs).expect(LIMITS.helloBytes);
+      const theirs = await new FrameReader(stream, { idleMs: opts.helloTimeoutMs }).expect(
+        LIMITS.helloBytes,
+      );
       traffic.record(peer.ip, kind, 'Autoreceive', theirs.length + 4);
       const ours = encodeHello(this.ourHello());
       await writeFrame(stream, ours);

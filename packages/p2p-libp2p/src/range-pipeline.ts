@@ -104,6 +104,13 @@ class BlockQueue {
     this.notifyWriter();
   }
 
+  /** The first waiting block, without waiting. */
+  take(): ReceivedBlock | undefined {
+    const block = this.blocks.shift();
+    if (block !== undefined) this.notifyWriter();
+    return block;
+  }
+
   async next(): Promise<ReceivedBlock | undefined> {
     while (this.blocks.length === 0) {
       if (this.closed) return undefined;
@@ -252,7 +259,10 @@ export class RangePipeline {
       let stalled = false;
       try {
         for (let i = 0; i < range.count && !this.over; i++) {
-          const bytes = await range.reader.expect(LIMITS.blockBytes);
+          // The blocks already received are taken without a wait each (a chunk holds hundreds).
+          const bytes =
+            range.reader.buffered(LIMITS.blockBytes) ??
+            (await range.reader.expect(LIMITS.blockBytes));
           range.onBytes(bytes.length + 4);
           this.queue.push({ bytes, peer: range.peer });
           last = bytes;
@@ -342,7 +352,7 @@ export class RangePipeline {
     try {
       await writeFrame(stream, requestBytes);
       this.opts.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
-      const reader = new FrameReader(stream);
+      const reader = new FrameReader(stream, { views: true });
       const headerBytes = await reader.expect(256);
       received += headerBytes.length + 4;
       const response = decodeBlocksResponse(headerBytes);
@@ -400,7 +410,7 @@ export class RangePipeline {
       if ((await this.opts.chain.heightOfHash(hash)) === undefined) this.fail();
     };
     for (;;) {
-      const block = await this.queue.next();
+      const block = this.queue.take() ?? (await this.queue.next());
       if (block === undefined || this.over) break;
       while (inFlight.full(block.bytes.length)) await settle(inFlight.shift()!);
       if (this.over) break;

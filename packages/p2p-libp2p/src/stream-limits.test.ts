@@ -49,7 +49,7 @@ describe('per-protocol stream limits', () => {
     /** Asks for the mempool and reads the whole answer, leaving its own side open. */
     const ask = async () => {
       const stream = await connection.newStream(MEMPOOL_PROTOCOL);
-      const reader = new FrameReader(stream, 3000);
+      const reader = new FrameReader(stream, { idleMs: 3000 });
       try {
         while ((await reader.next(LIMITS.operationsGossipBytes)) !== undefined);
         return { stream, answered: true };

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { genesisHash, parseGenesis } from '@chain/ledger';
 import type { HostilePlan } from './hostile-main';
+import { runningNodes } from './lab';
 import type { LabNode } from './lab-node';
 import { P2P_PORT } from './lab-node';
 import { sleep } from './load';
@@ -61,7 +62,7 @@ async function bansOf(node: LabNode, honest: Set<string>) {
 
 export async function hostileNode(ctx: ScenarioContext, index: number): Promise<ScenarioResult> {
   const { lab, log } = ctx;
-  const nodes = [...lab.nodes, lab.lateJoiner].filter((n) => n.running);
+  const nodes = runningNodes(lab);
   const before = await converge(nodes, 15_000);
   if (before === undefined) {
     return {

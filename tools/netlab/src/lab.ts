@@ -20,8 +20,10 @@ import { type Prebuilt, prebuildChain } from './prebuild';
 import { createRelayControl, type RelayControl, type RelayMode } from './relay-control';
 
 export interface LabConfig {
-  /** Nodes of the network (the late joiner is one more, started later). */
+  /** Nodes of the network (the late joiners are more, started later). */
   nodes: number;
+  /** Late joiners: fresh nodes that join one after another, each once (the late joiner scenario). */
+  joins: number;
   producers: number;
   accounts: number;
   blockTimeMs: number;
@@ -39,9 +41,10 @@ export interface Lab {
   readonly dir: string;
   readonly manifest: DevnetManifest;
   readonly relay: RelayControl;
-  /** The network's nodes, then the late joiner (not started by `startNetwork`). */
+  /** The network's nodes (started by `startNetwork`). */
   readonly nodes: LabNode[];
-  readonly lateJoiner: LabNode;
+  /** The late joiners, in the order they join. */
+  readonly lateJoiners: LabNode[];
   /** Lab node number of the hostile node (hostile.ts): a namespace, no chain-node. */
   readonly hostileIndex: number;
   readonly rpcPassword: string;
@@ -51,7 +54,7 @@ export interface Lab {
 
 export async function prepareLab(config: LabConfig): Promise<Lab> {
   const dir = await mkdtemp(join(tmpdir(), 'chain-netlab-'));
-  const total = config.nodes + 1;
+  const total = config.nodes + config.joins;
   const manifest = await createDevnet({
     dir: join(dir, 'devnet'),
     nodes: total,
@@ -67,7 +70,7 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
     prebuilt = await prebuildChain(
       manifest,
       config.prebuildBlocks,
-      manifest.nodes[config.nodes]!.name,
+      manifest.nodes.slice(config.nodes).map((node) => node.name),
     );
     config.log(
       `built ${prebuilt.blocks} blocks in ${prebuilt.buildSeconds} s; local import of the same blocks: ${prebuilt.localImportBlocksPerS} blocks/s`,
@@ -83,14 +86,14 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
       new LabNode({
         index,
         manifest,
-        // The network's nodes dial each other; the late joiner dials them, as a node joining a
+        // The network's nodes dial each other; a late joiner dials them, as a node joining a
         // network does: they learn its address from its hello.
-        peers: all.filter((j) => j !== index && j !== total),
+        peers: all.filter((j) => j !== index && j <= config.nodes),
         blockTimeMs: config.blockTimeMs,
         logDir,
         rpcPassword,
-        // The late joiner logs each sync range it receives (when its first one came, lateJoiner).
-        ...(index === total ? { logLevel: 'p2p=debug,info' } : {}),
+        // A late joiner logs each sync range it receives (when its first one came, lateJoiner).
+        ...(index > config.nodes ? { logLevel: 'p2p=debug,info' } : {}),
       }),
   );
   const relay = createRelayControl(
@@ -109,7 +112,7 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
     manifest,
     relay,
     nodes: nodes.slice(0, config.nodes),
-    lateJoiner: nodes[config.nodes]!,
+    lateJoiners: nodes.slice(config.nodes),
     hostileIndex,
     rpcPassword,
     prebuilt,
@@ -119,9 +122,19 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
 /** Namespaces, bridge and relay (before any node starts). */
 export async function buildNetwork(lab: Lab): Promise<void> {
   await createBridge();
-  for (const node of [...lab.nodes, lab.lateJoiner]) await createNodeNamespace(node.index);
+  for (const node of labNodes(lab)) await createNodeNamespace(node.index);
   await createNodeNamespace(lab.hostileIndex);
   await lab.relay.start();
+}
+
+/** Every chain-node of the lab: the network's, then the late joiners. */
+export function labNodes(lab: Lab): LabNode[] {
+  return [...lab.nodes, ...lab.lateJoiners];
+}
+
+/** The lab's chain-nodes running now. */
+export function runningNodes(lab: Lab): LabNode[] {
+  return labNodes(lab).filter((node) => node.running);
 }
 
 export async function startNetwork(lab: Lab): Promise<void> {
@@ -130,7 +143,7 @@ export async function startNetwork(lab: Lab): Promise<void> {
 
 export async function teardown(lab: Lab | undefined, keepDir: boolean): Promise<void> {
   if (lab) {
-    await Promise.all([...lab.nodes, lab.lateJoiner].map((node) => node.kill('SIGKILL')));
+    await Promise.all(labNodes(lab).map((node) => node.kill('SIGKILL')));
     await lab.relay.close().catch(() => undefined);
   }
   await removeLeftovers();

@@ -124,13 +124,13 @@ export async function localImportRate(genesis: Genesis, blocks: Uint8Array[]): P
 }
 
 /**
- * Builds the chain into node 1's store, copies it to the other nodes but `skip` (the late joiner,
- * which starts empty) and measures the local import rate of the same blocks.
+ * Builds the chain into node 1's store, copies it to the other nodes but those in `skip` (the late
+ * joiners, which start empty) and measures the local import rate of the same blocks.
  */
 export async function prebuildChain(
   manifest: DevnetManifest,
   count: number,
-  skip: string,
+  skip: readonly string[],
 ): Promise<Prebuilt> {
   const genesis = parseGenesis(JSON.parse(await readFile(manifest.genesis, 'utf8')));
   const started = performance.now();
@@ -140,7 +140,7 @@ export async function prebuildChain(
   await chainNode(['export', ...datadirArgs(manifest, manifest.nodes[0]!.datadir), blockFile]);
   const source = join(manifest.nodes[0]!.datadir, 'chain');
   for (const node of manifest.nodes.slice(1)) {
-    if (node.name === skip) continue;
+    if (skip.includes(node.name)) continue;
     await cp(source, join(node.datadir, 'chain'), { recursive: true });
   }
   return {

@@ -86,7 +86,7 @@ export async function writeReport(
     `| propagation p50 / p99 | ${report.propagation_p50_ms} / ${report.propagation_p99_ms} ms |`,
     `| partition healed | ${report.partition_healed} |`,
     `| producer kill survived | ${report.producer_kill_survived} |`,
-    `| late joiner synced | ${report.late_joiner_synced} (${report.sync_blocks_per_s ?? '-'} blocks/s; local import ${report.local_import_blocks_per_s ?? '-'} blocks/s) |`,
+    `| late joiner synced | ${report.late_joiner_synced} (${report.sync_blocks_per_s ?? '-'} blocks/s from its first block; local import ${report.local_import_blocks_per_s ?? '-'} blocks/s) |`,
     '',
     '| scenario | result | notes |',
     '| --- | --- | --- |',

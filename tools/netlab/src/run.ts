@@ -8,7 +8,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { hostileNode } from './hostile';
-import { type Lab, startNetwork, withLab } from './lab';
+import { type Lab, labNodes, runningNodes, startNetwork, withLab } from './lab';
 import { Load, type LoadWallet, sleep } from './load';
 import { audit, percentile, propagation, TipSampler } from './metrics';
 import { labUnavailable, raisePriority } from './netns';
@@ -17,6 +17,7 @@ import { type LabReport, writeReport } from './report';
 import type { LabOperation } from './rpc';
 import {
   converge,
+  LATE_JOINS,
   lateJoiner,
   partition,
   producerKill,
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     relay: { type: 'string', default: 'process' },
     'prebuild-blocks': { type: 'string', default: '5000' },
+    joins: { type: 'string', default: String(LATE_JOINS) },
     'latency-ms': { type: 'string', default: '50' },
     'jitter-ms': { type: 'string', default: '10' },
     /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
@@ -114,7 +116,7 @@ async function setupLoad(lab: Lab): Promise<Load> {
 
 /** Waits until no node has pending operations and all agree on the tip. */
 async function settle(lab: Lab): Promise<void> {
-  const nodes = [...lab.nodes, lab.lateJoiner].filter((n) => n.running);
+  const nodes = runningNodes(lab);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const pending = await Promise.all(nodes.map((n) => n.call<number>('getPendingCount')));
@@ -130,8 +132,8 @@ async function runLab(lab: Lab): Promise<LabReport> {
   await meshUp(lab);
   log('all nodes connected; setting up the load (token, wallets)');
   const load = await setupLoad(lab);
-  const sampler = new TipSampler(() => [...lab.nodes, lab.lateJoiner]);
-  const system = new SystemSampler(() => [...lab.nodes, lab.lateJoiner], lab.relay);
+  const sampler = new TipSampler(() => labNodes(lab));
+  const system = new SystemSampler(() => labNodes(lab), lab.relay);
   const startedAt = Date.now();
   sampler.start();
   system.start();
@@ -223,6 +225,7 @@ if (Number(values.nice) !== 0) {
 const report = await withLab(
   {
     nodes: Number(values.nodes),
+    joins: Number(values.joins),
     producers: 3,
     accounts: 8,
     blockTimeMs: Number(values['block-time']),

@@ -258,8 +258,24 @@ export async function partition(
 
 // ------------------------------------------------------------------ 4: late joiner
 
-/** The late joiner's sync rate, as a share of the local import rate of the same blocks. */
+/**
+ * The late joiner's sync rate once its blocks flow (from its first block to its last), as a share
+ * of the local import rate of the same blocks.
+ */
 export const SYNC_TARGET_SHARE = 0.7;
+/**
+ * Most time from learning it is behind to its first block: a few round trips of the 50 ms links.
+ * The wait for the first block is judged apart from the rate: it is the network's latency and the
+ * serving peer's read, and on this lab's host also the seven network nodes taking turns on one
+ * core as they all greet the joiner at once (15-120 ms here, 16 ms between two nodes on loopback).
+ */
+export const FIRST_BLOCK_MAX_MS = 500;
+/**
+ * Late joiners, one after another, each a fresh node the network has not seen; the scenario is
+ * judged on the median join. A single sync of 1.5 s moves by a few hundredths of the share from
+ * run to run on this kind of machine (a noisy neighbour, a collector's pause).
+ */
+export const LATE_JOINS = 3;
 /**
  * How often the lab asks the late joiner its height. The sync's end is taken from the joiner's
  * log (its `sync finished` record), so the polls need not be frequent: each one is a JSON-RPC
@@ -267,14 +283,101 @@ export const SYNC_TARGET_SHARE = 0.7;
  */
 const SYNC_POLL_MS = 200;
 
+/** One late joiner's sync: its figures, and whether it reached the network's tip. */
+interface Join {
+  node: string;
+  synced: boolean;
+  blocks: number;
+  /** From its first block to the sync's end: the rate judged against the local import. */
+  sync_blocks_per_s: number | null;
+  share_of_local: number | null;
+  /** From learning it is behind (its first peer's hello) to its first block. */
+  first_block_ms: number | undefined;
+  /** From learning it is behind to the sync's end: the first block's wait included. */
+  seconds: number | undefined;
+  sync_blocks_per_s_from_learning_behind: number | null;
+  share_of_local_from_learning_behind: number | null;
+  seconds_from_networking_start: number | undefined;
+  /** `chain-node import` of the same blocks on the joiner's core, just before it started. */
+  local_import_blocks_per_s: number | null;
+  process_start_to_synced_s: number | undefined;
+  system_during_sync: Record<string, unknown>;
+}
+
 /**
- * The late joiner syncs the prebuilt blocks on a core of its own (host-cpus.ts), and its yardstick
- * is `chain-node import` of the same blocks on that core, run just before it under the same load.
+ * Each late joiner syncs the prebuilt blocks on a core of its own (host-cpus.ts), and its
+ * yardstick is `chain-node import` of the same blocks on that core, run just before it under the
+ * same load. The joiners before the last stop after their sync: the scenarios after this one see
+ * one late joiner, as with a single join.
  */
 export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const { lab, load, log } = ctx;
-  load.scenario = 'late-joiner';
-  const joiner = lab.lateJoiner;
+  const { lab, log } = ctx;
+  ctx.load.scenario = 'late-joiner';
+  const joins: Join[] = [];
+  for (const [k, joiner] of lab.lateJoiners.entries()) {
+    const join = await joinOnce(ctx, joiner);
+    joins.push(join);
+    log(`late joiner ${k + 1} of ${lab.lateJoiners.length}: ${describeJoin(join)}`);
+    if (k < lab.lateJoiners.length - 1) await joiner.kill('SIGTERM');
+  }
+  const judged = medianJoin(joins);
+  // For reference: this process (two cores, its JIT warm from building the blocks) imports them.
+  const prebuilt = lab.prebuilt;
+  const inProcess = prebuilt
+    ? Math.round(await localImportRate(prebuilt.genesis, prebuilt.blockBytes))
+    : undefined;
+  const fastEnough =
+    judged?.local_import_blocks_per_s == null || (judged.share_of_local ?? 0) >= SYNC_TARGET_SHARE;
+  const pass =
+    judged !== undefined &&
+    joins.every((join) => join.synced && (join.first_block_ms ?? 0) <= FIRST_BLOCK_MAX_MS) &&
+    fastEnough;
+  const { node: _node, synced: _synced, ...figures } = judged ?? ({} as Partial<Join>);
+  return {
+    name: 'late_joiner',
+    pass,
+    figures: {
+      ...figures,
+      joins: joins.length,
+      judged_join: judged?.node ?? null,
+      shares_of_local: joins.map((join) => join.share_of_local),
+      first_blocks_ms: joins.map((join) => join.first_block_ms ?? null),
+      local_import: "chain-node import of the same blocks, on the late joiner's core",
+      in_process_import_blocks_per_s: inProcess ?? null,
+      in_process_import_before_start_blocks_per_s: prebuilt?.localImportBlocksPerS,
+      target_share: SYNC_TARGET_SHARE,
+      first_block_max_ms: FIRST_BLOCK_MAX_MS,
+      each_join: joins,
+    },
+    notes: [
+      judged === undefined
+        ? 'no late joiner'
+        : `median of ${joins.length} joins (shares ${joins.map((join) => join.share_of_local ?? '-').join(', ')}, target >= ${SYNC_TARGET_SHARE}; first blocks after ${joins.map((join) => join.first_block_ms ?? '-').join(', ')} ms, at most ${FIRST_BLOCK_MAX_MS}): ${describeJoin(judged)}; in-process import ${inProcess ?? '-'} blocks/s`,
+    ],
+  };
+}
+
+/** The join of median share (the first that did not sync, when one did not). */
+function medianJoin(joins: Join[]): Join | undefined {
+  const unsynced = joins.find((join) => !join.synced);
+  if (unsynced !== undefined) return unsynced;
+  const byShare = [...joins].sort(
+    (a, b) =>
+      (a.share_of_local ?? a.sync_blocks_per_s ?? 0) -
+      (b.share_of_local ?? b.sync_blocks_per_s ?? 0),
+  );
+  return byShare[Math.floor((byShare.length - 1) / 2)];
+}
+
+function describeJoin(join: Join): string {
+  if (!join.synced) return `${join.node} not synced to ${join.blocks} within 120 s`;
+  const local = join.local_import_blocks_per_s ?? '-';
+  return `${join.node} synced ${join.blocks} blocks at ${join.sync_blocks_per_s} blocks/s from its first block (chain-node import on its core ${local} blocks/s: ${join.share_of_local ?? '-'} of it), which came ${join.first_block_ms ?? '-'} ms after it learnt it was behind; ${join.seconds} s from then (${join.sync_blocks_per_s_from_learning_behind} blocks/s, ${join.share_of_local_from_learning_behind ?? '-'} of the import), ${join.seconds_from_networking_start} s from its networking start`;
+}
+
+/** Starts `joiner` empty on a core of its own and times its sync to the network's tip. */
+async function joinOnce(ctx: ScenarioContext, joiner: LabNode): Promise<Join> {
+  const { lab, log } = ctx;
   const target = (await lab.nodes[0]!.blockCount()) - 1;
   const cpus = hostCpus();
   const others = [...lab.nodes.map((n) => n.pid), lab.relay.pid(), process.pid].filter(
@@ -304,9 +407,10 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
   } finally {
     if (cpus) await setAffinity([...others, ...(joiner.pid ? [joiner.pid] : [])], cpus.all);
   }
-  // Timed from the moment the node learns it is behind (its `syncing blocks` record, after its
-  // first peer's hello) to its sync's end at the target (its log): dialling the peers through the
-  // relay (about five round trips of 100 ms) comes before and is reported apart.
+  // The sync's end is its `sync finished` record at the target (its log). Its rate is timed from
+  // its first block; the wait before it, from the moment it learns it is behind (its `syncing
+  // blocks` record, after its first peer's hello), is judged apart (FIRST_BLOCK_MAX_MS). Dialling
+  // the peers through the relay (about five round trips of 100 ms) comes before and is reported.
   const records = await logRecords(joiner);
   const finished = records.find(
     (r) => r.msg === 'sync finished' && typeof r.height === 'number' && r.height >= target,
@@ -323,49 +427,30 @@ export async function lateJoiner(ctx: ScenarioContext): Promise<ScenarioResult> 
     firstRange !== undefined && typeof firstRange.ms === 'number'
       ? firstRange.time - firstRange.ms
       : undefined;
-  const firstBlockMs =
-    firstBlockAt !== undefined && syncStart !== undefined ? firstBlockAt - syncStart : undefined;
+  const share = (rate: number | null) =>
+    rate !== null && local ? Math.round((rate / local) * 100) / 100 : null;
+  const fromLearning = seconds ? Math.round(target / seconds) : null;
   const fromFirstBlock =
     firstBlockAt !== undefined && syncedAt !== undefined
       ? Math.round(target / ((syncedAt - firstBlockAt) / 1000))
       : null;
-  const secondsFromNetworking =
-    networking !== undefined && syncedAt !== undefined ? (syncedAt - networking) / 1000 : undefined;
-  const rate = seconds ? Math.round(target / seconds) : null;
-  const system = summarize(ctx.system.between(startedAt, syncedAt ?? Date.now()));
-  // For reference: this process (two cores, its JIT warm from building the blocks) imports them.
-  const prebuilt = lab.prebuilt;
-  const inProcess = prebuilt
-    ? Math.round(await localImportRate(prebuilt.genesis, prebuilt.blockBytes))
-    : undefined;
-  const share = rate !== null && local ? Math.round((rate / local) * 100) / 100 : null;
-  const pass =
-    syncedAt !== undefined &&
-    (local === undefined || (share !== null && share >= SYNC_TARGET_SHARE));
   return {
-    name: 'late_joiner',
-    pass,
-    figures: {
-      blocks: target,
-      seconds,
-      seconds_from_networking_start: secondsFromNetworking,
-      sync_blocks_per_s: rate,
-      first_block_ms: firstBlockMs,
-      sync_blocks_per_s_from_first_block: fromFirstBlock,
-      local_import_blocks_per_s: local ?? null,
-      local_import: "chain-node import of the same blocks, on the late joiner's core",
-      joiner_own_core: cpus?.own ?? null,
-      in_process_import_blocks_per_s: inProcess ?? null,
-      in_process_import_before_start_blocks_per_s: prebuilt?.localImportBlocksPerS,
-      system_during_sync: system,
-      share_of_local: share,
-      target_share: SYNC_TARGET_SHARE,
-      process_start_to_synced_s: syncedAt ? (syncedAt - startedAt) / 1000 : undefined,
-    },
-    notes: [
-      syncedAt
-        ? `synced ${target} blocks in ${seconds} s from learning it is behind, ${secondsFromNetworking} s from its networking start (${rate} blocks/s; chain-node import on its core ${local ?? '-'} blocks/s: ${share ?? '-'} of it, target >= ${SYNC_TARGET_SHARE}; in-process import ${inProcess ?? '-'} blocks/s); its first block came ${firstBlockMs ?? '-'} ms after that, ${fromFirstBlock ?? '-'} blocks/s from it`
-        : `not synced to ${target} within 120 s`,
-    ],
+    node: joiner.name,
+    synced: syncedAt !== undefined,
+    blocks: target,
+    sync_blocks_per_s: fromFirstBlock,
+    share_of_local: share(fromFirstBlock),
+    first_block_ms:
+      firstBlockAt !== undefined && syncStart !== undefined ? firstBlockAt - syncStart : undefined,
+    seconds,
+    sync_blocks_per_s_from_learning_behind: fromLearning,
+    share_of_local_from_learning_behind: share(fromLearning),
+    seconds_from_networking_start:
+      networking !== undefined && syncedAt !== undefined
+        ? (syncedAt - networking) / 1000
+        : undefined,
+    local_import_blocks_per_s: local ?? null,
+    process_start_to_synced_s: syncedAt ? (syncedAt - startedAt) / 1000 : undefined,
+    system_during_sync: summarize(ctx.system.between(startedAt, syncedAt ?? Date.now())),
   };
 }

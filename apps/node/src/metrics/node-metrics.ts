@@ -94,17 +94,11 @@ export class NodeMetrics {
       registers,
     });
     this.unsubscribes.push(
-      chain.onBlock((info, origin) => {
+      chain.onBlock((_info, origin, _operations, optypes) => {
         blocks.inc({ origin });
-        if (info.operations === 0) return;
-        // The block's operations are in the block cache now; their types are counted off the
-        // chain's critical path.
-        void chain.blockOperations(info.block).then(
-          (ops) => {
-            for (const op of ops) operations.inc({ optype: String(op.optype) });
-          },
-          () => undefined,
-        );
+        for (const [optype, count] of countOptypes(optypes)) {
+          operations.inc({ optype: String(optype) }, count);
+        }
       }),
       chain.onImportTimed((seconds) => imports.observe(seconds)),
       chain.onReorganized(() => reorgs.inc()),
@@ -148,4 +142,11 @@ function gauge(registers: Registry[], name: string, help: string, read: () => nu
       this.set(read());
     },
   });
+}
+
+/** How many operations of each type (one counter increment per type, not per operation). */
+function countOptypes(optypes: readonly number[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const optype of optypes) counts.set(optype, (counts.get(optype) ?? 0) + 1);
+  return counts;
 }

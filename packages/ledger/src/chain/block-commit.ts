@@ -223,8 +223,11 @@ export async function commitBlock(
     ops.map((op) => op.digestHex),
   );
   const info = blockInfoOf(core, loaded);
-  core.notifyBlock(info, origin, () =>
-    ops.map((op, index) => presentMined(core, loaded, op, index)),
+  core.notifyBlock(
+    info,
+    origin,
+    () => ops.map((op, index) => presentMined(core, loaded, op, index)),
+    ops.map((op) => op.optype),
   );
   return { info, written };
 }

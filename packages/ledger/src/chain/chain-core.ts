@@ -245,10 +245,15 @@ export class ChainCore {
     }
   }
 
-  notifyBlock(info: BlockInfo, origin: BlockOrigin, operations: () => OperationObject[]): void {
+  notifyBlock(
+    info: BlockInfo,
+    origin: BlockOrigin,
+    operations: () => OperationObject[],
+    optypes: readonly number[],
+  ): void {
     for (const listener of this.blockListeners) {
       try {
-        listener(info, origin, operations);
+        listener(info, origin, operations, optypes);
       } catch {
         // Listeners must not undo a committed block.
       }

@@ -105,12 +105,14 @@ export type BlockOrigin = 'produced' | 'imported';
 /**
  * Told of each block added to the chain. `operations` presents the block's operations as
  * getBlockOperations does; call it during the call only (it reads the state as the block left it),
- * and only when needed (it costs a presentation per operation).
+ * and only when needed (it costs a presentation per operation). `optypes` are the operations' types
+ * in block order, for a listener that needs no more (counting them cost a read of the block).
  */
 export type BlockListener = (
   info: BlockInfo,
   origin: BlockOrigin,
   operations: () => OperationObject[],
+  optypes: readonly number[],
 ) => void;
 
 /**

@@ -68,7 +68,7 @@ export function helloFor(chain: Chain): Uint8Array {
 export async function sayHello(connection: Connection, chain: Chain): Promise<void> {
   const stream = await connection.newStream(HELLO_PROTOCOL);
   await writeFrame(stream, helloFor(chain));
-  await new FrameReader(stream, 5000).expect(LIMITS.helloBytes);
+  await new FrameReader(stream, { idleMs: 5000 }).expect(LIMITS.helloBytes);
   await stream.close();
 }
 
