@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Workspace packages resolve to their TypeScript sources in tests (the "@chain/source" export
@@ -10,5 +11,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    globalSetup: [fileURLToPath(new URL('./vitest.tmpdir.ts', import.meta.url))],
   },
 });

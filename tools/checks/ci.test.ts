@@ -16,7 +16,7 @@ function commands(script: string): string[] {
 }
 
 describe('CI', () => {
-  it('.ci/run is an executable strict bash script running the README test command', () => {
+  it('.ci/run is an executable strict bash script running the README test command, then the network lab', () => {
     const script = read('.ci/run');
     const readmeCommand = /^npm ci && npm test\b/m.exec(read('README.md'));
 
@@ -24,11 +24,10 @@ describe('CI', () => {
     expect(script.startsWith('#!/usr/bin/env bash\n')).toBe(true);
     expect(script).toMatch(/^set -euo pipefail$/m);
     // Before them only the browser for the explorer test, installed best effort: a failed install
-    // must not stop the run (the browser test then skips).
-    // The network lab (.ci/netlab) joins them once it passes reliably (docs/operations.md).
+    // must not stop the run (the browser test then skips); after them the network lab.
     const run = commands(script);
-    expect(run.slice(-2)).toEqual(['npm ci', 'npm test']);
-    for (const line of run.slice(0, -2)) {
+    expect(run.slice(-3)).toEqual(['npm ci', 'npm test', 'bash .ci/netlab']);
+    for (const line of run.slice(0, -3)) {
       expect(line).toMatch(/^as_root=|apt-get install -y chromium; } \|\| echo /);
     }
     expect(() => accessSync(join(WORKSPACE, '.ci', 'run'), constants.X_OK)).not.toThrow();
