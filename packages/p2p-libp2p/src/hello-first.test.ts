@@ -29,7 +29,7 @@ describe('requests opened alongside the hello', () => {
     expect(await streamFate(blocks, 300)).toBe('open');
     await sayHello(connection, server.chain);
 
-    const reader = new FrameReader(blocks, 5000);
+    const reader = new FrameReader(blocks, { idleMs: 5000 });
     const header = decodeBlocksResponse(await reader.expect(256));
     expect(header).toMatchObject({ found: true, forkHeight: 0, count: 3 });
     for (let h = 1; h <= 3; h++) {
