@@ -23,6 +23,8 @@ export interface OpenRange {
 interface ReceivedBlock {
   readonly bytes: Uint8Array;
   readonly peer: SyncPeer;
+  /** The last block of its range (its import is logged: a sync's progress, range by range). */
+  readonly rangeEnd: boolean;
 }
 
 /** A stream opened ahead of its request, to the peer that will be asked the next range. */
@@ -264,7 +266,7 @@ export class RangePipeline {
             range.reader.buffered(LIMITS.blockBytes) ??
             (await range.reader.expect(LIMITS.blockBytes));
           range.onBytes(bytes.length + 4);
-          this.queue.push({ bytes, peer: range.peer });
+          this.queue.push({ bytes, peer: range.peer, rangeEnd: i === range.count - 1 });
           last = bytes;
           if (i === 0) next = this.openNext(range.after + range.count, range.peer);
         }
@@ -417,13 +419,21 @@ export class RangePipeline {
       inFlight.push(
         block.bytes.length,
         this.opts.chain.importBlock(block.bytes).then(
-          (): Outcome => ({ ok: true }),
+          (): Outcome => {
+            if (block.rangeEnd) this.logRangeImported(block);
+            return { ok: true };
+          },
           (error: unknown): Outcome => ({ ok: false, error, block }),
         ),
       );
     }
     for (const outcome of inFlight.takeAll()) await settle(outcome);
     this.queue.drain();
+  }
+
+  private logRangeImported(block: ReceivedBlock): void {
+    const { height } = this.opts.chain.inspectBlock(block.bytes);
+    this.opts.hooks.log('debug', { peer: block.peer.ip, height }, 'sync range imported');
   }
 
   private fail(): void {

@@ -287,16 +287,20 @@ const SYNC_POLL_MS = 200;
 interface Join {
   node: string;
   synced: boolean;
+  /** Blocks behind at its start: the sync's target. */
   blocks: number;
-  /** From its first block to the sync's end: the rate judged against the local import. */
+  /** The blocks its rate is judged on: those of the yardstick's block file (judgedSpan). */
+  judged_blocks: number;
+  /** Over the judged blocks, from its first block: the rate judged against the local import. */
   sync_blocks_per_s: number | null;
   share_of_local: number | null;
   /** From learning it is behind (its first peer's hello) to its first block. */
   first_block_ms: number | undefined;
-  /** From learning it is behind to the sync's end: the first block's wait included. */
-  seconds: number | undefined;
+  /** Over the judged blocks, from learning it is behind: the first block's wait included. */
   sync_blocks_per_s_from_learning_behind: number | null;
   share_of_local_from_learning_behind: number | null;
+  /** From learning it is behind to the network's tip. */
+  seconds_to_tip: number | undefined;
   seconds_from_networking_start: number | undefined;
   /** `chain-node import` of the same blocks on the joiner's core, just before it started. */
   local_import_blocks_per_s: number | null;
@@ -372,7 +376,23 @@ function medianJoin(joins: Join[]): Join | undefined {
 function describeJoin(join: Join): string {
   if (!join.synced) return `${join.node} not synced to ${join.blocks} within 120 s`;
   const local = join.local_import_blocks_per_s ?? '-';
-  return `${join.node} synced ${join.blocks} blocks at ${join.sync_blocks_per_s} blocks/s from its first block (chain-node import on its core ${local} blocks/s: ${join.share_of_local ?? '-'} of it), which came ${join.first_block_ms ?? '-'} ms after it learnt it was behind; ${join.seconds} s from then (${join.sync_blocks_per_s_from_learning_behind} blocks/s, ${join.share_of_local_from_learning_behind ?? '-'} of the import), ${join.seconds_from_networking_start} s from its networking start`;
+  return `${join.node} synced ${join.blocks} blocks, its first ${join.judged_blocks} at ${join.sync_blocks_per_s} blocks/s from its first block (chain-node import of them on its core ${local} blocks/s: ${join.share_of_local ?? '-'} of it), which came ${join.first_block_ms ?? '-'} ms after it learnt it was behind (${join.sync_blocks_per_s_from_learning_behind} blocks/s from then, ${join.share_of_local_from_learning_behind ?? '-'} of the import); at the tip ${join.seconds_to_tip} s after learning it was behind, ${join.seconds_from_networking_start} s after its networking start`;
+}
+
+/** The last range the joiner imported within the first `blocks` blocks: its height and time. */
+function judgedSpan(
+  records: Awaited<ReturnType<typeof logRecords>>,
+  blocks: number | undefined,
+): { height: number; at: number } | undefined {
+  if (blocks === undefined) return undefined;
+  let span: { height: number; at: number } | undefined;
+  for (const r of records) {
+    if (r.msg !== 'sync range imported' || typeof r.height !== 'number' || r.height > blocks) {
+      continue;
+    }
+    if (span === undefined || r.height > span.height) span = { height: r.height, at: r.time };
+  }
+  return span;
 }
 
 /** Starts `joiner` empty on a core of its own and times its sync to the network's tip. */
@@ -418,8 +438,6 @@ async function joinOnce(ctx: ScenarioContext, joiner: LabNode): Promise<Join> {
   if (syncedAt !== undefined && finished !== undefined) syncedAt = Math.min(syncedAt, finished);
   const networking = records.find((r) => r.msg === 'p2p networking started')?.time;
   const syncStart = records.find((r) => r.msg === 'syncing blocks')?.time;
-  const seconds =
-    syncStart !== undefined && syncedAt !== undefined ? (syncedAt - syncStart) / 1000 : undefined;
   // Its first block: the record of its first range (debug) says when the range was whole and how
   // long it took from its header. Before it, the sync waits for the network, not the import.
   const firstRange = records.find((r) => r.msg === 'sync range received');
@@ -427,24 +445,29 @@ async function joinOnce(ctx: ScenarioContext, joiner: LabNode): Promise<Join> {
     firstRange !== undefined && typeof firstRange.ms === 'number'
       ? firstRange.time - firstRange.ms
       : undefined;
-  const share = (rate: number | null) =>
-    rate !== null && local ? Math.round((rate / local) * 100) / 100 : null;
-  const fromLearning = seconds ? Math.round(target / seconds) : null;
-  const fromFirstBlock =
-    firstBlockAt !== undefined && syncedAt !== undefined
-      ? Math.round(target / ((syncedAt - firstBlockAt) / 1000))
+  // Judged on the blocks the yardstick imported: the prebuilt ones, up to the last range the
+  // joiner imported within them (its `sync range imported` records). The blocks made during the
+  // scenarios before this one carry the load's operations and are not in the yardstick's file.
+  const judged = judgedSpan(records, lab.prebuilt?.blocks) ?? { height: target, at: syncedAt };
+  const rate = (from: number | undefined) =>
+    from !== undefined && judged.at !== undefined && judged.at > from
+      ? Math.round(judged.height / ((judged.at - from) / 1000))
       : null;
+  const share = (blocksPerS: number | null) =>
+    blocksPerS !== null && local ? Math.round((blocksPerS / local) * 100) / 100 : null;
   return {
     node: joiner.name,
     synced: syncedAt !== undefined,
     blocks: target,
-    sync_blocks_per_s: fromFirstBlock,
-    share_of_local: share(fromFirstBlock),
+    judged_blocks: judged.height,
+    sync_blocks_per_s: rate(firstBlockAt),
+    share_of_local: share(rate(firstBlockAt)),
     first_block_ms:
       firstBlockAt !== undefined && syncStart !== undefined ? firstBlockAt - syncStart : undefined,
-    seconds,
-    sync_blocks_per_s_from_learning_behind: fromLearning,
-    share_of_local_from_learning_behind: share(fromLearning),
+    sync_blocks_per_s_from_learning_behind: rate(syncStart),
+    share_of_local_from_learning_behind: share(rate(syncStart)),
+    seconds_to_tip:
+      syncStart !== undefined && syncedAt !== undefined ? (syncedAt - syncStart) / 1000 : undefined,
     seconds_from_networking_start:
       networking !== undefined && syncedAt !== undefined
         ? (syncedAt - networking) / 1000
