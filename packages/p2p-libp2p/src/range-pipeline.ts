@@ -41,7 +41,7 @@ export interface RangePipelineOptions {
   /** Received blocks waiting for import before the next range is asked (the memory bound). */
   windowBlocks: number;
   /**
-   * A range stalls when the importer has waited this long for its next block: its peer is left
+   * A range stalls when the importer has waited this long in all for its blocks: its peer is left
    * for another (default STALL_MS).
    */
   stallMs?: number;
@@ -53,11 +53,19 @@ export interface RangePipelineOptions {
 }
 
 /**
- * The importer's wait that marks a range as stalled. Above the gaps of a healthy peer's transfer
- * (a round trip of a slow-starting connection), far below the seconds a peer on a thin link takes
- * for a range (1,000 small blocks at 1 Mbit/s: 2 s, while the import takes a quarter of that).
+ * The importer's waits for a range's blocks, summed, that mark the range as stalled, when they are
+ * also most of the range's time (STALLED_SHARE). Above the gaps of a healthy peer's transfer (a
+ * round trip of a slow-starting connection), far below the seconds a peer on a thin link takes for
+ * a range (1,000 small blocks at 1 Mbit/s: 2.4 s, while the import takes a quarter of that).
+ * Summed, not one wait: such a peer's packed sends (60 KB, half a second each at 1 Mbit/s) leave
+ * the importer idle most of the time without any one wait reaching it.
  */
 export const STALL_MS = 500;
+/**
+ * The share of a range's time the importer must have waited for it to stall: a peer that keeps the
+ * importer busy half the time (a sync bound by a link that every peer shares) is kept.
+ */
+export const STALLED_SHARE = 0.75;
 /** A peer that stalled a range is left alone for the rest of a sync of this kind. */
 export const STALLED_PEER_AVOID_MS = 60_000;
 
@@ -76,6 +84,8 @@ class BlockQueue {
   private closed = false;
   /** When the reader began waiting on an empty queue; undefined while it is not waiting. */
   private starvedSince: number | undefined;
+  /** The reader's finished waits on an empty queue, summed (ms). */
+  private starvedBefore = 0;
   private wakeReader: (() => void) | undefined;
   private wakeWriter: (() => void) | undefined;
 
@@ -85,13 +95,14 @@ class BlockQueue {
 
   push(block: ReceivedBlock): void {
     this.blocks.push(block);
+    if (this.starvedSince !== undefined) this.starvedBefore += Date.now() - this.starvedSince;
     this.starvedSince = undefined;
     this.notifyReader();
   }
 
-  /** How long the reader has waited on an empty queue (0 when it is not waiting). */
-  starvedFor(now: number): number {
-    return this.starvedSince === undefined ? 0 : now - this.starvedSince;
+  /** How long the reader has waited on an empty queue in all, its current wait included. */
+  starved(now: number): number {
+    return this.starvedBefore + (this.starvedSince === undefined ? 0 : now - this.starvedSince);
   }
 
   /** No more blocks: the reader gets the rest, then undefined. */
@@ -166,8 +177,13 @@ export class RangePipeline {
   private readonly queue = new BlockQueue();
   private failed = false;
   private imported = 0;
-  /** The stream a range is being asked or received on, for the stall watchdog. */
-  private active: { peer: SyncPeer; stream: Stream } | undefined;
+  /**
+   * The stream a range is being asked or received on, for the stall watchdog, with the importer's
+   * waits summed when it became active.
+   */
+  private active:
+    | { peer: SyncPeer; stream: Stream; since: number; starvedBefore: number }
+    | undefined;
   /** The active stream that the watchdog aborted. */
   private stalled: Stream | undefined;
 
@@ -200,13 +216,16 @@ export class RangePipeline {
   }
 
   /**
-   * Aborts the active range's stream when the importer has waited `stallMs` for its blocks and
-   * another peer can take over (the only peer, however slow, is waited for: asking it again would
-   * throw away the block it is sending).
+   * Aborts the active range's stream when the importer has waited `stallMs` in all for its blocks,
+   * most of the range's time (STALLED_SHARE), and another peer can take over (the only peer, however slow, is waited for: asking it again
+   * would throw away the block it is sending).
    */
   private checkStall(stallMs: number): void {
     const active = this.active;
-    if (active === undefined || this.queue.starvedFor(Date.now()) < stallMs) return;
+    if (active === undefined) return;
+    const now = Date.now();
+    const starved = this.queue.starved(now) - active.starvedBefore;
+    if (starved < stallMs || starved < STALLED_SHARE * (now - active.since)) return;
     if (this.candidates(this.opts.chain.head().height, active.peer).length === 0) return;
     this.stalled = active.stream;
     abortStream(active.stream, new Error(`no block for ${stallMs} ms: stalled`));
@@ -257,7 +276,7 @@ export class RangePipeline {
       let next: NextStream | undefined;
       let last: Uint8Array | undefined;
       const rangeStarted = Date.now();
-      this.active = { peer: range.peer, stream: range.stream };
+      this.active = this.activate(range.peer, range.stream);
       let stalled = false;
       try {
         for (let i = 0; i < range.count && !this.over; i++) {
@@ -350,7 +369,7 @@ export class RangePipeline {
       maxBlocks: this.opts.batchBlocks,
       maxBytes: LIMITS.syncBatchBytes,
     });
-    this.active = { peer, stream };
+    this.active = this.activate(peer, stream);
     try {
       await writeFrame(stream, requestBytes);
       this.opts.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
@@ -429,6 +448,11 @@ export class RangePipeline {
     }
     for (const outcome of inFlight.takeAll()) await settle(outcome);
     this.queue.drain();
+  }
+
+  private activate(peer: SyncPeer, stream: Stream): RangePipeline['active'] {
+    const now = Date.now();
+    return { peer, stream, since: now, starvedBefore: this.queue.starved(now) };
   }
 
   private logRangeImported(block: ReceivedBlock): void {

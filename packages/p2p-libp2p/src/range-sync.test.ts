@@ -36,16 +36,22 @@ async function copyBlocks(from: Chain, to: Chain, first: number, last: number): 
 
 /**
  * A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks;
- * a `slowMs` one sends 64 bytes every `slowMs` (a thin link).
+ * a `slowMs` one sends `slowBytes` every `slowMs` (a thin link).
  */
-function servingPeer(ip: string, chain: Chain, served: string[], slowMs = 0): SyncPeer {
+function servingPeer(
+  ip: string,
+  chain: Chain,
+  served: string[],
+  slowMs = 0,
+  slowBytes = 64,
+): SyncPeer {
   return {
     ip,
     head: chain.head(),
     syncRetryAt: 0,
     async openStream() {
       const [outbound, inbound] = await streamPair();
-      if (slowMs > 0) thinLink(inbound, slowMs);
+      if (slowMs > 0) thinLink(inbound, slowMs, slowBytes);
       void serveBlocks(chain, inbound, ip, {
         traffic: (_ip, kind) => {
           if (kind === 'GetBlocks') served.push(ip);
@@ -56,16 +62,16 @@ function servingPeer(ip: string, chain: Chain, served: string[], slowMs = 0): Sy
   };
 }
 
-/** Sends what `stream` sends 64 bytes every `ms` (a thin link), and closes it after the last. */
-function thinLink(stream: Stream, ms: number): void {
+/** Sends what `stream` sends `bytes` every `ms` (a thin link), and closes it after the last. */
+function thinLink(stream: Stream, ms: number, bytes: number): void {
   const send = stream.send.bind(stream);
   const close = stream.close.bind(stream);
   let sending = Promise.resolve();
   stream.send = (data) => {
-    const bytes = data.subarray();
+    const all = data.subarray();
     sending = sending.then(async () => {
-      for (let i = 0; i < bytes.length && stream.status === 'open'; i += 64) {
-        send(bytes.subarray(i, i + 64));
+      for (let i = 0; i < all.length && stream.status === 'open'; i += bytes) {
+        send(all.subarray(i, i + bytes));
         await new Promise((resolve) => setTimeout(resolve, ms));
       }
     });
@@ -279,6 +285,21 @@ describe('pipelined range sync', () => {
     expect(served[0]).toBe(slow.ip);
     expect(served.slice(1).every((ip) => ip === fast.ip)).toBe(true);
     expect(slow.syncRetryAt).toBeGreaterThan(Date.now());
+  });
+
+  it('leaves a peer that keeps sending, too slowly, for another: the waits add up', async () => {
+    const { source, copy } = await sourceAndCopy();
+    const fresh = await openChain();
+    const served: string[] = [];
+    // A few blocks every 60 ms: no single wait reaches the 100 ms, but the importer is idle most of
+    // the time (a peer on a thin link sending its range in packed chunks).
+    const slow = servingPeer('198.18.0.16', source, served, 60, 512);
+    const fast = servingPeer('198.18.0.17', copy, served);
+    const stalls = await syncGivingUpAfter100ms(fresh, [slow, fast], source.head().height);
+    expect(Buffer.from(fresh.head().hash)).toEqual(Buffer.from(source.head().hash));
+    expect(stalls).toEqual([slow.ip]);
+    expect(served[0]).toBe(slow.ip);
+    expect(served.slice(1).every((ip) => ip === fast.ip)).toBe(true);
   });
 
   it('waits for the only peer, however slow (asking it again would throw away its block)', async () => {

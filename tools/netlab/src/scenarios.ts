@@ -438,9 +438,12 @@ async function joinOnce(ctx: ScenarioContext, joiner: LabNode): Promise<Join> {
   if (syncedAt !== undefined && finished !== undefined) syncedAt = Math.min(syncedAt, finished);
   const networking = records.find((r) => r.msg === 'p2p networking started')?.time;
   const syncStart = records.find((r) => r.msg === 'syncing blocks')?.time;
-  // Its first block: the record of its first range (debug) says when the range was whole and how
-  // long it took from its header. Before it, the sync waits for the network, not the import.
-  const firstRange = records.find((r) => r.msg === 'sync range received');
+  // Its first block: the record of its first range (debug: received whole, or stalled and asked
+  // of another peer) says when the range ended and how long it took from its header. Before it,
+  // the sync waits for the network, not the import.
+  const firstRange = records.find(
+    (r) => r.msg === 'sync range received' || r.msg === 'sync range stalled',
+  );
   const firstBlockAt =
     firstRange !== undefined && typeof firstRange.ms === 'number'
       ? firstRange.time - firstRange.ms
