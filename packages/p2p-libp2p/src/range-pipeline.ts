@@ -69,6 +69,14 @@ export const STALLED_SHARE = 0.75;
 /** A peer that stalled a range is left alone for the rest of a sync of this kind. */
 export const STALLED_PEER_AVOID_MS = 60_000;
 
+/** A range being asked or received, since when, and the importer's waits summed by then. */
+interface ActiveRange {
+  readonly peer: SyncPeer;
+  readonly stream: Stream;
+  readonly since: number;
+  readonly starvedBefore: number;
+}
+
 /** Where a range starts: the block it follows. */
 interface RangeStart {
   readonly height: number;
@@ -177,13 +185,8 @@ export class RangePipeline {
   private readonly queue = new BlockQueue();
   private failed = false;
   private imported = 0;
-  /**
-   * The stream a range is being asked or received on, for the stall watchdog, with the importer's
-   * waits summed when it became active.
-   */
-  private active:
-    | { peer: SyncPeer; stream: Stream; since: number; starvedBefore: number }
-    | undefined;
+  /** The stream a range is being asked or received on, for the stall watchdog. */
+  private active: ActiveRange | undefined;
   /** The active stream that the watchdog aborted. */
   private stalled: Stream | undefined;
 
@@ -217,8 +220,8 @@ export class RangePipeline {
 
   /**
    * Aborts the active range's stream when the importer has waited `stallMs` in all for its blocks,
-   * most of the range's time (STALLED_SHARE), and another peer can take over (the only peer, however slow, is waited for: asking it again
-   * would throw away the block it is sending).
+   * most of the range's time (STALLED_SHARE), and another peer can take over (the only peer,
+   * however slow, is waited for: asking it again would throw away the block it is sending).
    */
   private checkStall(stallMs: number): void {
     const active = this.active;
@@ -450,7 +453,7 @@ export class RangePipeline {
     this.queue.drain();
   }
 
-  private activate(peer: SyncPeer, stream: Stream): RangePipeline['active'] {
+  private activate(peer: SyncPeer, stream: Stream): ActiveRange {
     const now = Date.now();
     return { peer, stream, since: now, starvedBefore: this.queue.starved(now) };
   }

@@ -259,15 +259,15 @@ export async function partition(
 // ------------------------------------------------------------------ 4: late joiner
 
 /**
- * The late joiner's sync rate once its blocks flow (from its first block to its last), as a share
- * of the local import rate of the same blocks.
+ * The late joiner's sync rate over the yardstick's blocks, from its first block, as a share of the
+ * local import rate of the same blocks.
  */
 export const SYNC_TARGET_SHARE = 0.7;
 /**
  * Most time from learning it is behind to its first block: a few round trips of the 50 ms links.
  * The wait for the first block is judged apart from the rate: it is the network's latency and the
  * serving peer's read, and on this lab's host also the seven network nodes taking turns on one
- * core as they all greet the joiner at once (15-120 ms here, 16 ms between two nodes on loopback).
+ * core as they all greet the joiner at once (15-210 ms here, 16 ms between two nodes on loopback).
  */
 export const FIRST_BLOCK_MAX_MS = 500;
 /**
