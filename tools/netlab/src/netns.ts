@@ -125,6 +125,9 @@ export async function createNodeNamespace(i: number): Promise<void> {
   await ip('addr', 'add', `${relayAddress(i)}/32`, 'dev', BRIDGE);
 }
 
+/** The caps in place: node number to kbit/s. */
+const caps = new Map<number, number>();
+
 /**
  * Caps node i's link to `kbit` kbit/s in both directions with a token bucket filter (`tc tbf`):
  * on the bridge side (what it downloads) and in its namespace (what it uploads).
@@ -132,18 +135,29 @@ export async function createNodeNamespace(i: number): Promise<void> {
 export async function capBandwidth(i: number, kbit: number): Promise<void> {
   const tbf = ['tbf', 'rate', `${kbit}kbit`, 'burst', '16kb', 'latency', '500ms'];
   await tc('qdisc', 'replace', 'dev', hostVeth(i), 'root', ...tbf);
-  await run('ip', [
-    'netns',
-    'exec',
-    namespaceName(i),
-    'tc',
-    'qdisc',
-    'replace',
-    'dev',
-    nodeVeth(i),
-    'root',
-    ...tbf,
-  ]);
+  await inNamespace(i, 'tc', 'qdisc', 'replace', 'dev', nodeVeth(i), 'root', ...tbf);
+  caps.set(i, kbit);
+}
+
+async function removeCap(i: number): Promise<void> {
+  await tc('qdisc', 'del', 'dev', hostVeth(i), 'root');
+  await inNamespace(i, 'tc', 'qdisc', 'del', 'dev', nodeVeth(i), 'root');
+  caps.delete(i);
+}
+
+/** Runs `body` with every link at full speed, and puts the caps back after. */
+export async function uncapped<T>(body: () => Promise<T>): Promise<T> {
+  const saved = [...caps];
+  for (const [i] of saved) await removeCap(i);
+  try {
+    return await body();
+  } finally {
+    for (const [i, kbit] of saved) await capBandwidth(i, kbit);
+  }
+}
+
+async function inNamespace(i: number, ...command: string[]): Promise<void> {
+  await run('ip', ['netns', 'exec', namespaceName(i), ...command]);
 }
 
 /**
