@@ -43,21 +43,11 @@ function frame(payload: number[]): Uint8Array {
   return out;
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 describe('FrameReader', () => {
   it('returns frames whole when their header and payload are split across chunks', async () => {
     const stream = new FakeStream();
     const reader = new FrameReader(stream as unknown as Stream);
-    const bytes = concat(frame([1, 2, 3]), frame([4, 5, 6, 7, 8]));
+    const bytes = Buffer.concat([frame([1, 2, 3]), frame([4, 5, 6, 7, 8])]);
     stream.receive(
       bytes.subarray(0, 2),
       bytes.subarray(2, 5),
@@ -71,7 +61,7 @@ describe('FrameReader', () => {
   it('with views, returns a frame inside one chunk as a view of it and copies one that spans two', async () => {
     const stream = new FakeStream();
     const reader = new FrameReader(stream as unknown as Stream, { views: true });
-    const first = concat(frame([1, 2]), frame([3, 4, 5]).subarray(0, 6));
+    const first = Buffer.concat([frame([1, 2]), frame([3, 4, 5]).subarray(0, 6)]);
     const second = frame([3, 4, 5]).subarray(6);
     stream.receive(first, second);
     const inside = await reader.expect(10);
@@ -93,7 +83,7 @@ describe('FrameReader', () => {
   it('buffered() takes the frames already whole without waiting, then leaves the partial one to next()', async () => {
     const stream = new FakeStream();
     const reader = new FrameReader(stream as unknown as Stream);
-    const bytes = concat(frame([1]), frame([2]), frame([3, 3, 3]));
+    const bytes = Buffer.concat([frame([1]), frame([2]), frame([3, 3, 3])]);
     stream.receive(bytes.subarray(0, 5), bytes.subarray(5, bytes.length - 1));
     expect([...reader.buffered(10)!]).toEqual([1]);
     expect([...reader.buffered(10)!]).toEqual([2]);
