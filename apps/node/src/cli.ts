@@ -160,7 +160,21 @@ function startOptions(args: Argv) {
       describe:
         "heap budget in MB (V8's old generation; 0 = none, V8 sizes it from the machine's memory)",
     })
+    .option('state-cache-mb', {
+      type: 'number',
+      default: defaults.stateCacheMb,
+      describe: 'megabytes of committed state (accounts, addresses, tokens) kept decoded in memory',
+    })
+    .option('verify-state', {
+      type: 'boolean',
+      default: defaults.verifyState,
+      describe:
+        'read the whole state at start and check it against its checksum (slow on a large state)',
+    })
     .check((argv) => {
+      if (!(argv['state-cache-mb'] >= 1)) {
+        throw new Error(`--state-cache-mb must be a number >= 1, got ${argv['state-cache-mb']}`);
+      }
       for (const key of ['rpc-port', 'p2p-port', 'metrics-port'] as const) {
         const port = argv[key];
         if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -234,6 +248,8 @@ function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
     metricsHost: argv['metrics-address'],
     metricsPort: argv['metrics-port'],
     maxHeapMb: argv['max-heap-mb'],
+    stateCacheMb: argv['state-cache-mb'],
+    verifyState: argv['verify-state'],
   };
 }
 

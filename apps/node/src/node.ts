@@ -35,6 +35,7 @@ import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
 import { readiness } from './rpc/network';
+import { stateScanLogger } from './state-scan-log';
 import { APP_VERSION } from './version';
 
 /** scrypt cost of the dev network's key store: light, so wallets are made in milliseconds. */
@@ -98,7 +99,14 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     // A bad participation parameter fails the start, not every block later.
     tiersParams(genesis);
     const isDev = genesis.network === 'dev';
-    chain = createChain({ dataDir: options.datadir, genesis, registry: createNodeRegistry() });
+    chain = createChain({
+      dataDir: options.datadir,
+      genesis,
+      registry: createNodeRegistry(),
+      stateCacheMb: options.stateCacheMb,
+      verifyStateAtOpen: options.verifyState,
+      onStateScanProgress: stateScanLogger(chainLog),
+    });
     await chain.open();
     const prefix = chain.prefix;
     keystore = createKeyStore({

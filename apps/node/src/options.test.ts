@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NODE_OPTIONS, resolveNodeOptions } from './options';
@@ -32,6 +33,12 @@ describe('P2P limit defaults', () => {
   it('are the P2P package defaults', () => {
     expect(DEFAULT_NODE_OPTIONS.p2pMaxConnections).toBe(DEFAULT_P2P_OPTIONS.maxConnections);
     expect(DEFAULT_NODE_OPTIONS.p2pMaxInboundPerIp).toBe(DEFAULT_P2P_OPTIONS.maxInboundPerIp);
+  });
+});
+
+describe('state cache default', () => {
+  it("is the ledger's default", () => {
+    expect(DEFAULT_NODE_OPTIONS.stateCacheMb).toBe(DEFAULT_CHAIN_OPTIONS.stateCacheMb);
   });
 });
 

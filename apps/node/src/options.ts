@@ -68,7 +68,17 @@ export interface NodeOptions {
    * `--max-old-space-size` in NODE_OPTIONS or node's arguments takes precedence.
    */
   maxHeapMb: number;
+  /** Megabytes of committed state kept decoded in memory (@chain/ledger's `stateCacheMb`). */
+  stateCacheMb: number;
+  /** Read the whole state at start and check it against its checksum (slow on a large state). */
+  verifyState: boolean;
 }
+
+/**
+ * @chain/ledger's DEFAULT_CHAIN_OPTIONS.stateCacheMb (options.test.ts keeps them equal; importing the
+ * ledger here would load LevelDB for every command).
+ */
+export const DEFAULT_STATE_CACHE_MB = 64;
 
 export const DEFAULT_RPC_PORT = 9713;
 export const DEFAULT_P2P_PORT = 9714;
@@ -115,6 +125,8 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   metricsHost: '127.0.0.1',
   metricsPort: DEFAULT_METRICS_PORT,
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
+  stateCacheMb: DEFAULT_STATE_CACHE_MB,
+  verifyState: false,
 });
 
 export function defaultDatadir(network: string): string {

@@ -67,6 +67,7 @@ export function writeChanges(
   for (const a of changes.accounts) {
     const key = heightKey(a.number);
     batch.put(key, a.afterBytes, { sublevel: store.accounts });
+    if (a.before === undefined) batch.put(a.after.hash160, key, { sublevel: store.addresses });
     checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
   }
   for (const s of changes.spaces) {
@@ -191,7 +192,7 @@ export async function commitBlock(
   }
 
   afterRelease();
-  executed.layer.mergeIntoParent();
+  core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
   for (const entry of included) mempool.remove(entry.key);
   adoptCommitted(core, head, checksum, weight);

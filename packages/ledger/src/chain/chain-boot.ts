@@ -7,12 +7,11 @@ import {
   encodeBlockHeader,
   ZERO_HASH,
 } from '../block/block';
-import { plainBytes } from '../codec/byte-reader';
 import { StoreError } from '../errors';
 import { decodeOperation } from '../operation/operation';
 import { decodeAccount } from '../state/account';
 import { collectChanges, nextStateRoot } from '../state/block-changes';
-import { numberKey, StateLayer } from '../state/state-layer';
+import type { CommittedState } from '../state/committed-state';
 import { adoptCommitted, writeChanges } from './block-commit';
 import type { ChainCore } from './chain-core';
 import { decodeHead, encodeHead, type HeadState, notOpen } from './chain-records';
@@ -36,8 +35,12 @@ import {
   META_LEGACY_CHECKSUM,
   META_PRODUCERS,
   META_STATE_CHECKSUM,
+  META_STATE_FORMAT,
   readHeightKey,
+  STATE_FORMAT_INDEXED,
 } from './store';
+
+const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_INDEXED);
 
 /**
  * Boot and shutdown: a new data directory gets block 0 from the genesis document; an existing one is
@@ -77,6 +80,7 @@ async function doOpen(core: ChainCore): Promise<void> {
   core.store = store;
   const storedGenesis = await store.read(store.meta, META_GENESIS);
   if (storedGenesis === undefined) {
+    core.root = core.committedState(store);
     await initialiseGenesis(core, store);
   } else if (!equalBytes(storedGenesis, core.genesisHash)) {
     throw new StoreError(
@@ -135,17 +139,23 @@ async function initialiseGenesis(core: ChainCore, store: ChainStore): Promise<vo
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
   batch.put(META_GENESIS, core.genesisHash, { sublevel: store.meta });
+  batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
   core.clique.writeWeight(batch, store, 0);
   await store.commit(batch);
-  layer.mergeIntoParent();
+  core.root.commit(layer);
   adoptCommitted(core, head, checksum, 0);
 }
 
-/** The committed state of an existing data directory, checked against its head record. */
+/**
+ * The committed state of an existing data directory: nothing per account is read, only the head
+ * record (checked against the head block), the producer set, the account count and the state
+ * checksum the last commit wrote. A data directory of the layout before the address index is
+ * migrated first (migrateToIndexedState).
+ */
 async function loadState(
   core: ChainCore,
   store: ChainStore,
-): Promise<{ root: StateLayer; checksum: StateChecksum; head: HeadState }> {
+): Promise<{ root: CommittedState; checksum: StateChecksum; head: HeadState }> {
   const corrupt = (what: string, cause?: unknown): StoreError =>
     new StoreError(
       ErrorCode.INVALID_DATA,
@@ -153,41 +163,18 @@ async function loadState(
       `the chain database in ${core.dataDir} is damaged: ${what}`,
       cause === undefined ? {} : { cause },
     );
-  const root = new StateLayer();
-  const checksum = new StateChecksum();
   try {
-    const accounts = store.accounts.iterator();
-    try {
-      for (;;) {
-        const entries = await accounts.nextv(4096);
-        if (entries.length === 0) break;
-        for (const [key, value] of entries) {
-          const number = readHeightKey(key);
-          if (number !== root.accounts.size) throw corrupt(`account ${number} out of sequence`);
-          const account = decodeAccount(number, value);
-          root.accounts.set(number, account);
-          root.numbers.set(numberKey(account.hash160), number);
-          checksum.add(ENTRY_ACCOUNT, key, value);
-        }
-      }
-    } finally {
-      await accounts.close();
-    }
-    root.nextNumber = root.accounts.size;
-    for await (const [key, value] of store.spaces.iterator()) {
-      const split = key.indexOf('\u0000');
-      const name = key.slice(0, split);
-      const space = core.registry.space(name);
-      if (space === undefined) {
-        throw corrupt(`state space '${name}' is in the database but not registered`);
-      }
-      root.spaceSet(name, key.slice(split + 1), space.decode(plainBytes(value)));
-      checksum.add(ENTRY_SPACE, spaceChecksumKey(key), value);
+    const format = await store.read(store.meta, META_STATE_FORMAT);
+    if (format === undefined) await migrateToIndexedState(core, store, corrupt);
+    else if (format[0] !== STATE_FORMAT_INDEXED) {
+      throw new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'DATADIR_TOO_NEW',
+        `data directory ${core.dataDir} holds state of layout ${format[0]}, newer than this chain-node knows: run a newer chain-node`,
+      );
     }
     const producers = await store.read(store.meta, META_PRODUCERS);
     if (producers === undefined) throw corrupt('no producer set');
-    root.setProducers(decodeProducerList(producers));
-    checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, producers);
     const headBytes = await store.read(store.meta, META_HEAD);
     if (headBytes === undefined) throw corrupt('no head record');
     const head = decodeHead(headBytes);
@@ -198,10 +185,17 @@ async function loadState(
       throw corrupt(`head block ${head.height} does not match the head record`);
     }
     const stored = await store.read(store.meta, META_STATE_CHECKSUM);
-    if (stored === undefined) await adoptLegacyChecksum(store, checksum, corrupt);
-    else if (!StateChecksum.fromBytes(stored)?.equals(checksum)) {
-      throw corrupt(`the stored state does not match the state root of head block ${head.height}`);
-    }
+    const checksum = stored === undefined ? undefined : StateChecksum.fromBytes(stored);
+    if (checksum === undefined) throw corrupt('no state checksum');
+    if (core.verifyStateAtOpen) {
+      if (!(await verifyState(core, store, corrupt)).equals(checksum)) {
+        throw corrupt(
+          `the stored state does not match the state root of head block ${head.height}`,
+        );
+      }
+    } else await checkSpacesRegistered(core, store, corrupt);
+    const root = core.committedState(store);
+    root.reset(await accountCount(store), decodeProducerList(producers));
     return { root, checksum, head };
   } catch (error) {
     if (error instanceof StoreError) throw error;
@@ -209,22 +203,115 @@ async function loadState(
   }
 }
 
+/** Accounts are numbered from 0 without gaps: the count is the last number plus one. */
+async function accountCount(store: ChainStore): Promise<number> {
+  const last = await store.accounts.keys({ reverse: true, limit: 1 }).all();
+  return last.length === 0 ? 0 : readHeightKey(last[0]!) + 1;
+}
+
+/** Accounts between two progress reports (and in one batch of the address index). */
+const SCAN_BATCH = 65_536;
+
 /**
- * A data directory written before the CRC checksum holds a SHA-256 one under another key, which
- * this version does not compute: its state is taken as loaded and the new checksum written, so
- * every later open checks it.
+ * One pass over the whole state, checked against the checksum the last commit stored: the accounts
+ * numbered without gaps, each state space registered, and the sum of every entry. Run when asked
+ * (`verifyStateAtOpen`) and by a migration; `indexBatch` receives each run of accounts (the
+ * migration writes their address index from it).
  */
-async function adoptLegacyChecksum(
+async function verifyState(
+  core: ChainCore,
   store: ChainStore,
-  checksum: StateChecksum,
+  corrupt: (what: string) => StoreError,
+  indexBatch?: (accounts: Array<[Uint8Array, Uint8Array]>) => Promise<void>,
+): Promise<StateChecksum> {
+  const total = await accountCount(store);
+  const checksum = new StateChecksum();
+  const report = core.onStateScanProgress;
+  report?.(0, total);
+  let seen = 0;
+  const accounts = store.accounts.iterator();
+  try {
+    for (;;) {
+      const entries = await accounts.nextv(SCAN_BATCH);
+      if (entries.length === 0) break;
+      for (const [key, value] of entries) {
+        const number = readHeightKey(key);
+        if (number !== seen) throw corrupt(`account ${number} out of sequence`);
+        checksum.add(ENTRY_ACCOUNT, key, value);
+        seen++;
+      }
+      await indexBatch?.(entries);
+      report?.(seen, total);
+    }
+  } finally {
+    await accounts.close();
+  }
+  for await (const [key, value] of store.spaces.iterator()) {
+    const name = key.slice(0, key.indexOf('\u0000'));
+    if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
+    checksum.add(ENTRY_SPACE, spaceChecksumKey(key), value);
+  }
+  const producers = await store.read(store.meta, META_PRODUCERS);
+  if (producers === undefined) throw corrupt('no producer set');
+  checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, producers);
+  return checksum;
+}
+
+function unregisteredSpace(name: string, corrupt: (what: string) => StoreError): StoreError {
+  return corrupt(`state space '${name}' is in the database but not registered`);
+}
+
+/**
+ * The state spaces the database holds, by one seek each (not a read of their entries): a space of
+ * no registered type means the data directory belongs to another build of the node.
+ */
+async function checkSpacesRegistered(
+  core: ChainCore,
+  store: ChainStore,
   corrupt: (what: string) => StoreError,
 ): Promise<void> {
-  if ((await store.read(store.meta, META_LEGACY_CHECKSUM)) === undefined) {
-    throw corrupt('no state checksum');
+  let after: string | undefined;
+  for (;;) {
+    const range = after === undefined ? {} : { gt: `${after}\u0001` };
+    const [key] = await store.spaces.keys({ ...range, limit: 1 }).all();
+    if (key === undefined) return;
+    const name = key.slice(0, key.indexOf('\u0000'));
+    if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
+    after = name;
+  }
+}
+
+/**
+ * The layout before the address index kept no index on disk (every account was loaded at
+ * start-up). Migration in place: one pass over the state writes the index and checks the state
+ * against the stored checksum (a SHA-256 one of older versions is replaced); the layout mark is
+ * written last, so an interrupted migration starts again at the next open.
+ */
+async function migrateToIndexedState(
+  core: ChainCore,
+  store: ChainStore,
+  corrupt: (what: string) => StoreError,
+): Promise<void> {
+  const checksum = await verifyState(core, store, corrupt, async (entries) => {
+    const batch = store.batch();
+    for (const [key, value] of entries) {
+      const account = decodeAccount(readHeightKey(key), value);
+      batch.put(account.hash160, key, { sublevel: store.addresses });
+    }
+    await store.commit(batch, false);
+  });
+  const stored = await store.read(store.meta, META_STATE_CHECKSUM);
+  if (stored === undefined) {
+    if ((await store.read(store.meta, META_LEGACY_CHECKSUM)) === undefined) {
+      throw corrupt('no state checksum');
+    }
+  } else if (!StateChecksum.fromBytes(stored)?.equals(checksum)) {
+    throw corrupt('the stored state does not match the state root of the head block');
   }
   const batch = store.batch();
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
   batch.del(META_LEGACY_CHECKSUM, { sublevel: store.meta });
+  batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
   await store.commit(batch);
 }
 

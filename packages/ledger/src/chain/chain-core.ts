@@ -12,7 +12,9 @@ import {
 import type { OperationRegistry, OperationType } from '../operation/registry';
 import type { ApplyEnv } from '../state/apply-context';
 import type { SignatureCheck } from '../state/apply-operation';
-import { hashKey, StateLayer } from '../state/state-layer';
+import { CommittedState } from '../state/committed-state';
+import { RecentMap } from '../state/recent-map';
+import { hashKey } from '../state/state-layer';
 import { BlockCache } from './block-cache';
 import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
@@ -32,6 +34,7 @@ import { type ChainStore, heightKey } from './store';
 import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './verifier-pool';
 
 const PUBLIC_KEY_CACHE_SIZE = 1024;
+const ADDRESS_CACHE_SIZE = 65_536;
 
 /**
  * What every module of the chain works on: its configuration, the committed state in memory (state
@@ -55,12 +58,16 @@ export class ChainCore {
   /** Where the signatures of small blocks queued for import are checked ahead together. */
   readonly smallAhead: SmallAheadBatches;
 
+  readonly stateCacheMb: number;
+  readonly verifyStateAtOpen: boolean;
+  readonly onStateScanProgress: ChainOptions['onStateScanProgress'];
   store: ChainStore | undefined;
   journal: Journal | undefined;
-  root = new StateLayer();
+  /** The committed state (on disk behind its caches once open). */
+  root: CommittedState;
   /** Bumped whenever the committed state changes (open, block committed, rollback). */
   revision = 0;
-  mempool = new Mempool(this.root);
+  mempool: Mempool;
   /** Submissions waiting for their turn's signature batch (mempool-admission.ts). */
   readonly submissions = new SubmissionQueue();
   headState: HeadState = {
@@ -82,7 +89,8 @@ export class ChainCore {
   readonly reorgListeners = new Set<(depth: number) => void>();
   /** Told once when a write to the chain database failed (onStoreFailure). */
   readonly storeFailureListeners = new Set<(error: Error) => void>();
-  readonly addressCache = new Map<number, string>();
+  /** Addresses of committed accounts by number (numbers never move; bounded). */
+  readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
@@ -102,6 +110,11 @@ export class ChainCore {
     this.registry = options.registry ?? createRegistry();
     this.maxPending = options.maxPending ?? DEFAULT_CHAIN_OPTIONS.maxPending;
     this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
+    this.stateCacheMb = options.stateCacheMb ?? DEFAULT_CHAIN_OPTIONS.stateCacheMb;
+    this.verifyStateAtOpen = options.verifyStateAtOpen ?? false;
+    this.onStateScanProgress = options.onStateScanProgress;
+    this.root = this.committedState(undefined);
+    this.mempool = new Mempool(this.root);
     this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
     this.sigCache = new SignatureCache(
       options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
@@ -116,6 +129,16 @@ export class ChainCore {
     );
     this.smallAhead = new SmallAheadBatches(this.verifier);
     this.clique = new CliqueState(this.hashes, (height) => this.getBlockBytes(height));
+  }
+
+  /** The committed state read from `store` through caches of the configured size. */
+  committedState(store: ChainStore | undefined): CommittedState {
+    const registry = this.registry;
+    return new CommittedState(
+      store,
+      (name, bytes) => registry.space(name)!.decode(bytes),
+      this.stateCacheMb,
+    );
   }
 
   get prefix(): string {

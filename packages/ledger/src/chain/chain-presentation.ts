@@ -1,7 +1,7 @@
 import { addressFromHash160, addressFromPublicKey } from '@chain/crypto';
 import { decodeOperation, NEW_ACCOUNT, type Operation } from '../operation/operation';
 import type { OperationType, PresentContext, StateSpace } from '../operation/registry';
-import type { StateLayer } from '../state/state-layer';
+import type { StateView } from '../state/state-layer';
 import type { ChainCore } from './chain-core';
 import { type LoadedBlock, nowSeconds } from './chain-records';
 import type { PendingEntry } from './mempool';
@@ -19,13 +19,13 @@ import {
  */
 
 /** Address of an account number in `state`; committed ones are cached (numbers never move). */
-export function addressOf(core: ChainCore, number: number, state: StateLayer): string {
+export function addressOf(core: ChainCore, number: number, state: StateView): string {
   const cached = core.addressCache.get(number);
   if (cached !== undefined) return cached;
   const account = state.account(number);
   if (account === undefined) return `#${number}`;
   const address = addressFromHash160(core.prefix, account.hash160, core.hashes);
-  if (core.root.account(number) !== undefined) core.addressCache.set(number, address);
+  if (number < core.root.nextNumber) core.addressCache.set(number, address);
   return address;
 }
 
@@ -33,7 +33,7 @@ function presentContext(
   core: ChainCore,
   op: Operation,
   type: OperationType,
-  state: StateLayer,
+  state: StateView,
 ): PresentContext {
   const carried = type.signerKey?.(op.body);
   const signerAddress =
@@ -59,7 +59,7 @@ function presentContext(
 function present(
   core: ChainCore,
   op: Operation,
-  state: StateLayer,
+  state: StateView,
   placement: OperationPlacement,
 ): OperationObject {
   const type = core.registry.get(op.optype, op.subtype)!;

@@ -1,9 +1,8 @@
 import { ErrorCode } from '@chain/crypto';
 import { StoreError } from '../errors';
 import type { Operation } from '../operation/operation';
-import { decodeAccount, encodeAccount } from '../state/account';
+import { encodeAccount } from '../state/account';
 import { decodeUndo } from '../state/block-changes';
-import { numberKey } from '../state/state-layer';
 import { adoptCommitted, commitBlock } from './block-commit';
 import { executeImported } from './block-import';
 import type { ChainCore } from './chain-core';
@@ -132,6 +131,8 @@ async function rollbackTo(core: ChainCore, toHeight: number): Promise<Operation[
     for (const s of undo.spaces) spaceNow.set(spaceKey(s.space, s.key), s.before);
     if (undo.producers !== undefined) producersNow = undo.producers;
   }
+  const removedHashes: Uint8Array[] = [];
+  let nextNumber = root.nextNumber;
   for (const [number, before] of accountNow) {
     const current = root.account(number);
     checksum.replace(
@@ -140,8 +141,15 @@ async function rollbackTo(core: ChainCore, toHeight: number): Promise<Operation[
       current === undefined ? undefined : encodeAccount(current),
       before,
     );
-    if (before === undefined) batch.del(heightKey(number), { sublevel: store.accounts });
-    else batch.put(heightKey(number), before, { sublevel: store.accounts });
+    if (before === undefined) {
+      batch.del(heightKey(number), { sublevel: store.accounts });
+      // Accounts are numbered in order: those the blocks created are the last ones.
+      nextNumber = Math.min(nextNumber, number);
+      if (current !== undefined) {
+        batch.del(current.hash160, { sublevel: store.addresses });
+        removedHashes.push(current.hash160);
+      }
+    } else batch.put(heightKey(number), before, { sublevel: store.accounts });
   }
   for (const [key, before] of spaceNow) {
     const split = key.indexOf('\u0000');
@@ -193,28 +201,11 @@ async function rollbackTo(core: ChainCore, toHeight: number): Promise<Operation[
   }));
   await store.commit(batch);
 
-  // Memory follows the disk.
-  for (const [number, before] of accountNow) {
-    const current = root.accounts.get(number);
-    if (before === undefined) {
-      if (current !== undefined) root.numbers.delete(numberKey(current.hash160));
-      root.accounts.delete(number);
-      core.addressCache.delete(number);
-    } else {
-      root.accounts.set(number, decodeAccount(number, before));
-    }
+  // Memory follows the disk: what the caches hold of the restored entries is forgotten.
+  for (const number of accountNow.keys()) {
+    if (number >= nextNumber) core.addressCache.delete(number);
   }
-  root.nextNumber = root.accounts.size;
-  for (const [key, before] of spaceNow) {
-    const split = key.indexOf('\u0000');
-    const name = key.slice(0, split);
-    const space = core.registry.space(name)!;
-    const entryKey = key.slice(split + 1);
-    const entries = root.spaceEntries.get(name);
-    if (before === undefined) entries?.delete(entryKey);
-    else root.spaceSet(name, entryKey, space.decode(before));
-  }
-  if (producersNow !== undefined) root.setProducers(producersNow);
+  root.rolledBack(accountNow.keys(), removedHashes, spaceNow.keys(), nextNumber, producersNow);
   for (let h = head.height; h > toHeight; h--) core.blockCache.delete(h);
   core.clique.rolledBack(head.height, toHeight);
   adoptCommitted(core, newHead, checksum, newWeight, returnedEntries);

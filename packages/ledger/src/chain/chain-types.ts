@@ -32,6 +32,21 @@ export interface ChainOptions {
   blockCacheOperations?: number;
   /** Blocks that can be rolled back (undo data kept). */
   maxRollback?: number;
+  /**
+   * Megabytes of decoded committed state (accounts, addresses, state-space entries) kept in
+   * memory; the rest is read from the chain database when needed.
+   */
+  stateCacheMb?: number;
+  /**
+   * Read the whole state at open and check it against the stored checksum (a pass over every
+   * account: minutes at tens of millions). Off by default: an open reads only the head records.
+   */
+  verifyStateAtOpen?: boolean;
+  /**
+   * Told how far a pass over the whole state at open has come (accounts done, accounts in all):
+   * the migration of a data directory of an older layout, or `verifyStateAtOpen`.
+   */
+  onStateScanProgress?: (done: number, total: number) => void;
   /** Seconds a block timestamp may lie in the future. */
   maxFutureSeconds?: number;
   /**
@@ -47,6 +62,7 @@ export const DEFAULT_CHAIN_OPTIONS = {
   signatureCacheDepth: 16,
   blockCacheOperations: 8_192,
   maxRollback: 64,
+  stateCacheMb: 64,
   maxFutureSeconds: 15,
 } as const;
 

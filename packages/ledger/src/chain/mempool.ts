@@ -1,6 +1,6 @@
 import type { Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
-import { StateLayer } from '../state/state-layer';
+import { StateLayer, type StateView } from '../state/state-layer';
 import type { JournalRecord } from './journal';
 import type { OperationObject } from './presentation';
 
@@ -46,7 +46,7 @@ export class Mempool {
   layer: StateLayer;
   zeroFeeCount = 0;
 
-  constructor(root: StateLayer) {
+  constructor(root: StateView) {
     this.layer = new StateLayer(root);
   }
 
@@ -70,7 +70,7 @@ export class Mempool {
   }
 
   /** Empties the pool, returning the entries in order (to re-admit them on a new state). */
-  drain(root: StateLayer): PendingEntry[] {
+  drain(root: StateView): PendingEntry[] {
     const all = [...this.entries.values()];
     this.entries.clear();
     this.byIdentity.clear();

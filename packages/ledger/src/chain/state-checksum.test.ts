@@ -4,7 +4,13 @@ import { createDevGenesis } from '../genesis';
 import { COIN, mine, openTempChain, payFromDev, testWallet } from '../testing/temp-chain';
 import { createChain } from './chain';
 import { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './state-checksum';
-import { ChainStore, heightKey, META_LEGACY_CHECKSUM, META_STATE_CHECKSUM } from './store';
+import {
+  ChainStore,
+  heightKey,
+  META_LEGACY_CHECKSUM,
+  META_STATE_CHECKSUM,
+  META_STATE_FORMAT,
+} from './store';
 
 const entry = fc.record({
   kind: fc.constantFrom(ENTRY_ACCOUNT, ENTRY_SPACE),
@@ -91,7 +97,14 @@ describe('the state checksum at open', () => {
     await store.accounts.put(heightKey(number), account);
   }
 
-  const createClosed = (dataDir: string) => createChain({ dataDir, genesis: createDevGenesis() });
+  const createClosed = (dataDir: string, verifyStateAtOpen = true) =>
+    createChain({ dataDir, genesis: createDevGenesis(), verifyStateAtOpen });
+
+  /** Makes the directory one of the layout before the address index. */
+  async function withoutAddressIndex(store: ChainStore) {
+    await store.meta.del(META_STATE_FORMAT);
+    await store.addresses.clear();
+  }
 
   it('refuses a data directory whose stored account differs from what the blocks left', async () => {
     const dir = await closedChain();
@@ -101,9 +114,51 @@ describe('the state checksum at open', () => {
     );
   });
 
+  it('opens without reading the accounts unless asked to verify them', async () => {
+    const dir = await closedChain();
+    await editStore(dir, (store) => flipLastByte(store, 1));
+    const chain = createClosed(dir, false);
+    await chain.open();
+    expect(chain.blockCount()).toBe(3);
+    await chain.close();
+  });
+
+  it('migrates a directory without the address index in place, then finds every account', async () => {
+    const dir = await closedChain();
+    await editStore(dir, withoutAddressIndex);
+    const progress: Array<[number, number]> = [];
+    const migrated = createChain({
+      dataDir: dir,
+      genesis: createDevGenesis(),
+      onStateScanProgress: (done, total) => progress.push([done, total]),
+    });
+    await migrated.open();
+    expect(progress.at(-1)).toEqual([progress.at(-1)![1], progress.at(-1)![1]]);
+    expect(progress.at(-1)![1]).toBeGreaterThan(2);
+    for (const label of ['a', 'b']) {
+      expect(migrated.accountByAddress(testWallet(label).address)?.balance).toBe(COIN);
+    }
+    await migrated.close();
+    await editStore(dir, async (store) => {
+      expect(await store.read(store.meta, META_STATE_FORMAT)).toEqual(Uint8Array.of(2));
+    });
+  });
+
+  it('refuses to migrate a directory whose state differs from its checksum', async () => {
+    const dir = await closedChain();
+    await editStore(dir, async (store) => {
+      await withoutAddressIndex(store);
+      await flipLastByte(store, 1);
+    });
+    await expect(createClosed(dir, false).open()).rejects.toThrow(
+      expect.objectContaining({ reason: 'CORRUPT_DATADIR' }),
+    );
+  });
+
   it('adopts the state of a directory written with the SHA-256 checksum, then checks it', async () => {
     const dir = await closedChain();
     await editStore(dir, async (store) => {
+      await withoutAddressIndex(store);
       await store.meta.del(META_STATE_CHECKSUM);
       await store.meta.put(META_LEGACY_CHECKSUM, new Uint8Array(32));
     });

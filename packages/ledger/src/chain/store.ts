@@ -4,6 +4,7 @@ import { ErrorCode } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
 import { plainBytes } from '../codec/byte-reader';
 import { StoreError } from '../errors';
+import type { StateStore } from '../state/committed-state';
 
 type Bytes = Uint8Array;
 type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
@@ -141,9 +142,11 @@ export function readHeightKey(key: Uint8Array): number {
   return new DataView(key.buffer, key.byteOffset, 4).getUint32(0, false);
 }
 
-/** Key of a state space entry in the `spaces` sublevel. */
-export function spaceKey(space: string, key: string): string {
-  return `${space}\u0000${key}`;
+export { spaceKey } from '../state/committed-state';
+
+/** An account number in the address index: big-endian u32. */
+export function encodeAccountNumber(number: number): Uint8Array {
+  return heightKey(number);
 }
 
 export const META_GENESIS = 'genesis';
@@ -152,6 +155,13 @@ export const META_PRODUCERS = 'producers';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
+/**
+ * The layout of the state: absent before the address index (`addresses`: hash160 -> account number)
+ * existed, when every account was loaded at start-up and the index built in memory; then
+ * STATE_FORMAT_INDEXED. chain-boot.ts migrates the older layout in place.
+ */
+export const META_STATE_FORMAT = 'state-format';
+export const STATE_FORMAT_INDEXED = 2;
 /** The state checksum (StateChecksum) the head block left. */
 export const META_STATE_CHECKSUM = 'state-checksum';
 /** Where versions before the CRC checksum kept a SHA-256 one. */
@@ -169,7 +179,7 @@ interface CommitGroup {
  * The chain's LevelDB (`<dataDir>/chain`) and its sublevels. Every write goes through one queue so
  * that journal group commits and block batches reach the disk in the order they were made.
  */
-export class ChainStore {
+export class ChainStore implements StateStore {
   readonly db: ClassicLevel<Bytes, Bytes>;
   readonly meta;
   readonly blocks;
@@ -178,6 +188,7 @@ export class ChainStore {
   readonly undo;
   readonly accounts;
   readonly spaces;
+  readonly addresses;
   readonly journal;
   private queue: Promise<unknown> = Promise.resolve();
   /** Block batches waiting for their turn in the queue: later commits join them (commit). */
@@ -219,6 +230,10 @@ export class ChainStore {
     });
     this.spaces = this.db.sublevel<string, Bytes>('spaces', {
       keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.addresses = this.db.sublevel<Bytes, Bytes>('addresses', {
+      keyEncoding: 'view',
       valueEncoding: 'view',
     });
     this.journal = this.db.sublevel<Bytes, Bytes>('journal', {
@@ -287,6 +302,46 @@ export class ChainStore {
       bytes += value.length;
     }
     return out;
+  }
+
+  // The committed state's reads (StateStore), straight on the root database with the sublevel's
+  // prefix: a miss during an apply reads synchronously, a load ahead reads in one batch. They see
+  // what was written; memory holds what is being written (CommittedState's unwritten entries).
+
+  readAccount(number: number): Uint8Array | undefined {
+    return this.getNow(prefixed(this.accounts, heightKey(number)));
+  }
+
+  readNumber(hash160: Uint8Array): number | undefined {
+    const value = this.getNow(prefixed(this.addresses, hash160));
+    return value === undefined ? undefined : readHeightKey(value);
+  }
+
+  readSpace(key: string): Uint8Array | undefined {
+    return this.getNow(prefixed(this.spaces, key));
+  }
+
+  async readAccounts(numbers: readonly number[]): Promise<(Uint8Array | undefined)[]> {
+    return this.getMany(numbers.map((n) => prefixed(this.accounts, heightKey(n))));
+  }
+
+  async readNumbers(hashes: readonly Uint8Array[]): Promise<(number | undefined)[]> {
+    const values = await this.getMany(hashes.map((h) => prefixed(this.addresses, h)));
+    return values.map((v) => (v === undefined ? undefined : readHeightKey(v)));
+  }
+
+  async readSpaces(keys: readonly string[]): Promise<(Uint8Array | undefined)[]> {
+    return this.getMany(keys.map((k) => prefixed(this.spaces, k)));
+  }
+
+  private getNow(key: Bytes): Uint8Array | undefined {
+    const value = this.db.getSync(key);
+    return value === undefined ? undefined : plainBytes(value);
+  }
+
+  private async getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
+    const values = await this.db.getMany(keys);
+    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
   }
 
   /**

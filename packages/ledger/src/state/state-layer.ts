@@ -18,24 +18,39 @@ export function numberKey(hash160: Uint8Array): string {
 }
 
 /**
- * One layer of chain state. The root layer holds the committed state; child layers record changes
- * on top of their parent copy-on-write (the pending state of the mempool, a block being built, one
- * operation being applied) and are merged into the parent when they succeed, dropped when not.
+ * What a state layer reads through: the committed state (on disk behind a cache, CommittedState)
+ * or another layer. Returned values are shared: never mutate them (a layer edits its own copy).
  */
-export class StateLayer {
-  readonly parent: StateLayer | undefined;
-  /** Accounts owned (changed or created) by this layer; in the root: every account. */
+export interface StateView {
+  account(number: number): Account | undefined;
+  numberOf(hash160: Uint8Array): number | undefined;
+  /** The raw stored value (do not mutate) or undefined. */
+  spaceGet(space: string, key: string): unknown;
+  producers(): readonly number[];
+  /** The number the next new account gets. */
+  readonly nextNumber: number;
+}
+
+/**
+ * One layer of chain state over a parent view: the pending state of the mempool, a block being
+ * built, one operation being applied. It records changes copy-on-write and is merged into its
+ * parent layer when it succeeds, dropped when not; a layer over the committed state is committed
+ * by its block (CommittedState.commit). A layer without a parent is a root of its own (tests).
+ */
+export class StateLayer implements StateView {
+  readonly parent: StateView | undefined;
+  /** Accounts owned (changed or created) by this layer. */
   readonly accounts = new Map<number, Account>();
-  /** numberKey(hash160) -> number for accounts created in this layer (root: all). */
+  /** numberKey(hash160) -> number for accounts created in this layer. */
   readonly numbers = new Map<string, number>();
   readonly spaceEntries = new Map<string, Map<string, SpaceValue>>();
   nextNumber: number;
-  /** The producer set when changed in this layer (the root always has one). */
+  /** The producer set when changed in this layer. */
   producerList: number[] | undefined;
-  /** Accounts created by their own activation in this layer (never counted in the root). */
+  /** Accounts created by their own activation in this layer (never counted in a root). */
   newAccountActivations = 0;
 
-  constructor(parent?: StateLayer) {
+  constructor(parent?: StateView) {
     this.parent = parent;
     this.nextNumber = parent ? parent.nextNumber : 0;
     this.producerList = parent ? undefined : [];
@@ -46,20 +61,16 @@ export class StateLayer {
   }
 
   account(number: number): Account | undefined {
-    for (let layer: StateLayer | undefined = this; layer; layer = layer.parent) {
-      const found = layer.accounts.get(number);
-      if (found !== undefined) return found;
-    }
-    return undefined;
+    const own = this.accounts.get(number);
+    return own !== undefined ? own : this.parent?.account(number);
   }
 
   numberOf(hash160: Uint8Array): number | undefined {
-    const key = numberKey(hash160);
-    for (let layer: StateLayer | undefined = this; layer; layer = layer.parent) {
-      const found = layer.numbers.get(key);
-      if (found !== undefined) return found;
+    if (this.numbers.size > 0) {
+      const own = this.numbers.get(numberKey(hash160));
+      if (own !== undefined) return own;
     }
-    return undefined;
+    return this.parent?.numberOf(hash160);
   }
 
   /** This layer's own copy of the account, made on first edit. */
@@ -82,11 +93,9 @@ export class StateLayer {
 
   /** The raw stored value (do not mutate) or undefined. */
   spaceGet(space: string, key: string): unknown {
-    for (let layer: StateLayer | undefined = this; layer; layer = layer.parent) {
-      const found = layer.spaceEntries.get(space)?.get(key);
-      if (found !== undefined) return found === DELETED ? undefined : found;
-    }
-    return undefined;
+    const found = this.spaceEntries.get(space)?.get(key);
+    if (found !== undefined) return found === DELETED ? undefined : found;
+    return this.parent?.spaceGet(space, key);
   }
 
   spaceSet(space: string, key: string, value: SpaceValue): void {
@@ -100,10 +109,8 @@ export class StateLayer {
   }
 
   producers(): readonly number[] {
-    for (let layer: StateLayer | undefined = this; layer; layer = layer.parent) {
-      if (layer.producerList !== undefined) return layer.producerList;
-    }
-    return [];
+    if (this.producerList !== undefined) return this.producerList;
+    return this.parent?.producers() ?? [];
   }
 
   setProducers(list: number[]): void {
@@ -113,16 +120,20 @@ export class StateLayer {
   /** New-account activations above the committed state: in the block, or in the pending state. */
   activationsAboveRoot(): number {
     let count = 0;
-    for (let layer: StateLayer | undefined = this; layer?.parent; layer = layer.parent) {
+    for (
+      let layer: StateView | undefined = this;
+      layer instanceof StateLayer && layer.parent !== undefined;
+      layer = layer.parent
+    ) {
       count += layer.newAccountActivations;
     }
     return count;
   }
 
-  /** Moves this layer's changes into its parent (this layer must not be used afterwards). */
+  /** Moves this layer's changes into its parent layer (this layer must not be used afterwards). */
   mergeIntoParent(): void {
     const parent = this.parent;
-    if (parent === undefined) throw new Error('the root state layer has no parent');
+    if (!(parent instanceof StateLayer)) throw new Error('only a layer merges into its parent');
     for (const [number, account] of this.accounts) parent.accounts.set(number, account);
     for (const [key, number] of this.numbers) parent.numbers.set(key, number);
     for (const [space, entries] of this.spaceEntries) {

@@ -1,0 +1,375 @@
+import { type Account, decodeAccount } from './account';
+import { DELETED, numberKey, StateLayer, type StateView } from './state-layer';
+
+/**
+ * Where the committed state is read from when it is not in memory: the chain database. The sync
+ * reads serve a miss during an apply (which must stay synchronous); the batched ones load the
+ * entries a block or a submission will touch ahead of it, on LevelDB's threads.
+ */
+export interface StateStore {
+  readAccount(number: number): Uint8Array | undefined;
+  readNumber(hash160: Uint8Array): number | undefined;
+  /** `key` is the space entry's database key (spaceKey). */
+  readSpace(key: string): Uint8Array | undefined;
+  readAccounts(numbers: readonly number[]): Promise<(Uint8Array | undefined)[]>;
+  readNumbers(hashes: readonly Uint8Array[]): Promise<(number | undefined)[]>;
+  readSpaces(keys: readonly string[]): Promise<(Uint8Array | undefined)[]>;
+}
+
+/** Decodes a stored space value (the registry's space of that name). */
+export type SpaceDecoder = (space: string, bytes: Uint8Array) => unknown;
+
+/** The entries a block or a submission is expected to read, to load ahead. */
+export interface StateKeys {
+  accounts: number[];
+  hashes: Uint8Array[];
+  /** Pairs of space name and entry key. */
+  spaces: Array<[string, string]>;
+}
+
+export function emptyStateKeys(): StateKeys {
+  return { accounts: [], hashes: [], spaces: [] };
+}
+
+/** Marks, in a cache, an entry known not to exist on disk. */
+const ABSENT: unique symbol = Symbol('absent');
+type Cached<V> = V | typeof ABSENT;
+
+/** Key of a space entry in the database and in the caches. */
+export function spaceKey(space: string, key: string): string {
+  return `${space}\u0000${key}`;
+}
+
+/**
+ * A bounded cache of two generations: the older is dropped whole when the newer fills (O(1) per
+ * call; a Map evicting its oldest key one at a time is not, in V8), and an entry found in the older
+ * moves to the newer, so entries in use stay. Holds between `capacity / 2` and `capacity` entries.
+ */
+export class GenerationCache<K, V> {
+  private current = new Map<K, V>();
+  private previous = new Map<K, V>();
+  private readonly generation: number;
+  hits = 0;
+  misses = 0;
+
+  constructor(capacity: number) {
+    this.generation = Math.max(1, Math.floor(capacity / 2));
+  }
+
+  get(key: K): V | undefined {
+    const value = this.current.get(key);
+    if (value !== undefined) return value;
+    const old = this.previous.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: K, value: V): void {
+    if (this.current.size >= this.generation && !this.current.has(key)) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(key, value);
+  }
+
+  delete(key: K): void {
+    this.current.delete(key);
+    this.previous.delete(key);
+  }
+
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+}
+
+/**
+ * Approximate heap bytes of one cached entry (object, map slot, key), measured with
+ * `--expose-gc` on 100,000 entries of each kind (docs/performance.md, "State cache"); they turn
+ * `--state-cache-mb` into entry counts.
+ */
+export const CACHED_ACCOUNT_BYTES = 420;
+export const CACHED_NUMBER_BYTES = 130;
+export const CACHED_SPACE_BYTES = 360;
+
+/** How the cache budget is shared: accounts are read most. */
+const ACCOUNT_SHARE = 0.55;
+const NUMBER_SHARE = 0.25;
+const SPACE_SHARE = 0.2;
+
+/** Entries changed by a commit whose write is still under way: read before the caches and disk. */
+interface Unwritten {
+  accounts: Map<number, Account>;
+  numbers: Map<string, number>;
+  spaces: Map<string, unknown>;
+}
+
+/** The keys changed while a load was reading: its reads of them are older than memory. */
+interface ChangeLog {
+  accounts: Set<number>;
+  numbers: Set<string>;
+  spaces: Set<string>;
+  /** A rollback happened: every read of the load is suspect. */
+  all: boolean;
+}
+
+export interface StateCacheStats {
+  accounts: number;
+  numbers: number;
+  spaces: number;
+  hits: number;
+  misses: number;
+  budgetBytes: number;
+}
+
+/**
+ * The committed state: the state the head block left, on disk in the chain database, read through
+ * bounded caches of decoded entries. Nothing per account is held beyond the caches, so memory does
+ * not grow with the state. A read that misses the caches reads the database synchronously (an
+ * apply never waits); `load` fetches the entries a block or submission will touch beforehand, in
+ * one batch, so that the apply finds them in memory. Values returned are shared: never mutated.
+ */
+export class CommittedState implements StateView {
+  nextNumber = 0;
+  private producerList: number[] = [];
+  private readonly accounts: GenerationCache<number, Cached<Account>>;
+  private readonly numbers: GenerationCache<string, Cached<number>>;
+  private readonly spaces: GenerationCache<string, unknown>;
+  /** Newest last; dropped in order as their writes finish. */
+  private unwritten: Unwritten[] = [];
+  /** One per load under way: what commits changed meanwhile (load). */
+  private readonly loads = new Set<ChangeLog>();
+  readonly budgetBytes: number;
+
+  constructor(
+    private readonly store: StateStore | undefined,
+    private readonly decodeSpace: SpaceDecoder,
+    cacheMb: number,
+  ) {
+    this.budgetBytes = Math.max(1024, Math.floor(cacheMb * 1024 * 1024));
+    this.accounts = new GenerationCache((this.budgetBytes * ACCOUNT_SHARE) / CACHED_ACCOUNT_BYTES);
+    this.numbers = new GenerationCache((this.budgetBytes * NUMBER_SHARE) / CACHED_NUMBER_BYTES);
+    this.spaces = new GenerationCache((this.budgetBytes * SPACE_SHARE) / CACHED_SPACE_BYTES);
+  }
+
+  child(): StateLayer {
+    return new StateLayer(this);
+  }
+
+  account(number: number): Account | undefined {
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const found = this.unwritten[i]!.accounts.get(number);
+      if (found !== undefined) return found;
+    }
+    const cached = this.accounts.get(number);
+    if (cached !== undefined) {
+      this.accounts.hits++;
+      return cached === ABSENT ? undefined : cached;
+    }
+    this.accounts.misses++;
+    if (number >= this.nextNumber || number < 0 || !Number.isInteger(number)) return undefined;
+    const bytes = this.store?.readAccount(number);
+    const account = bytes === undefined ? undefined : decodeAccount(number, bytes);
+    this.accounts.set(number, account ?? ABSENT);
+    return account;
+  }
+
+  numberOf(hash160: Uint8Array): number | undefined {
+    const key = numberKey(hash160);
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const found = this.unwritten[i]!.numbers.get(key);
+      if (found !== undefined) return found;
+    }
+    const cached = this.numbers.get(key);
+    if (cached !== undefined) {
+      this.numbers.hits++;
+      return cached === ABSENT ? undefined : cached;
+    }
+    this.numbers.misses++;
+    const number = this.store?.readNumber(hash160);
+    this.numbers.set(key, number ?? ABSENT);
+    return number;
+  }
+
+  spaceGet(space: string, key: string): unknown {
+    const full = spaceKey(space, key);
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const found = this.unwritten[i]!.spaces.get(full);
+      if (found !== undefined) return found === ABSENT ? undefined : found;
+    }
+    const cached = this.spaces.get(full);
+    if (cached !== undefined) {
+      this.spaces.hits++;
+      return cached === ABSENT ? undefined : cached;
+    }
+    this.spaces.misses++;
+    const bytes = this.store?.readSpace(full);
+    const value = bytes === undefined ? undefined : this.decodeSpace(space, bytes);
+    this.spaces.set(full, value ?? ABSENT);
+    return value;
+  }
+
+  producers(): readonly number[] {
+    return this.producerList;
+  }
+
+  /** At open: what the database holds beside the entries (read once, never per account). */
+  reset(nextNumber: number, producers: number[]): void {
+    this.nextNumber = nextNumber;
+    this.producerList = producers;
+    for (const log of this.loads) log.all = true;
+  }
+
+  /**
+   * Takes a block's layer (a child of this state) as committed. `written` is the block's write
+   * when it is still under way (a block written behind): its entries are then held, never
+   * evicted, until the write finishes, so that a read never finds the disk behind memory.
+   */
+  commit(layer: StateLayer, written?: Promise<void>): void {
+    for (const log of this.loads) {
+      for (const number of layer.accounts.keys()) log.accounts.add(number);
+      for (const key of layer.numbers.keys()) log.numbers.add(key);
+      for (const [space, entries] of layer.spaceEntries) {
+        for (const key of entries.keys()) log.spaces.add(spaceKey(space, key));
+      }
+    }
+    const unwritten: Unwritten | undefined =
+      written === undefined
+        ? undefined
+        : { accounts: new Map(), numbers: new Map(), spaces: new Map() };
+    for (const [number, account] of layer.accounts) {
+      this.accounts.set(number, account);
+      unwritten?.accounts.set(number, account);
+    }
+    for (const [key, number] of layer.numbers) {
+      this.numbers.set(key, number);
+      unwritten?.numbers.set(key, number);
+    }
+    for (const [space, entries] of layer.spaceEntries) {
+      for (const [key, value] of entries) {
+        const stored = value === DELETED ? ABSENT : value;
+        this.spaces.set(spaceKey(space, key), stored);
+        unwritten?.spaces.set(spaceKey(space, key), stored);
+      }
+    }
+    this.nextNumber = layer.nextNumber;
+    if (layer.producerList !== undefined) this.producerList = layer.producerList;
+    if (unwritten !== undefined && written !== undefined) {
+      this.unwritten.push(unwritten);
+      const drop = () => {
+        this.unwritten = this.unwritten.filter((u) => u !== unwritten);
+      };
+      written.then(drop, drop);
+    }
+  }
+
+  /**
+   * After a rollback reached the disk: the entries it restored are forgotten (read again from
+   * disk when next needed), and the accounts it removed no longer count.
+   */
+  rolledBack(
+    accounts: Iterable<number>,
+    removedHashes: Iterable<Uint8Array>,
+    spaces: Iterable<string>,
+    nextNumber: number,
+    producers: number[] | undefined,
+  ): void {
+    for (const log of this.loads) log.all = true;
+    for (const number of accounts) this.accounts.delete(number);
+    for (const hash of removedHashes) this.numbers.delete(numberKey(hash));
+    for (const key of spaces) this.spaces.delete(key);
+    this.nextNumber = nextNumber;
+    if (producers !== undefined) this.producerList = producers;
+  }
+
+  /**
+   * Loads into the caches the entries of `keys` that are not there, in batched reads: an address
+   * first, then the account it names. Reads that a commit overtook are not cached (the commit's
+   * values are newer); a later read finds them again.
+   */
+  async load(keys: StateKeys): Promise<void> {
+    const store = this.store;
+    if (store === undefined) return;
+    const log: ChangeLog = {
+      accounts: new Set(),
+      numbers: new Set(),
+      spaces: new Set(),
+      all: false,
+    };
+    this.loads.add(log);
+    try {
+      const accounts = new Set(keys.accounts);
+      const hashes: Uint8Array[] = [];
+      for (const hash of keys.hashes) {
+        const known = this.numberCached(numberKey(hash));
+        if (known === undefined) hashes.push(hash);
+        else if (typeof known === 'number') accounts.add(known);
+      }
+      if (hashes.length > 0) {
+        const numbers = await store.readNumbers(hashes);
+        if (log.all) return;
+        for (let i = 0; i < hashes.length; i++) {
+          const key = numberKey(hashes[i]!);
+          const number = numbers[i];
+          if (!log.numbers.has(key)) this.numbers.set(key, number ?? ABSENT);
+          if (number !== undefined) accounts.add(number);
+        }
+      }
+      const missingAccounts = [...accounts].filter(
+        (n) => n >= 0 && n < this.nextNumber && this.accountCached(n) === undefined,
+      );
+      const missingSpaces = keys.spaces
+        .map(([space, key]) => spaceKey(space, key))
+        .filter((key) => this.spaceCached(key) === undefined);
+      const [accountBytes, spaceBytes] = await Promise.all([
+        missingAccounts.length > 0 ? store.readAccounts(missingAccounts) : [],
+        missingSpaces.length > 0 ? store.readSpaces(missingSpaces) : [],
+      ]);
+      if (log.all) return;
+      for (let i = 0; i < missingAccounts.length; i++) {
+        const number = missingAccounts[i]!;
+        const bytes = accountBytes[i];
+        if (log.accounts.has(number)) continue;
+        this.accounts.set(number, bytes === undefined ? ABSENT : decodeAccount(number, bytes));
+      }
+      for (let i = 0; i < missingSpaces.length; i++) {
+        const key = missingSpaces[i]!;
+        const bytes = spaceBytes[i];
+        if (log.spaces.has(key)) continue;
+        const space = key.slice(0, key.indexOf('\u0000'));
+        this.spaces.set(key, bytes === undefined ? ABSENT : this.decodeSpace(space, bytes));
+      }
+    } finally {
+      this.loads.delete(log);
+    }
+  }
+
+  stats(): StateCacheStats {
+    return {
+      accounts: this.accounts.size,
+      numbers: this.numbers.size,
+      spaces: this.spaces.size,
+      hits: this.accounts.hits + this.numbers.hits + this.spaces.hits,
+      misses: this.accounts.misses + this.numbers.misses + this.spaces.misses,
+      budgetBytes: this.budgetBytes,
+    };
+  }
+
+  private accountCached(number: number): unknown {
+    for (const u of this.unwritten) if (u.accounts.has(number)) return true;
+    return this.accounts.get(number);
+  }
+
+  /** The cached number (or ABSENT) of an address, undefined when not in memory. */
+  private numberCached(key: string): Cached<number> | undefined {
+    for (const u of this.unwritten) {
+      const number = u.numbers.get(key);
+      if (number !== undefined) return number;
+    }
+    return this.numbers.get(key);
+  }
+
+  private spaceCached(key: string): unknown {
+    for (const u of this.unwritten) if (u.spaces.has(key)) return true;
+    return this.spaces.get(key);
+  }
+}
