@@ -20,6 +20,7 @@ import {
 } from './chain-records';
 import { recentSignerWindow } from './fork-choice';
 import { sameKey } from './signature-cache';
+import { loadForOperations } from './state-access';
 import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
 
 /**
@@ -111,12 +112,36 @@ function verifyAhead(core: ChainCore, bytes: Uint8Array): { settle(): Promise<vo
     // A malformed block is refused by executeImported, with the reason.
     return undefined;
   }
-  const ahead: AheadBlock = { block, verifiedKeys: new Array(block.operations.length) };
+  const ops = decodeAhead(core, block);
+  const ahead: AheadBlock = {
+    block,
+    verifiedKeys: new Array(block.operations.length),
+    ops,
+    loaded: loadForOperations(
+      core,
+      ops.filter((op) => op !== undefined),
+    ),
+  };
   core.decodedAhead.set(bytes, ahead);
   return verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
     pool: core.verifier,
     small: core.smallAhead,
     itemOf: (operation) => aheadCheckOf(core, operation),
+  });
+}
+
+/**
+ * A block's operations decoded ahead, so that the committed entries they read load while the
+ * blocks before it apply; the import takes them as they are (one that does not decode is decoded
+ * again there, to be refused with its reason).
+ */
+function decodeAhead(core: ChainCore, block: Block): (Operation | undefined)[] {
+  return block.operations.map((bytes) => {
+    try {
+      return decodeOperation(bytes, core.registry, core.hashes, true);
+    } catch {
+      return undefined;
+    }
   });
 }
 
@@ -219,7 +244,7 @@ export async function executeImported(core: ChainCore, bytes: Uint8Array): Promi
   for (let i = 0; i < block.operations.length; i++) {
     let op: Operation;
     try {
-      op = decodeOperation(block.operations[i]!, registry, core.hashes, true);
+      op = ahead?.ops[i] ?? decodeOperation(block.operations[i]!, registry, core.hashes, true);
     } catch (error) {
       throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
     }
@@ -239,6 +264,9 @@ export async function executeImported(core: ChainCore, bytes: Uint8Array): Promi
   ) {
     throw invalidBlock('BAD_OPERATIONS_ROOT', 'the operations root does not match');
   }
+  // Loaded ahead when the block was decoded ahead (verifyAhead); else now, before the signers' keys
+  // are read.
+  await (ahead?.loaded ?? loadForOperations(core, ops));
   const verifiedKeys = ahead?.verifiedKeys ?? new Array<Uint8Array | undefined>(ops.length);
   await verifyBlockSignatures(core, ops, verifiedKeys);
   const env = core.blockEnv(header.height, header.timestamp);

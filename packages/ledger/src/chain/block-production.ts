@@ -8,6 +8,7 @@ import {
   operationsRoot,
 } from '../block/block';
 import { LedgerError } from '../errors';
+import type { Operation } from '../operation/operation';
 import { applyOperation } from '../state/apply-operation';
 import { collectChanges, nextStateRoot } from '../state/block-changes';
 import { commitBlock, runBlockHooks } from './block-commit';
@@ -17,6 +18,7 @@ import { recentSignerWindow } from './fork-choice';
 import type { PendingEntry } from './mempool';
 import { dropEntries } from './mempool-admission';
 import type { BlockInfo } from './presentation';
+import { loadForOperations } from './state-access';
 
 /** Block production: the next block made from the mempool, signed by a producer of the set. */
 
@@ -36,6 +38,15 @@ function producerAccountOf(core: ChainCore, producerKey: Uint8Array): number {
     );
   }
   return number;
+}
+
+/** The operations of the first `count` pending entries, in mempool order. */
+function* firstPending(core: ChainCore, count: number): Generator<Operation> {
+  let taken = 0;
+  for (const entry of core.mempool.entries.values()) {
+    if (taken++ >= count) return;
+    yield entry.op;
+  }
 }
 
 export function produceBlock(
@@ -62,6 +73,7 @@ export function produceBlock(
     );
     const height = core.headState.height + 1;
     const timestamp = Math.max(options.timestamp ?? nowSeconds(), core.headState.timestamp);
+    await loadForOperations(core, firstPending(core, limit));
     const env = core.blockEnv(height, timestamp);
     const layer = core.root.child();
     const included: PendingEntry[] = [];

@@ -47,6 +47,10 @@ export interface ExecutedBlock {
 /** A block queued for import, its signatures checked ahead (see verifyBlockAhead). */
 export interface AheadBlock extends VerifiedAhead {
   block: Block;
+  /** Its operations decoded ahead (undefined where one does not decode: the import says why). */
+  ops: (Operation | undefined)[];
+  /** The committed entries they read, being loaded (state-access.ts). */
+  loaded: Promise<void>;
 }
 
 export function nowSeconds(): number {

@@ -17,6 +17,7 @@ import type { BuildRequest, SignRequest } from './chain-types';
 import type { JournalRecord } from './journal';
 import type { PendingEntry, WaitingSubmission } from './mempool';
 import type { OperationObject } from './presentation';
+import { loadForOperations } from './state-access';
 import type { VerifyItem } from './verifier-pool';
 
 /**
@@ -189,6 +190,10 @@ async function admitWaiting(core: ChainCore): Promise<void> {
     while (queue.waiting.length > 0) {
       const batch = queue.waiting;
       queue.waiting = [];
+      await loadForOperations(
+        core,
+        batch.map((waiting) => waiting.op),
+      );
       try {
         await verifyBatchSignatures(core, batch);
       } catch {

@@ -2,6 +2,7 @@ import { ErrorCode, type Hashes } from '@chain/crypto';
 import { LedgerError } from '../errors';
 import type { Genesis } from '../genesis';
 import type { Account } from '../state/account';
+import type { StateKeys } from '../state/committed-state';
 import type { Operation } from './operation';
 import type { OperationCodec } from './wire';
 
@@ -115,6 +116,12 @@ export interface OperationType<B = unknown> extends OperationCodec<B> {
    * may come from an inactive account or from a new one (signer 0xFFFFFFFF).
    */
   signerKey?(body: B): Uint8Array;
+  /**
+   * The committed entries applying it reads beside its signer's account (a receiver, a token),
+   * added to `keys`: the chain loads them from disk before the apply, which then finds them in
+   * memory. A type without it is applied all the same, reading what it misses synchronously.
+   */
+  stateKeys?(body: B, keys: StateKeys): void;
 }
 
 export interface BlockHookInfo {

@@ -21,6 +21,10 @@ export function formatCoins(amount: bigint): string {
 export const transferOperation: OperationType<TransferBody> = {
   ...transferCodec,
 
+  stateKeys(body, keys) {
+    if ('hash160' in body.receiver) keys.hashes.push(body.receiver.hash160);
+    else keys.accounts.push(body.receiver.account);
+  },
   apply(ctx, op) {
     const { receiver } = op.body;
     let target: number;
