@@ -25,6 +25,7 @@ import {
   type PendingOrigin,
 } from './chain-types';
 import { CliqueState } from './clique-state';
+import { HeapGuard } from './heap-guard';
 import type { Journal } from './journal';
 import { Mempool, SubmissionQueue } from './mempool';
 import type { BlockInfo, OperationObject } from './presentation';
@@ -92,6 +93,8 @@ export class ChainCore {
   /** Addresses of committed accounts by number (numbers never move; bounded). */
   readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
+  /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
+  readonly heapGuard = new HeapGuard(() => this.root.shrink());
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;

@@ -66,6 +66,14 @@ export function admit(
       `the mempool is full (${core.maxPending} pending operations); retry after the next block`,
     );
   }
+  // Journaled operations replayed at open were acknowledged: they are taken whatever the heap.
+  if (journal === undefined && core.heapGuard.isShort()) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the node's memory is nearly full (${mempool.size} pending operations); retry after the next block`,
+    );
+  }
   const key = op.digestHex;
   if (mempool.entries.has(key)) {
     throw new LedgerError(

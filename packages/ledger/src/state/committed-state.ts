@@ -77,6 +77,11 @@ export class GenerationCache<K, V> {
     this.previous.delete(key);
   }
 
+  /** Drops the older generation (memory is short). */
+  shrink(): void {
+    this.previous = new Map();
+  }
+
   get size(): number {
     return this.current.size + this.previous.size;
   }
@@ -87,8 +92,8 @@ export class GenerationCache<K, V> {
  * `--expose-gc` on 100,000 entries of each kind (docs/performance.md, "State cache"); they turn
  * `--state-cache-mb` into entry counts.
  */
-export const CACHED_ACCOUNT_BYTES = 420;
-export const CACHED_NUMBER_BYTES = 130;
+export const CACHED_ACCOUNT_BYTES = 540;
+export const CACHED_NUMBER_BYTES = 80;
 export const CACHED_SPACE_BYTES = 360;
 
 /** How the cache budget is shared: accounts are read most. */
@@ -341,6 +346,13 @@ export class CommittedState implements StateView {
     } finally {
       this.loads.delete(log);
     }
+  }
+
+  /** Drops the less recently used half of each cache (the heap is short: heap-guard.ts). */
+  shrink(): void {
+    this.accounts.shrink();
+    this.numbers.shrink();
+    this.spaces.shrink();
   }
 
   stats(): StateCacheStats {
