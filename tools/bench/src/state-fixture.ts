@@ -1,0 +1,324 @@
+/**
+ * A data directory holding a large committed state, built in minutes instead of hours: the real dev
+ * genesis (a chain-node started once on the directory and stopped), then synthetic accounts written
+ * straight into its chain database in the layout of @chain/ledger's ChainStore, the state checksum
+ * adjusted for each, and the node started once more with --verify-state to check the whole of it.
+ *
+ * The accounts are in no block: the state layer sees them as it would see accounts created by
+ * transfers, but a follower syncing from genesis would not have them. Each is numbered after the
+ * genesis accounts, with a hash160 derived from its number (fixtureHash160), so that a benchmark
+ * picks existing accounts at random without reading the database.
+ *
+ * Fixtures are cached between runs under `root`, keyed by the account count and FIXTURE_FORMAT;
+ * a run that writes works on a copy (copyFixture).
+ */
+import { createHash } from 'node:crypto';
+import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { addressFromHash160 } from '@chain/crypto';
+import { ByteWriter } from '@chain/ledger';
+import { DEV_PREFIX } from './dev-chain.js';
+import { createNodeProcess } from './node-process.js';
+
+/** Bumped whenever what a fixture holds changes: older cached fixtures are then not used. */
+export const FIXTURE_FORMAT = 1;
+/** Where fixtures are cached by default. */
+export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
+/** Every synthetic account's balance, in base units (any value: nothing sums the balances). */
+export const FIXTURE_BALANCE = 1_000_000n;
+
+/** ChainStore's sublevels and keys this module writes (packages/ledger/src/chain/store.ts). */
+const SUBLEVEL_ACCOUNTS = 'accounts';
+const SUBLEVEL_ADDRESSES = 'addresses';
+const SUBLEVEL_META = 'meta';
+const META_STATE_CHECKSUM = 'state-checksum';
+/** StateChecksum's entry kind of an account (packages/ledger/src/chain/state-checksum.ts). */
+const ENTRY_ACCOUNT = 1;
+/** Accounts per write batch. */
+const WRITE_BATCH = 50_000;
+const READY_FILE = 'fixture-ready.json';
+
+interface ChainedBatch {
+  put(key: Uint8Array, value: Uint8Array): ChainedBatch;
+  write(options?: { sync?: boolean }): Promise<void>;
+}
+
+interface Sublevel {
+  readonly prefix: string;
+}
+
+interface Database {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  batch(): ChainedBatch;
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  keys(options: { gte: Uint8Array; lt: Uint8Array; reverse: boolean; limit: number }): {
+    all(): Promise<Uint8Array[]>;
+  };
+  sublevel(name: string): Sublevel;
+}
+
+type ClassicLevelConstructor = new (
+  location: string,
+  options: { keyEncoding: 'view'; valueEncoding: 'view' },
+) => Database;
+
+/** classic-level loaded the way @chain/ledger loads it (ceilings/leveldb-write.ts does the same). */
+function loadClassicLevel(): ClassicLevelConstructor {
+  const require = createRequire(import.meta.url);
+  const ledgerManifest = require.resolve('@chain/ledger/package.json');
+  return (
+    createRequire(ledgerManifest)('classic-level') as { ClassicLevel: ClassicLevelConstructor }
+  ).ClassicLevel;
+}
+
+/** The 20-byte hash of synthetic account `number`: pseudo-random, the same in every fixture. */
+export function fixtureHash160(number: number): Uint8Array {
+  const seed = new Uint8Array(4);
+  new DataView(seed.buffer).setUint32(0, number, false);
+  return createHash('sha256')
+    .update('chain-bench-state-fixture')
+    .update(seed)
+    .digest()
+    .subarray(0, 20);
+}
+
+/** The address of synthetic account `number`. */
+export function fixtureAddress(number: number): string {
+  return addressFromHash160(DEV_PREFIX, fixtureHash160(number));
+}
+
+/** Big-endian u32, as ChainStore keys accounts (heightKey) and as the address index stores numbers. */
+function u32be(value: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, value, false);
+  return out;
+}
+
+/**
+ * An account as encodeAccount writes it (packages/ledger/src/state/account.ts): received only (no
+ * public key), no operation, no lock, in no block.
+ */
+export function encodeFixtureAccount(hash160: Uint8Array, balance: bigint): Uint8Array {
+  return new ByteWriter(64)
+    .bytes(hash160)
+    .u8(0)
+    .amount(balance)
+    .u32(0) // n_operation
+    .amount(0n) // volume lock
+    .u16(0) // timelocks
+    .u32(0) // updated_active
+    .u32(0) // updated_passive
+    .u32(0xffffffff) // last zero-fee block: never
+    .finish();
+}
+
+/** StateChecksum (a sum of CRC-32s mod 2^64 in two 32-bit limbs), read, added to and written back. */
+class Checksum {
+  constructor(
+    private low: number,
+    private high: number,
+  ) {}
+
+  static fromBytes(bytes: Uint8Array): Checksum {
+    if (bytes.length !== 8) throw new Error(`a state checksum is 8 bytes, not ${bytes.length}`);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
+    return new Checksum(view.getUint32(0, true), view.getUint32(4, true));
+  }
+
+  add(kind: number, key: Uint8Array, value: Uint8Array): void {
+    const low = this.low + crc32(value, crc32(key, kind));
+    this.low = low >>> 0;
+    this.high = (this.high + Math.floor(low / 0x1_0000_0000)) >>> 0;
+  }
+
+  toBytes(): Uint8Array {
+    const out = new Uint8Array(8);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, this.low, true);
+    view.setUint32(4, this.high, true);
+    return out;
+  }
+}
+
+function concat(prefix: Uint8Array, key: Uint8Array): Uint8Array {
+  const out = new Uint8Array(prefix.length + key.length);
+  out.set(prefix, 0);
+  out.set(key, prefix.length);
+  return out;
+}
+
+export interface StateFixture {
+  /** The cached data directory (do not write to it: copyFixture). */
+  dir: string;
+  /** Accounts in its state, genesis accounts included. */
+  accounts: number;
+  /** The first synthetic account: accounts genesisAccounts .. accounts-1 are fixtureAddress(n). */
+  firstSynthetic: number;
+  /** Bytes of the files of its chain database. */
+  chainBytes: number;
+  /** Raw bytes of one synthetic account's keys and values (account and address index entry). */
+  rawBytesPerAccount: number;
+}
+
+interface ReadyRecord {
+  accounts: number;
+  firstSynthetic: number;
+  rawBytesPerAccount: number;
+}
+
+/** Sum of the sizes of the files under `dir`. */
+export async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+/**
+ * The cached fixture of `accounts` accounts under `root`, built first when missing. `log` sees
+ * the build's progress.
+ */
+export async function stateFixture(
+  accounts: number,
+  log: (message: string) => void,
+  root = DEFAULT_FIXTURE_ROOT,
+): Promise<StateFixture> {
+  const dir = join(root, `v${FIXTURE_FORMAT}-${accounts}`);
+  let ready: ReadyRecord | undefined;
+  try {
+    ready = JSON.parse(await readFile(join(dir, READY_FILE), 'utf8')) as ReadyRecord;
+  } catch {
+    ready = undefined;
+  }
+  if (ready === undefined) {
+    const building = `${dir}.building-${process.pid}`;
+    await rm(building, { recursive: true, force: true });
+    await mkdir(building, { recursive: true });
+    try {
+      ready = await buildFixture(building, accounts, log);
+      await writeFile(join(building, READY_FILE), JSON.stringify(ready));
+      await rm(dir, { recursive: true, force: true });
+      await rename(building, dir);
+    } catch (error) {
+      await rm(building, { recursive: true, force: true });
+      throw error;
+    }
+  }
+  return { dir, ...ready, chainBytes: await directoryBytes(join(dir, 'chain')) };
+}
+
+async function buildFixture(
+  dir: string,
+  accounts: number,
+  log: (message: string) => void,
+): Promise<ReadyRecord> {
+  const started = Date.now();
+  const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
+  log(`    fixture of ${accounts.toLocaleString('en-US')} accounts: dev genesis`);
+  const genesisNode = createNodeProcess({ datadir: dir, args: ['--log-level', 'warn'] });
+  try {
+    await genesisNode.start();
+  } finally {
+    await genesisNode.close();
+  }
+
+  const ClassicLevel = loadClassicLevel();
+  const db = new ClassicLevel(join(dir, 'chain'), { keyEncoding: 'view', valueEncoding: 'view' });
+  await db.open();
+  let firstSynthetic: number;
+  let rawBytesPerAccount = 0;
+  try {
+    const encoder = new TextEncoder();
+    const accountsPrefix = encoder.encode(db.sublevel(SUBLEVEL_ACCOUNTS).prefix);
+    const addressesPrefix = encoder.encode(db.sublevel(SUBLEVEL_ADDRESSES).prefix);
+    const checksumKey = concat(
+      encoder.encode(db.sublevel(SUBLEVEL_META).prefix),
+      encoder.encode(META_STATE_CHECKSUM),
+    );
+    // Accounts are numbered from 0 without gaps: the next is the last plus one.
+    const last = await db
+      .keys({
+        gte: accountsPrefix,
+        lt: concat(accountsPrefix, new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff])),
+        reverse: true,
+        limit: 1,
+      })
+      .all();
+    firstSynthetic =
+      last.length === 0
+        ? 0
+        : new DataView(last[0]!.buffer, last[0]!.byteOffset + accountsPrefix.length).getUint32(
+            0,
+            false,
+          ) + 1;
+    const stored = await db.get(checksumKey);
+    if (stored === undefined) throw new Error('the genesis data directory has no state checksum');
+    const checksum = Checksum.fromBytes(stored);
+    log(
+      `    fixture: ${firstSynthetic} genesis accounts; writing ${(accounts - firstSynthetic).toLocaleString('en-US')} more in batches of ${WRITE_BATCH.toLocaleString('en-US')}`,
+    );
+    let nextReport = Date.now() + 15_000;
+    for (let first = firstSynthetic; first < accounts; first += WRITE_BATCH) {
+      const batch = db.batch();
+      for (let number = first; number < Math.min(accounts, first + WRITE_BATCH); number++) {
+        const hash160 = fixtureHash160(number);
+        const key = u32be(number);
+        const value = encodeFixtureAccount(hash160, FIXTURE_BALANCE + BigInt(number % 1000));
+        batch.put(concat(accountsPrefix, key), value);
+        batch.put(concat(addressesPrefix, hash160), key);
+        checksum.add(ENTRY_ACCOUNT, key, value);
+        if (rawBytesPerAccount === 0) {
+          rawBytesPerAccount =
+            accountsPrefix.length + key.length + value.length + addressesPrefix.length + 20 + 4;
+        }
+      }
+      await batch.write({ sync: false });
+      if (Date.now() >= nextReport) {
+        log(
+          `    fixture: ${(first + WRITE_BATCH).toLocaleString('en-US')} accounts after ${seconds()} s`,
+        );
+        nextReport = Date.now() + 15_000;
+      }
+    }
+    await db.batch().put(checksumKey, checksum.toBytes()).write({ sync: true });
+  } finally {
+    await db.close();
+  }
+
+  // The node itself checks what was written: every account in sequence, the checksum of them all.
+  log(`    fixture: written after ${seconds()} s; checking it (chain-node start --verify-state)`);
+  const verifier = createNodeProcess({
+    datadir: dir,
+    args: ['--verify-state', '--log-level', 'warn'],
+    readyTimeoutMs: 30 * 60_000,
+  });
+  try {
+    await verifier.start();
+  } finally {
+    await verifier.close();
+  }
+  log(`    fixture: built and checked in ${seconds()} s`);
+  return { accounts, firstSynthetic, rawBytesPerAccount };
+}
+
+/** A writable copy of `fixture` in a fresh directory beside it (remove it when done). */
+export async function copyFixture(fixture: StateFixture): Promise<string> {
+  const dir = `${fixture.dir}.run-${process.pid}-${Date.now()}`;
+  await cp(fixture.dir, dir, { recursive: true });
+  await rm(join(dir, READY_FILE), { force: true });
+  return dir;
+}
+
+/** `count` addresses of synthetic accounts of `fixture` picked at random (repeats possible). */
+export function randomFixtureAddresses(fixture: StateFixture, count: number): string[] {
+  const span = fixture.accounts - fixture.firstSynthetic;
+  if (span <= 0) throw new Error('the fixture has no synthetic accounts');
+  return Array.from({ length: count }, () =>
+    fixtureAddress(fixture.firstSynthetic + Math.floor(Math.random() * span)),
+  );
+}
