@@ -27,7 +27,7 @@ import {
 import { CliqueState } from './clique-state';
 import { HeapGuard } from './heap-guard';
 import type { Journal } from './journal';
-import { Mempool, SubmissionQueue } from './mempool';
+import { Mempool, SignRequestQueue, SubmissionQueue } from './mempool';
 import type { BlockInfo, OperationObject } from './presentation';
 import { SignatureCache } from './signature-cache';
 import { StateChecksum } from './state-checksum';
@@ -71,6 +71,8 @@ export class ChainCore {
   mempool: Mempool;
   /** Submissions waiting for their turn's signature batch (mempool-admission.ts). */
   readonly submissions = new SubmissionQueue();
+  /** Sign requests waiting for their turn's entries to load (mempool-admission.ts). */
+  readonly signRequests = new SignRequestQueue();
   headState: HeadState = {
     height: 0,
     hash: ZERO_HASH,

@@ -10,12 +10,13 @@ import {
   operationSigningHash,
 } from '../operation/operation';
 import { applyOperation } from '../state/apply-operation';
+import { emptyStateKeys, type StateKeys } from '../state/committed-state';
 import type { ChainCore } from './chain-core';
 import { presentPending } from './chain-presentation';
 import { identityOf, nowSeconds } from './chain-records';
 import type { BuildRequest, SignRequest } from './chain-types';
 import type { JournalRecord } from './journal';
-import type { PendingEntry, WaitingSubmission } from './mempool';
+import type { PendingEntry, WaitingSignRequest, WaitingSubmission } from './mempool';
 import type { OperationObject } from './presentation';
 import { loadForOperations } from './state-access';
 import type { VerifyItem } from './verifier-pool';
@@ -259,10 +260,64 @@ async function verifyBatchSignatures(
   }
 }
 
+/**
+ * Signs and submits an operation of a key this node holds (sendTo and the like). The requests of
+ * an event-loop turn have the committed entries they read loaded together (the signers, what
+ * their types name: a receiver), then are signed and admitted one after another in arrival order,
+ * each taking its n_operation from the pending state the previous one left.
+ */
 export async function signAndSubmit(
   core: ChainCore,
   request: SignRequest,
 ): Promise<OperationObject> {
+  core.requireStore();
+  const queue = core.signRequests;
+  const result = new Promise<OperationObject>((resolve, reject) => {
+    queue.waiting.push({ request, resolve, reject });
+  });
+  if (!queue.draining) {
+    queue.draining = true;
+    setImmediate(() => void signWaiting(core));
+  }
+  return result;
+}
+
+async function signWaiting(core: ChainCore): Promise<void> {
+  const queue = core.signRequests;
+  try {
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting;
+      queue.waiting = [];
+      await core.root.load(signRequestKeys(core, batch)).catch(() => undefined);
+      for (const waiting of batch) {
+        try {
+          // signNow admits synchronously, before its first await: the order holds.
+          waiting.resolve(signNow(core, waiting.request));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      }
+    }
+  } finally {
+    queue.draining = false;
+  }
+}
+
+/** What the sign requests read of the committed state: their signers, and what their types name. */
+function signRequestKeys(core: ChainCore, batch: readonly WaitingSignRequest[]): StateKeys {
+  const keys = emptyStateKeys();
+  for (const { request } of batch) {
+    try {
+      keys.hashes.push(decodeAddress(request.signer, core.prefix, 'signer').hash160);
+      core.registry.get(request.optype, request.subtype ?? 0)?.stateKeys?.(request.body, keys);
+    } catch {
+      // A request this bad is refused by signNow, which says why.
+    }
+  }
+  return keys;
+}
+
+function signNow(core: ChainCore, request: SignRequest): Promise<OperationObject> {
   core.requireStore();
   const subtype = request.subtype ?? 0;
   const type = core.typeOf(request.optype, subtype);

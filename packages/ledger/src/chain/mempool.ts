@@ -1,6 +1,7 @@
 import type { Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
 import { StateLayer, type StateView } from '../state/state-layer';
+import type { SignRequest } from './chain-types';
 import type { JournalRecord } from './journal';
 import type { OperationObject } from './presentation';
 
@@ -27,6 +28,19 @@ export interface WaitingSubmission {
   local: boolean;
   resolve(result: Promise<OperationObject>): void;
   reject(error: unknown): void;
+}
+
+/** A sign request (signAndSubmit) waiting for its turn's entries to load. */
+export interface WaitingSignRequest {
+  request: SignRequest;
+  resolve(result: Promise<OperationObject>): void;
+  reject(error: unknown): void;
+}
+
+/** Sign requests gathered during one event-loop turn, loaded together, then signed in order. */
+export class SignRequestQueue {
+  waiting: WaitingSignRequest[] = [];
+  draining = false;
 }
 
 /** Submissions gathered during one event-loop turn, admitted together after it. */
