@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBlock, encodeBlock } from './block/block';
 import type { Chain } from './chain/chain';
-import { decodeProducerList } from './chain/state-checksum';
+import { decodeProducerList } from './chain/storage/state-checksum';
 import { createDevGenesis, parseGenesis, serializeGenesis } from './genesis';
 import { createRegistry } from './operation/ledger-registry';
 import {

@@ -11,7 +11,6 @@ export {
   operationsRoot,
   ZERO_HASH,
 } from './block/block';
-export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/block-import';
 export {
   type AccountView,
   type BlockListener,
@@ -33,26 +32,27 @@ export {
   inTurnProducer,
   OUT_OF_TURN_WEIGHT,
   type RotationSlot,
-} from './chain/consensus';
+} from './chain/consensus/consensus';
 export {
   type ChainTip,
   compareBytes,
   isPreferredTip,
   recentSignerWindow,
-} from './chain/fork-choice';
-export type {
-  BlockInfo,
-  OperationObject,
-  WalletInfo,
-} from './chain/presentation';
+} from './chain/consensus/fork-choice';
+export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
 export {
   type BlockProducer,
   type BlockProducerOptions,
   createBlockProducer,
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
   inTurnKey,
-} from './chain/producer';
-export { type ChainStoreCopy, copyChainStore } from './chain/store-copy';
+} from './chain/production/producer';
+export type {
+  BlockInfo,
+  OperationObject,
+  WalletInfo,
+} from './chain/state/presentation';
+export { type ChainStoreCopy, copyChainStore } from './chain/storage/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';
 export { DecodeError, LedgerError, StoreError } from './errors';

@@ -15,7 +15,6 @@ import type { SignatureCheck } from '../state/apply-operation';
 import { CommittedState } from '../state/committed-state';
 import { RecentMap } from '../state/recent-map';
 import { hashKey } from '../state/state-layer';
-import { BlockCache } from './block-cache';
 import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
   type BlockListener,
@@ -24,15 +23,16 @@ import {
   DEFAULT_CHAIN_OPTIONS,
   type PendingOrigin,
 } from './chain-types';
-import { CliqueState } from './clique-state';
-import { HeapGuard } from './heap-guard';
-import type { Journal } from './journal';
-import { Mempool, SignRequestQueue, SubmissionQueue } from './mempool';
-import type { BlockInfo, OperationObject } from './presentation';
-import { SignatureCache } from './signature-cache';
-import { StateChecksum } from './state-checksum';
-import { type ChainStore, heightKey } from './store';
-import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './verifier-pool';
+import { CliqueState } from './consensus/clique-state';
+import { SignatureCache } from './import/signature-cache';
+import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './import/verifier-pool';
+import { HeapGuard } from './mempool/heap-guard';
+import { Mempool, SignRequestQueue, SubmissionQueue } from './mempool/mempool';
+import type { BlockInfo, OperationObject } from './state/presentation';
+import { BlockCache } from './storage/block-cache';
+import type { Journal } from './storage/journal';
+import { StateChecksum } from './storage/state-checksum';
+import { type ChainStore, heightKey } from './storage/store';
 
 const PUBLIC_KEY_CACHE_SIZE = 1024;
 const ADDRESS_CACHE_SIZE = 65_536;

@@ -5,7 +5,7 @@ import { LedgerError } from '../errors';
 import type { Operation } from '../operation/operation';
 import type { BlockChanges } from '../state/block-changes';
 import type { StateLayer } from '../state/state-layer';
-import type { VerifiedAhead } from './verifier-pool';
+import type { VerifiedAhead } from './import/verifier-pool';
 
 /**
  * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and

@@ -2,7 +2,7 @@ import type { Hashes, Secp256k1Backend } from '@chain/crypto';
 import type { Genesis } from '../genesis';
 import type { OperationRegistry } from '../operation/registry';
 import type { Timelock } from '../state/account';
-import type { BlockInfo, OperationObject } from './presentation';
+import type { BlockInfo, OperationObject } from './state/presentation';
 
 /** The options of `createChain` and the types of the `Chain` surface (chain.ts re-exports them). */
 

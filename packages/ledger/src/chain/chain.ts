@@ -1,11 +1,29 @@
 import type { Genesis } from '../genesis';
 import { decodeRawOperations, encodeRawOperations } from '../operation/operation';
 import type { OperationRegistry, StateSpace } from '../operation/registry';
-import { importBlock } from './block-import';
-import { produceBlock, producerAccount } from './block-production';
-import { closeChain, openChain } from './chain-boot';
 import { ChainCore } from './chain-core';
-import { describeOperation } from './chain-presentation';
+import type {
+  AccountView,
+  BlockListener,
+  BlockPlacement,
+  BuildRequest,
+  ChainHead,
+  ChainOptions,
+  PendingOrigin,
+  ReorganizeResult,
+  SignRequest,
+} from './chain-types';
+import { closeChain, openChain } from './commit/chain-boot';
+import { reorganize, rollback } from './commit/chain-rollback';
+import { importBlock } from './import/block-import';
+import {
+  buildSignedOperation,
+  signAndSubmit,
+  submitOperation,
+  submitRaw,
+} from './mempool/mempool-admission';
+import { produceBlock, producerAccount } from './production/block-production';
+import { describeOperation } from './state/chain-presentation';
 import {
   accountByAddress,
   accountByNumber,
@@ -19,26 +37,8 @@ import {
   pendingOperations,
   stateEntry,
   walletInfo,
-} from './chain-queries';
-import { reorganize, rollback } from './chain-rollback';
-import type {
-  AccountView,
-  BlockListener,
-  BlockPlacement,
-  BuildRequest,
-  ChainHead,
-  ChainOptions,
-  PendingOrigin,
-  ReorganizeResult,
-  SignRequest,
-} from './chain-types';
-import {
-  buildSignedOperation,
-  signAndSubmit,
-  submitOperation,
-  submitRaw,
-} from './mempool-admission';
-import type { BlockInfo, OperationObject, WalletInfo } from './presentation';
+} from './state/chain-queries';
+import type { BlockInfo, OperationObject, WalletInfo } from './state/presentation';
 
 export {
   type AccountView,

@@ -3,7 +3,7 @@
  * running, printing each acknowledged ophash, until it is killed.
  */
 import { createChain } from '../chain/chain';
-import { createBlockProducer } from '../chain/producer';
+import { createBlockProducer } from '../chain/production/producer';
 import { createDevGenesis } from '../genesis';
 import { transferRequest } from '../operation/typed-request';
 import { devWallet, testWallet, transferTo } from './temp-chain';

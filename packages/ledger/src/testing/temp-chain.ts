@@ -8,8 +8,8 @@ import {
   sha256,
   utf8ToBytes,
 } from '@chain/crypto';
-import { ImportsInFlight } from '../chain/block-import';
 import { type Chain, type ChainOptions, createChain } from '../chain/chain';
+import { ImportsInFlight } from '../chain/import/block-import';
 import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
 import { ACTIVATION_OPTYPE } from '../operation/activation-codec';
 import type { TransferBody } from '../operation/transfer-codec';

@@ -1,7 +1,7 @@
 import { type NodeProcess, type StartNodeOptions, startNode } from './node-process';
 
 /**
- * The ledger's test-only crash switch (packages/ledger/src/chain/store.ts): the node kills itself
+ * The ledger's test-only crash switch (packages/ledger/src/chain/storage/store.ts): the node kills itself
  * with SIGKILL at its k-th storage write point, counted from process start; `:after` makes it die
  * just after that write is durable instead of just before it.
  */

@@ -1,0 +1,260 @@
+import type { BlockHookInfo } from '../../operation/registry';
+import { type ApplyEnv, LayerContext } from '../../state/apply-context';
+import { type BlockChanges, encodeUndo } from '../../state/block-changes';
+import type { StateLayer } from '../../state/state-layer';
+import type { ChainCore } from '../chain-core';
+import {
+  type ExecutedBlock,
+  encodeHead,
+  type HeadState,
+  type LoadedBlock,
+  opLocation,
+} from '../chain-records';
+import type { BlockOrigin } from '../chain-types';
+import type { PendingEntry } from '../mempool/mempool';
+import type { AdmissionCore } from '../mempool/mempool-admission';
+import { rebuildPending } from '../mempool/mempool-admission';
+import type { PresentationCore } from '../state/chain-presentation';
+import { blockInfoOf, presentMined } from '../state/chain-presentation';
+import type { BlockInfo } from '../state/presentation';
+import type { JournalRecord } from '../storage/journal';
+import {
+  ENTRY_ACCOUNT,
+  ENTRY_PRODUCERS,
+  ENTRY_SPACE,
+  encodeProducerList,
+  PRODUCERS_KEY,
+  type StateChecksum,
+  spaceChecksumKey,
+} from '../storage/state-checksum';
+import {
+  type ChainBatch,
+  heightKey,
+  META_HEAD,
+  META_PRODUCERS,
+  META_STATE_CHECKSUM,
+  operationIndexKey,
+  spaceKey,
+} from '../storage/store';
+
+/** What a commit uses of the chain's core. */
+export type CommitCore = Pick<
+  ChainCore,
+  | 'blockCache'
+  | 'checksum'
+  | 'clique'
+  | 'headState'
+  | 'headWeight'
+  | 'importsWaiting'
+  | 'journal'
+  | 'maxRollback'
+  | 'mempool'
+  | 'notifyBlock'
+  | 'registry'
+  | 'requireStore'
+  | 'revision'
+  | 'root'
+  | 'sigCache'
+  | 'store'
+  | 'verifier'
+> &
+  PresentationCore &
+  AdmissionCore;
+
+/**
+ * Commit: a block's changes written to disk in one batch, then applied to memory; and the one
+ * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
+ */
+
+/** Rewards: the registered hooks, or by default the fees to the producer's account. */
+export function runBlockHooks(
+  core: CommitCore,
+  layer: StateLayer,
+  env: ApplyEnv,
+  info: BlockHookInfo,
+): void {
+  const hooks = core.registry.hooks();
+  const ctx = new LayerContext(layer, env, -1);
+  if (hooks.length === 0) {
+    if (info.fees > 0n) ctx.credit(info.producer, info.fees);
+    return;
+  }
+  for (const hook of hooks) hook.afterOperations(ctx, info);
+}
+
+/** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
+export function writeChanges(
+  core: CommitCore,
+  batch: ChainBatch,
+  changes: BlockChanges,
+  checksum: StateChecksum,
+): void {
+  const store = core.store!;
+  for (const a of changes.accounts) {
+    const key = heightKey(a.number);
+    batch.put(key, a.afterBytes, { sublevel: store.accounts });
+    if (a.before === undefined) batch.put(a.after.hash160, key, { sublevel: store.addresses });
+    checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
+  }
+  for (const s of changes.spaces) {
+    const key = spaceKey(s.space, s.key);
+    if (s.afterBytes === undefined) batch.del(key, { sublevel: store.spaces });
+    else batch.put(key, s.afterBytes, { sublevel: store.spaces });
+    checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), s.before, s.afterBytes);
+  }
+  if (changes.producers !== undefined) {
+    const after = encodeProducerList(changes.producers.after);
+    batch.put(META_PRODUCERS, after, { sublevel: store.meta });
+    checksum.replace(
+      ENTRY_PRODUCERS,
+      PRODUCERS_KEY,
+      encodeProducerList(changes.producers.before),
+      after,
+    );
+  }
+}
+
+/**
+ * Memory after a state change reached the disk (genesis, open, block committed, rollback): head,
+ * state checksum and weight move together and the revision with them; then the pending state is
+ * rebuilt on the new committed state, `returned` (operations of rolled-back blocks) ahead of those
+ * already pending. The committed state layer itself is updated by the caller before.
+ */
+export function adoptCommitted(
+  core: CommitCore,
+  head: HeadState,
+  checksum: StateChecksum,
+  weight: number,
+  returned?: readonly PendingEntry[],
+): void {
+  core.checksum = checksum;
+  core.headState = head;
+  core.revision++;
+  core.headWeight = weight;
+  const existing = core.mempool.drain(core.root);
+  rebuildPending(core, returned === undefined ? existing : [...returned, ...existing]);
+}
+
+/**
+ * An imported block is written without its own fsync while more blocks wait behind it (a sync):
+ * the last of them, or one every DURABLE_IMPORT_EVERY blocks, makes them all durable at once. A
+ * power loss can then take back only blocks that peers hold (the node syncs them again); a crash
+ * of the process loses nothing, and a produced block is always synced before anyone hears of it.
+ */
+export const DURABLE_IMPORT_EVERY = 256;
+
+function isDurableCommit(core: CommitCore, origin: BlockOrigin, height: number): boolean {
+  return origin !== 'imported' || core.importsWaiting <= 1 || height % DURABLE_IMPORT_EVERY === 0;
+}
+
+export interface CommittedBlock {
+  info: BlockInfo;
+  /** Resolves once the block is on disk (already, unless it was written behind). */
+  written: Promise<void>;
+}
+
+/**
+ * One atomic batch, synced (see isDurableCommit): block, hash and operation indexes, state
+ * changes, undo data, journal deletions, head. Memory (state, mempool, head) changes only after it
+ * is written, except for a block `writeBehind` allows and that is not synced: memory takes it at
+ * once and the next block applies while the disk catches up (the store's group commit writes the
+ * blocks of a sync a few at a time; its reads wait for the writes: ChainStore.commit).
+ */
+export async function commitBlock(
+  core: CommitCore,
+  executed: ExecutedBlock,
+  origin: BlockOrigin,
+  writeBehind = false,
+): Promise<CommittedBlock> {
+  const store = core.requireStore();
+  const { header, ops } = executed;
+  const height = header.height;
+  // Weighed under the producer set in force before the block (the layer is not merged yet).
+  const weight =
+    core.headWeight + (await core.clique.weightOf(core.root.producers(), height, header.producer));
+  const durable = isDurableCommit(core, origin, height);
+  const behind = writeBehind && !durable;
+  const batch = store.batch(behind);
+  core.clique.writeWeight(batch, store, weight);
+  batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
+  batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    const key = operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex);
+    batch.putPrefixed(key, opLocation(height, i));
+  }
+  batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
+  if (height - core.maxRollback >= 1) {
+    batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
+  }
+  const checksum = core.checksum.copy();
+  writeChanges(core, batch, executed.changes, checksum);
+  const mempool = core.mempool;
+  const included: PendingEntry[] = [];
+  const released = new Map<JournalRecord, number>();
+  for (const op of ops) {
+    const entry = mempool.entries.get(op.digestHex);
+    if (entry === undefined) continue;
+    included.push(entry);
+    if (entry.journal !== undefined) {
+      released.set(entry.journal, (released.get(entry.journal) ?? 0) + 1);
+    }
+  }
+  const afterRelease = core.journal!.releaseIn(batch, released);
+  const head: HeadState = {
+    height,
+    hash: executed.hash,
+    timestamp: header.timestamp,
+    stateRoot: header.stateRoot,
+  };
+  batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
+  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  const written = store.commit(batch, durable, behind);
+  if (!behind) {
+    // Blocks queued behind this one are being checked: help rather than wait for the disk.
+    await (origin === 'imported' && core.importsWaiting > 1
+      ? core.verifier.helpWhile(written)
+      : written);
+  }
+
+  afterRelease();
+  core.root.commit(executed.layer, behind ? written : undefined);
+  core.clique.committed(height, header.producer);
+  for (const entry of included) mempool.remove(entry.key);
+  adoptCommitted(core, head, checksum, weight);
+  const loaded: LoadedBlock = {
+    block: {
+      header,
+      headerBytes: executed.headerBytes,
+      signature: executed.signature,
+      hash: executed.hash,
+      operations: ops.map((op) => op.bytes),
+      bytes: executed.bytes,
+    },
+    ops,
+    fees: executed.fees,
+    zeroFee: executed.zeroFee,
+  };
+  // A block with others queued behind it is part of a sync: keeping its decoded operations or
+  // their signature checks would only keep them alive past the collector's young generation,
+  // blocks after blocks. A block near the tip is kept, and its checks too: a reorganisation
+  // returning its operations to the mempool does not verify them again.
+  if (origin !== 'imported' || core.importsWaiting <= 1) {
+    core.blockCache.set(height, loaded);
+    executed.verifiedKeys?.forEach((key, i) => {
+      if (key !== undefined) core.sigCache.add(ops[i]!.digestHex, key);
+    });
+  }
+  core.sigCache.mined(
+    height,
+    ops.map((op) => op.digestHex),
+  );
+  const info = blockInfoOf(core, loaded);
+  core.notifyBlock(
+    info,
+    origin,
+    () => ops.map((op, index) => presentMined(core, loaded, op, index)),
+    ops.map((op) => op.optype),
+  );
+  return { info, written };
+}

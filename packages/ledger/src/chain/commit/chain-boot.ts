@@ -1,0 +1,361 @@
+import { decodeAddress, ErrorCode, equalBytes } from '@chain/crypto';
+import {
+  type BlockHeader,
+  computeBlockHash,
+  decodeBlock,
+  encodeBlock,
+  encodeBlockHeader,
+  ZERO_HASH,
+} from '../../block/block';
+import { StoreError } from '../../errors';
+import { decodeOperation } from '../../operation/operation';
+import { decodeAccount } from '../../state/account';
+import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import type { CommittedState } from '../../state/committed-state';
+import type { ChainCore } from '../chain-core';
+import { decodeHead, encodeHead, type HeadState, notOpen } from '../chain-records';
+import type { AdmissionCore } from '../mempool/mempool-admission';
+import { admit } from '../mempool/mempool-admission';
+import { Journal, type JournalRecord } from '../storage/journal';
+import {
+  decodeProducerList,
+  ENTRY_ACCOUNT,
+  ENTRY_PRODUCERS,
+  ENTRY_SPACE,
+  encodeProducerList,
+  PRODUCERS_KEY,
+  StateChecksum,
+  spaceChecksumKey,
+} from '../storage/state-checksum';
+import {
+  ChainStore,
+  heightKey,
+  META_GENESIS,
+  META_HEAD,
+  META_LEGACY_CHECKSUM,
+  META_PRODUCERS,
+  META_STATE_CHECKSUM,
+  META_STATE_FORMAT,
+  readHeightKey,
+  STATE_FORMAT_INDEXED,
+} from '../storage/store';
+import type { CommitCore } from './block-commit';
+import { adoptCommitted, writeChanges } from './block-commit';
+
+/** What open and close uses of the chain's core. */
+export type BootCore = Pick<
+  ChainCore,
+  | 'genesis'
+  | 'prefix'
+  | 'clique'
+  | 'closing'
+  | 'committedState'
+  | 'dataDir'
+  | 'genesisHash'
+  | 'hashes'
+  | 'journal'
+  | 'notifyEach'
+  | 'onStateScanProgress'
+  | 'opening'
+  | 'registry'
+  | 'root'
+  | 'store'
+  | 'storeFailureListeners'
+  | 'tasks'
+  | 'verifier'
+  | 'verifyStateAtOpen'
+> &
+  CommitCore &
+  AdmissionCore;
+
+const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_INDEXED);
+
+/**
+ * Boot and shutdown: a new data directory gets block 0 from the genesis document; an existing one is
+ * loaded and checked against its head record and state checksum; then the journal's operations
+ * return to the mempool.
+ */
+
+export function openChain(core: BootCore): Promise<void> {
+  if (core.closing) return Promise.reject(notOpen());
+  core.opening ??= doOpen(core).catch(async (error) => {
+    const store = core.store;
+    core.store = undefined;
+    core.opening = undefined;
+    await store?.close().catch(() => undefined);
+    throw error;
+  });
+  return core.opening;
+}
+
+export function closeChain(core: BootCore): Promise<void> {
+  core.closing ??= (async () => {
+    await core.opening?.catch(() => undefined);
+    await core.tasks.idle();
+    const store = core.store;
+    core.store = undefined;
+    core.journal = undefined;
+    await core.verifier.close();
+    await store?.close();
+  })();
+  return core.closing;
+}
+
+async function doOpen(core: BootCore): Promise<void> {
+  core.registry.seal();
+  const store = await ChainStore.open(core.dataDir);
+  store.onFailure = (error) => core.notifyEach(core.storeFailureListeners, error);
+  core.store = store;
+  const storedGenesis = await store.read(store.meta, META_GENESIS);
+  if (storedGenesis === undefined) {
+    core.root = core.committedState(store);
+    await initialiseGenesis(core, store);
+  } else if (!equalBytes(storedGenesis, core.genesisHash)) {
+    throw new StoreError(
+      ErrorCode.NOT_ALLOWED,
+      'GENESIS_MISMATCH',
+      `data directory ${core.dataDir} holds a chain of another genesis (${Buffer.from(storedGenesis).toString('hex')}), not ${Buffer.from(core.genesisHash).toString('hex')}`,
+    );
+  } else {
+    const loaded = await loadState(core, store);
+    const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
+    core.root = loaded.root;
+    adoptCommitted(core, loaded.head, loaded.checksum, weight);
+  }
+  core.journal = await Journal.open(store);
+  await replayJournal(core);
+}
+
+/** Block 0: the genesis accounts (numbers in order) and producers, in one batch. */
+async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<void> {
+  const { genesis, prefix } = core;
+  const layer = core.root.child();
+  for (const entry of genesis.accounts) {
+    const account = layer.createAccount(decodeAddress(entry.address, prefix).hash160);
+    account.balance = entry.balance;
+    if (entry.publicKey !== undefined) {
+      account.publicKey = Uint8Array.from(Buffer.from(entry.publicKey, 'hex'));
+    }
+  }
+  const producers = genesis.producers.map((p) => layer.numberOf(decodeAddress(p, prefix).hash160)!);
+  layer.setProducers(producers.sort((a, b) => a - b));
+  const changes = collectChanges(layer, core.registry);
+  const header: BlockHeader = {
+    height: 0,
+    prevHash: ZERO_HASH,
+    timestamp: genesis.timestamp,
+    producer: layer.producerList![0]!,
+    opsRoot: ZERO_HASH,
+    stateRoot: nextStateRoot(core.genesisHash, changes, core.hashes),
+    ver: genesis.ver,
+    ver_a: genesis.ver_a,
+    payload: new Uint8Array(0),
+  };
+  // Block 0 is defined by the genesis document, not signed by anyone.
+  const headerBytes = encodeBlockHeader(header);
+  const signature = new Uint8Array(64);
+  const hash = computeBlockHash(headerBytes, signature, core.hashes);
+  const bytes = encodeBlock(headerBytes, signature, []);
+  const batch = store.batch();
+  const checksum = new StateChecksum();
+  // Before block 0 the state holds one entry: the empty producer set.
+  checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, encodeProducerList([]));
+  writeChanges(core, batch, changes, checksum);
+  const head = { height: 0, hash, timestamp: header.timestamp, stateRoot: header.stateRoot };
+  batch.put(heightKey(0), bytes, { sublevel: store.blocks });
+  batch.put(hash, heightKey(0), { sublevel: store.hashes });
+  batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
+  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  batch.put(META_GENESIS, core.genesisHash, { sublevel: store.meta });
+  batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
+  core.clique.writeWeight(batch, store, 0);
+  await store.commit(batch);
+  core.root.commit(layer);
+  adoptCommitted(core, head, checksum, 0);
+}
+
+/**
+ * The committed state of an existing data directory: nothing per account is read, only the head
+ * record (checked against the head block), the producer set, the account count and the state
+ * checksum the last commit wrote. A data directory of the layout before the address index is
+ * migrated first (migrateToIndexedState).
+ */
+async function loadState(
+  core: BootCore,
+  store: ChainStore,
+): Promise<{ root: CommittedState; checksum: StateChecksum; head: HeadState }> {
+  const corrupt = (what: string, cause?: unknown): StoreError =>
+    new StoreError(
+      ErrorCode.INVALID_DATA,
+      'CORRUPT_DATADIR',
+      `the chain database in ${core.dataDir} is damaged: ${what}`,
+      cause === undefined ? {} : { cause },
+    );
+  try {
+    const format = await store.read(store.meta, META_STATE_FORMAT);
+    if (format === undefined) await migrateToIndexedState(core, store, corrupt);
+    else if (format[0] !== STATE_FORMAT_INDEXED) {
+      throw new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'DATADIR_TOO_NEW',
+        `data directory ${core.dataDir} holds state of layout ${format[0]}, newer than this chain-node knows: run a newer chain-node`,
+      );
+    }
+    const producers = await store.read(store.meta, META_PRODUCERS);
+    if (producers === undefined) throw corrupt('no producer set');
+    const headBytes = await store.read(store.meta, META_HEAD);
+    if (headBytes === undefined) throw corrupt('no head record');
+    const head = decodeHead(headBytes);
+    const blockBytes = await store.read(store.blocks, heightKey(head.height));
+    if (blockBytes === undefined) throw corrupt(`head block ${head.height} is missing`);
+    const block = decodeBlock(blockBytes, core.hashes);
+    if (!equalBytes(block.hash, head.hash) || !equalBytes(block.header.stateRoot, head.stateRoot)) {
+      throw corrupt(`head block ${head.height} does not match the head record`);
+    }
+    const stored = await store.read(store.meta, META_STATE_CHECKSUM);
+    const checksum = stored === undefined ? undefined : StateChecksum.fromBytes(stored);
+    if (checksum === undefined) throw corrupt('no state checksum');
+    if (core.verifyStateAtOpen) {
+      if (!(await verifyState(core, store, corrupt)).equals(checksum)) {
+        throw corrupt(
+          `the stored state does not match the state root of head block ${head.height}`,
+        );
+      }
+    } else await checkSpacesRegistered(core, store, corrupt);
+    const root = core.committedState(store);
+    root.reset(await accountCount(store), decodeProducerList(producers));
+    return { root, checksum, head };
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw corrupt((error as Error).message, error);
+  }
+}
+
+/** Accounts are numbered from 0 without gaps: the count is the last number plus one. */
+async function accountCount(store: ChainStore): Promise<number> {
+  const last = await store.accounts.keys({ reverse: true, limit: 1 }).all();
+  return last.length === 0 ? 0 : readHeightKey(last[0]!) + 1;
+}
+
+/** Accounts between two progress reports (and in one batch of the address index). */
+const SCAN_BATCH = 65_536;
+
+/**
+ * One pass over the whole state, checked against the checksum the last commit stored: the accounts
+ * numbered without gaps, each state space registered, and the sum of every entry. Run when asked
+ * (`verifyStateAtOpen`) and by a migration; `indexBatch` receives each run of accounts (the
+ * migration writes their address index from it).
+ */
+async function verifyState(
+  core: BootCore,
+  store: ChainStore,
+  corrupt: (what: string) => StoreError,
+  indexBatch?: (accounts: Array<[Uint8Array, Uint8Array]>) => Promise<void>,
+): Promise<StateChecksum> {
+  const total = await accountCount(store);
+  const checksum = new StateChecksum();
+  const report = core.onStateScanProgress;
+  report?.(0, total);
+  let seen = 0;
+  const accounts = store.accounts.iterator();
+  try {
+    for (;;) {
+      const entries = await accounts.nextv(SCAN_BATCH);
+      if (entries.length === 0) break;
+      for (const [key, value] of entries) {
+        const number = readHeightKey(key);
+        if (number !== seen) throw corrupt(`account ${number} out of sequence`);
+        checksum.add(ENTRY_ACCOUNT, key, value);
+        seen++;
+      }
+      await indexBatch?.(entries);
+      report?.(seen, total);
+    }
+  } finally {
+    await accounts.close();
+  }
+  for await (const [key, value] of store.spaces.iterator()) {
+    const name = key.slice(0, key.indexOf('\u0000'));
+    if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
+    checksum.add(ENTRY_SPACE, spaceChecksumKey(key), value);
+  }
+  const producers = await store.read(store.meta, META_PRODUCERS);
+  if (producers === undefined) throw corrupt('no producer set');
+  checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, producers);
+  return checksum;
+}
+
+function unregisteredSpace(name: string, corrupt: (what: string) => StoreError): StoreError {
+  return corrupt(`state space '${name}' is in the database but not registered`);
+}
+
+/**
+ * The state spaces the database holds, by one seek each (not a read of their entries): a space of
+ * no registered type means the data directory belongs to another build of the node.
+ */
+async function checkSpacesRegistered(
+  core: BootCore,
+  store: ChainStore,
+  corrupt: (what: string) => StoreError,
+): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const range = after === undefined ? {} : { gt: `${after}\u0001` };
+    const [key] = await store.spaces.keys({ ...range, limit: 1 }).all();
+    if (key === undefined) return;
+    const name = key.slice(0, key.indexOf('\u0000'));
+    if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
+    after = name;
+  }
+}
+
+/**
+ * The layout before the address index kept no index on disk (every account was loaded at
+ * start-up). Migration in place: one pass over the state writes the index and checks the state
+ * against the stored checksum (a SHA-256 one of older versions is replaced); the layout mark is
+ * written last, so an interrupted migration starts again at the next open.
+ */
+async function migrateToIndexedState(
+  core: BootCore,
+  store: ChainStore,
+  corrupt: (what: string) => StoreError,
+): Promise<void> {
+  const checksum = await verifyState(core, store, corrupt, async (entries) => {
+    const batch = store.batch();
+    for (const [key, value] of entries) {
+      const account = decodeAccount(readHeightKey(key), value);
+      batch.put(account.hash160, key, { sublevel: store.addresses });
+    }
+    await store.commit(batch, false);
+  });
+  const stored = await store.read(store.meta, META_STATE_CHECKSUM);
+  if (stored === undefined) {
+    if ((await store.read(store.meta, META_LEGACY_CHECKSUM)) === undefined) {
+      throw corrupt('no state checksum');
+    }
+  } else if (!StateChecksum.fromBytes(stored)?.equals(checksum)) {
+    throw corrupt('the stored state does not match the state root of the head block');
+  }
+  const batch = store.batch();
+  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  batch.del(META_LEGACY_CHECKSUM, { sublevel: store.meta });
+  batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
+  await store.commit(batch);
+}
+
+/** Re-admits journaled operations; those on chain or now invalid are dropped from the journal. */
+async function replayJournal(core: BootCore): Promise<void> {
+  const journal = core.journal!;
+  const dropped: JournalRecord[] = [];
+  for (const { record, ops } of await journal.records()) {
+    if (ops.length === 0) dropped.push({ ...record, remaining: 1 });
+    for (const bytes of ops) {
+      try {
+        admit(core, decodeOperation(bytes, core.registry, core.hashes), record);
+      } catch {
+        dropped.push(record);
+      }
+    }
+  }
+  await journal.release(dropped);
+}

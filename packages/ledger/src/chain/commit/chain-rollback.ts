@@ -1,0 +1,244 @@
+import { ErrorCode } from '@chain/crypto';
+import { StoreError } from '../../errors';
+import type { Operation } from '../../operation/operation';
+import { encodeAccount } from '../../state/account';
+import { decodeUndo } from '../../state/block-changes';
+import type { ChainCore } from '../chain-core';
+import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
+import type { ReorganizeResult } from '../chain-types';
+import type { ImportCore } from '../import/block-import';
+import { executeImported } from '../import/block-import';
+import type { PendingEntry } from '../mempool/mempool';
+import { notifyReturned } from '../mempool/mempool-admission';
+import type { QueriesCore } from '../state/chain-queries';
+import { headOf, loadBlock } from '../state/chain-queries';
+import {
+  ENTRY_ACCOUNT,
+  ENTRY_PRODUCERS,
+  ENTRY_SPACE,
+  encodeProducerList,
+  PRODUCERS_KEY,
+  spaceChecksumKey,
+} from '../storage/state-checksum';
+import {
+  heightKey,
+  META_HEAD,
+  META_PRODUCERS,
+  META_STATE_CHECKSUM,
+  spaceKey,
+} from '../storage/store';
+import type { CommitCore } from './block-commit';
+import { adoptCommitted, commitBlock } from './block-commit';
+
+/** What rollback and reorganisation uses of the chain's core. */
+export type RollbackCore = Pick<
+  ChainCore,
+  | 'addressCache'
+  | 'blockCache'
+  | 'checksum'
+  | 'clique'
+  | 'headState'
+  | 'headWeight'
+  | 'journal'
+  | 'maxRollback'
+  | 'notifyEach'
+  | 'registry'
+  | 'reorgListeners'
+  | 'requireStore'
+  | 'root'
+  | 'tasks'
+> &
+  CommitCore &
+  ImportCore &
+  QueriesCore;
+
+/** Rollback (blocks undone from their undo data) and reorganisation (fork choice against a branch). */
+
+export function rollback(core: RollbackCore, toHeight: number): Promise<void> {
+  core.requireStore();
+  return core.tasks.run(async () => {
+    notifyReturned(core, await rollbackTo(core, toHeight));
+  });
+}
+
+export function reorganize(
+  core: RollbackCore,
+  forkHeight: number,
+  blocks: readonly Uint8Array[],
+): Promise<ReorganizeResult> {
+  core.requireStore();
+  return core.tasks.run(async () => {
+    core.requireStore();
+    const old = core.headState;
+    const oldTip = { weight: core.headWeight, hash: old.hash };
+    if (!Number.isInteger(forkHeight) || forkHeight < 0 || forkHeight >= old.height) {
+      throw invalidBlock(
+        'BAD_FORK_POINT',
+        `a branch must fork below the head (height ${old.height}), not after ${String(forkHeight)}`,
+      );
+    }
+    const ours: Uint8Array[] = [];
+    for (let h = forkHeight + 1; h <= old.height; h++) {
+      ours.push((await loadBlock(core, h)).block.bytes);
+    }
+    const returned = await rollbackTo(core, forkHeight);
+    let failure: unknown;
+    try {
+      for (const bytes of blocks) {
+        await commitBlock(core, await executeImported(core, bytes), 'imported');
+      }
+    } catch (error) {
+      failure = error;
+    }
+    const adopted =
+      failure === undefined &&
+      core.clique.prefers({ weight: core.headWeight, hash: core.headState.hash }, oldTip);
+    if (!adopted) {
+      await rollbackTo(core, forkHeight);
+      for (const bytes of ours) {
+        await commitBlock(core, await executeImported(core, bytes), 'imported');
+      }
+    }
+    notifyReturned(core, returned);
+    if (failure !== undefined) throw failure;
+    if (adopted) core.notifyEach(core.reorgListeners, old.height - forkHeight);
+    return { adopted, head: headOf(core) };
+  });
+}
+
+/**
+ * Undoes the blocks above `toHeight` in one batch (run inside a task); their operations go back to
+ * the mempool, and are returned.
+ */
+async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operation[]> {
+  const store = core.requireStore();
+  const head = core.headState;
+  if (!Number.isInteger(toHeight) || toHeight > head.height || toHeight < 0) {
+    throw invalidBlock('BAD_ROLLBACK', `cannot roll back to block ${String(toHeight)}`);
+  }
+  if (toHeight === head.height) return [];
+  if (head.height - toHeight > core.maxRollback) {
+    throw invalidBlock(
+      'ROLLBACK_TOO_DEEP',
+      `cannot roll back more than ${core.maxRollback} blocks (asked ${head.height - toHeight})`,
+    );
+  }
+  const root = core.root;
+  const batch = store.batch();
+  const checksum = core.checksum.copy();
+  const undos = [];
+  const returned: Operation[][] = [];
+  let removedWeight = 0;
+  let producersAfter: readonly number[] = root.producers();
+  for (let h = head.height; h > toHeight; h--) {
+    const loaded = await loadBlock(core, h);
+    const undoBytes = await store.read(store.undo, heightKey(h));
+    if (undoBytes === undefined) {
+      throw new StoreError(
+        ErrorCode.INVALID_DATA,
+        'CORRUPT_DATADIR',
+        `undo data of block ${h} is missing`,
+      );
+    }
+    const undo = decodeUndo(undoBytes);
+    undos.push(undo);
+    const producersBefore = undo.producers ?? producersAfter;
+    removedWeight += await core.clique.weightOf(producersBefore, h, loaded.block.header.producer);
+    producersAfter = producersBefore;
+    returned.unshift(loaded.ops);
+    batch.del(heightKey(h), { sublevel: store.blocks });
+    batch.del(loaded.block.hash, { sublevel: store.hashes });
+    batch.del(heightKey(h), { sublevel: store.undo });
+    for (const op of loaded.ops) {
+      batch.del(identityOf(op), { sublevel: store.ops });
+    }
+  }
+  // Undo newest first, tracking what each entry currently holds for the checksum.
+  const accountNow = new Map<number, Uint8Array | undefined>();
+  const spaceNow = new Map<string, Uint8Array | undefined>();
+  let producersNow: number[] | undefined;
+  for (const undo of undos) {
+    for (const a of undo.accounts) accountNow.set(a.number, a.before);
+    for (const s of undo.spaces) spaceNow.set(spaceKey(s.space, s.key), s.before);
+    if (undo.producers !== undefined) producersNow = undo.producers;
+  }
+  const removedHashes: Uint8Array[] = [];
+  let nextNumber = root.nextNumber;
+  for (const [number, before] of accountNow) {
+    const current = root.account(number);
+    checksum.replace(
+      ENTRY_ACCOUNT,
+      heightKey(number),
+      current === undefined ? undefined : encodeAccount(current),
+      before,
+    );
+    if (before === undefined) {
+      batch.del(heightKey(number), { sublevel: store.accounts });
+      // Accounts are numbered in order: those the blocks created are the last ones.
+      nextNumber = Math.min(nextNumber, number);
+      if (current !== undefined) {
+        batch.del(current.hash160, { sublevel: store.addresses });
+        removedHashes.push(current.hash160);
+      }
+    } else batch.put(heightKey(number), before, { sublevel: store.accounts });
+  }
+  for (const [key, before] of spaceNow) {
+    const split = key.indexOf('\u0000');
+    const space = core.registry.space(key.slice(0, split))!;
+    const current = root.spaceGet(space.name, key.slice(split + 1));
+    checksum.replace(
+      ENTRY_SPACE,
+      spaceChecksumKey(key),
+      current === undefined ? undefined : space.encode(current),
+      before,
+    );
+    if (before === undefined) batch.del(key, { sublevel: store.spaces });
+    else batch.put(key, before, { sublevel: store.spaces });
+  }
+  if (producersNow !== undefined) {
+    const after = encodeProducerList(producersNow);
+    checksum.replace(ENTRY_PRODUCERS, PRODUCERS_KEY, encodeProducerList(root.producers()), after);
+    batch.put(META_PRODUCERS, after, { sublevel: store.meta });
+  }
+  const target = await loadBlock(core, toHeight);
+  const newHead: HeadState = {
+    height: toHeight,
+    hash: target.block.hash,
+    timestamp: target.block.header.timestamp,
+    stateRoot: target.block.header.stateRoot,
+  };
+  const newWeight = core.headWeight - removedWeight;
+  batch.put(META_HEAD, encodeHead(newHead), { sublevel: store.meta });
+  core.clique.writeWeight(batch, store, newWeight);
+  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  // The rolled-back operations go back to the mempool; journal them so a crash keeps them.
+  const returnedOps = returned.flat();
+  const record =
+    returnedOps.length > 0
+      ? core.journal!.writeIn(
+          batch,
+          returnedOps.map((op) => op.bytes),
+        )
+      : undefined;
+  const returnedEntries: PendingEntry[] = returnedOps.map((op) => ({
+    op,
+    type: core.registry.get(op.optype, op.subtype)!,
+    key: op.digestHex,
+    identity: identityOf(op),
+    arrival: nowSeconds(),
+    signer: op.signer,
+    publicKey: new Uint8Array(0),
+    journal: record,
+  }));
+  await store.commit(batch);
+
+  // Memory follows the disk: what the caches hold of the restored entries is forgotten.
+  for (const number of accountNow.keys()) {
+    if (number >= nextNumber) core.addressCache.delete(number);
+  }
+  root.rolledBack(accountNow.keys(), removedHashes, spaceNow.keys(), nextNumber, producersNow);
+  for (let h = head.height; h > toHeight; h--) core.blockCache.delete(h);
+  core.clique.rolledBack(head.height, toHeight);
+  adoptCommitted(core, newHead, checksum, newWeight, returnedEntries);
+  return returnedOps;
+}

@@ -1,0 +1,394 @@
+import { performance } from 'node:perf_hooks';
+import { equalBytes } from '@chain/crypto';
+import { type Block, blockSigningHash, decodeBlock, operationsRoot } from '../../block/block';
+import {
+  decodeOperation,
+  OPERATION_SIGNATURE_LENGTH,
+  type Operation,
+  peekOperation,
+} from '../../operation/operation';
+import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
+import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import type { ChainCore } from '../chain-core';
+import {
+  type AheadBlock,
+  type ExecutedBlock,
+  feeSummary,
+  invalidBlock,
+  nowSeconds,
+} from '../chain-records';
+import type { CommitCore } from '../commit/block-commit';
+import { commitBlock, runBlockHooks } from '../commit/block-commit';
+import { recentSignerWindow } from '../consensus/fork-choice';
+import type { StateAccessCore } from '../state/state-access';
+import { loadForOperations } from '../state/state-access';
+import { sameKey } from './signature-cache';
+import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
+
+/** What importing a block uses of the chain's core. */
+export type ImportCore = Pick<
+  ChainCore,
+  | 'blockEnv'
+  | 'checkSignature'
+  | 'clique'
+  | 'closing'
+  | 'decodedAhead'
+  | 'genesis'
+  | 'genesisHash'
+  | 'hashes'
+  | 'headState'
+  | 'importListeners'
+  | 'importsWaiting'
+  | 'maxFutureSeconds'
+  | 'notifyEach'
+  | 'registry'
+  | 'requireStore'
+  | 'root'
+  | 'secp'
+  | 'signingHashOf'
+  | 'signingHashOfBytes'
+  | 'smallAhead'
+  | 'store'
+  | 'tasks'
+  | 'verifier'
+> &
+  StateAccessCore &
+  CommitCore;
+
+/**
+ * The import pipeline: a received block's signatures checked ahead while the blocks before it apply,
+ * then full validation against the head on a fresh layer (executeImported), then commit.
+ */
+
+/**
+ * Blocks a caller keeps in flight with importBlock (a sync, a block file import): while one
+ * applies, the signatures of those after it are checked on the verifier threads (small blocks a
+ * batch at a time: SmallAheadBatches), and the blocks applied while one write is under way go to
+ * disk together in the next (a LevelDB write takes as long as validating a few small blocks: see
+ * commitBlock). At most IMPORT_WINDOW_BYTES of them: a few large blocks are enough work ahead.
+ */
+export const IMPORT_WINDOW = 32;
+export const IMPORT_WINDOW_BYTES = 1 << 20;
+
+/** The imports a caller has in flight (see IMPORT_WINDOW), oldest first. */
+export class ImportsInFlight<T> {
+  private readonly entries: Array<{ size: number; value: T }> = [];
+  private bytes = 0;
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether the oldest must settle before a block of `size` bytes is handed over. */
+  full(size: number): boolean {
+    return (
+      this.entries.length > 0 &&
+      (this.entries.length >= IMPORT_WINDOW || this.bytes + size > IMPORT_WINDOW_BYTES)
+    );
+  }
+
+  push(size: number, value: T): void {
+    this.entries.push({ size, value });
+    this.bytes += size;
+  }
+
+  shift(): T | undefined {
+    const entry = this.entries.shift();
+    if (entry === undefined) return undefined;
+    this.bytes -= entry.size;
+    return entry.value;
+  }
+
+  /** Every import still in flight, oldest first; the window is empty after. */
+  takeAll(): T[] {
+    const values = this.entries.map((entry) => entry.value);
+    this.entries.length = 0;
+    this.bytes = 0;
+    return values;
+  }
+}
+
+export async function importBlock(core: ImportCore, bytes: Uint8Array): Promise<void> {
+  core.requireStore();
+  // A block handed over while others wait (a syncing caller keeping a few in flight) has its
+  // signatures checked on the verifier threads while the ones before it apply.
+  const ahead = core.importsWaiting > 0 ? verifyAhead(core, bytes) : undefined;
+  core.importsWaiting++;
+  try {
+    const { written } = await core.tasks.run(async () => {
+      core.requireStore();
+      // Timed from the block's turn (not the wait in the queue), only while someone listens.
+      const started = core.importListeners.size > 0 ? performance.now() : undefined;
+      await ahead?.settle();
+      const executed = await executeImported(core, bytes);
+      // With blocks queued behind it, the next one applies while this one is written.
+      const { written } = await commitBlock(core, executed, 'imported', core.importsWaiting > 1);
+      if (started !== undefined) {
+        core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
+      }
+      return { written };
+    });
+    await written;
+  } finally {
+    core.importsWaiting--;
+  }
+  // The last of a run makes the blocks written behind it durable (see isDurableCommit).
+  if (core.importsWaiting === 0 && core.closing === undefined) await core.store?.syncWrites();
+}
+
+function verifyAhead(core: ImportCore, bytes: Uint8Array): { settle(): Promise<void> } | undefined {
+  let block: Block;
+  try {
+    block = decodeBlock(bytes, core.hashes);
+  } catch {
+    // A malformed block is refused by executeImported, with the reason.
+    return undefined;
+  }
+  const ops = decodeAhead(core, block);
+  const ahead: AheadBlock = {
+    block,
+    verifiedKeys: new Array(block.operations.length),
+    ops,
+    loaded: loadForOperations(
+      core,
+      ops.filter((op) => op !== undefined),
+    ),
+  };
+  core.decodedAhead.set(bytes, ahead);
+  return verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
+    pool: core.verifier,
+    small: core.smallAhead,
+    itemOf: (operation) => aheadCheckOf(core, operation),
+  });
+}
+
+/**
+ * A block's operations decoded ahead, so that the committed entries they read load while the
+ * blocks before it apply; the import takes them as they are (one that does not decode is decoded
+ * again there, to be refused with its reason).
+ */
+function decodeAhead(core: ImportCore, block: Block): (Operation | undefined)[] {
+  return block.operations.map((bytes) => {
+    try {
+      return decodeOperation(bytes, core.registry, core.hashes, true);
+    } catch {
+      return undefined;
+    }
+  });
+}
+
+/** The check of a block's producer signature in the committed state (see verifyBlockAhead). */
+function producerCheckOf(core: ImportCore, block: Block): VerifyItem | null {
+  const publicKey = core.root.account(block.header.producer)?.publicKey;
+  if (publicKey == null) return null;
+  return {
+    signature: block.signature,
+    hash: blockSigningHash(core.genesisHash, block.headerBytes, core.hashes),
+    publicKey,
+  };
+}
+
+/** The signature check of an encoded operation in the committed state (see verifyBlockAhead). */
+function aheadCheckOf(core: ImportCore, operation: Uint8Array): VerifyItem | null {
+  const peek = peekOperation(operation, core.registry);
+  if (peek === undefined) return null;
+  let key: Uint8Array | null | undefined;
+  if (peek.type.signerKey === undefined) key = core.root.account(peek.signer)?.publicKey;
+  else {
+    try {
+      key = peek.type.signerKey(decodeOperation(operation, core.registry, core.hashes).body);
+    } catch {
+      return null;
+    }
+  }
+  if (key == null) return null;
+  return {
+    signature: operation.subarray(operation.length - OPERATION_SIGNATURE_LENGTH),
+    hash: core.signingHashOfBytes(operation),
+    publicKey: key,
+  };
+}
+
+/** Full validation of a block extending the head, applied to a fresh layer (not committed). */
+export async function executeImported(core: ImportCore, bytes: Uint8Array): Promise<ExecutedBlock> {
+  const ahead = core.decodedAhead.get(bytes);
+  // Its bytes may live on (a caller's queue, the block cache): what was found ahead must not.
+  core.decodedAhead.delete(bytes);
+  let block: Block;
+  try {
+    block = ahead?.block ?? decodeBlock(bytes, core.hashes);
+  } catch (error) {
+    throw invalidBlock('MALFORMED_BLOCK', `malformed block: ${(error as Error).message}`, error);
+  }
+  const { header } = block;
+  const head = core.headState;
+  if (header.height !== head.height + 1) {
+    throw invalidBlock(
+      'NOT_NEXT_BLOCK',
+      `block ${header.height} does not extend the head (height ${head.height})`,
+    );
+  }
+  if (!equalBytes(header.prevHash, head.hash)) {
+    throw invalidBlock('WRONG_PARENT', `block ${header.height} does not build on the head block`);
+  }
+  if (header.timestamp < head.timestamp) {
+    throw invalidBlock('TIMESTAMP_TOO_EARLY', `block timestamp is before its parent's`);
+  }
+  if (header.timestamp > nowSeconds() + core.maxFutureSeconds) {
+    throw invalidBlock('TIMESTAMP_IN_FUTURE', `block timestamp is too far in the future`);
+  }
+  const root = core.root;
+  const producer = root.account(header.producer);
+  if (
+    producer === undefined ||
+    producer.publicKey === null ||
+    !root.producers().includes(header.producer)
+  ) {
+    throw invalidBlock('NOT_A_PRODUCER', `account ${header.producer} is not a block producer`);
+  }
+  const producerCount = root.producers().length;
+  if (await core.clique.signedRecently(header.producer, header.height, producerCount)) {
+    throw invalidBlock(
+      'RECENT_SIGNER',
+      `producer account ${header.producer} signed one of the ${recentSignerWindow(producerCount)} blocks before block ${header.height}`,
+    );
+  }
+  if (
+    !sameKey(ahead?.producerKey, producer.publicKey) &&
+    !core.secp.verify(
+      block.signature,
+      blockSigningHash(core.genesisHash, block.headerBytes, core.hashes),
+      producer.publicKey,
+    )
+  ) {
+    throw invalidBlock('BAD_BLOCK_SIGNATURE', 'the producer signature does not verify');
+  }
+  // An empty block is valid (producing none is this node's policy, not a consensus rule).
+  if (block.operations.length > core.genesis.maxBlockOperations) {
+    throw invalidBlock(
+      'TOO_MANY_OPERATIONS',
+      `block holds ${block.operations.length} operations, at most ${core.genesis.maxBlockOperations}`,
+    );
+  }
+  const registry = core.registry;
+  const ops: Operation[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < block.operations.length; i++) {
+    let op: Operation;
+    try {
+      op = ahead?.ops[i] ?? decodeOperation(block.operations[i]!, registry, core.hashes, true);
+    } catch (error) {
+      throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
+    }
+    const key = op.digestHex;
+    if (seen.has(key)) throw invalidBlock('DUPLICATE_OPERATION', `operation ${i} is repeated`);
+    seen.add(key);
+    ops.push(op);
+  }
+  if (
+    !equalBytes(
+      header.opsRoot,
+      operationsRoot(
+        ops.map((op) => op.digest),
+        core.hashes,
+      ),
+    )
+  ) {
+    throw invalidBlock('BAD_OPERATIONS_ROOT', 'the operations root does not match');
+  }
+  // Loaded ahead when the block was decoded ahead (verifyAhead); else now, before the signers' keys
+  // are read.
+  await (ahead?.loaded ?? loadForOperations(core, ops));
+  const verifiedKeys = ahead?.verifiedKeys ?? new Array<Uint8Array | undefined>(ops.length);
+  await verifyBlockSignatures(core, ops, verifiedKeys);
+  const env = core.blockEnv(header.height, header.timestamp);
+  const layer = root.child();
+  const coreCheck = core.checkSignature;
+  let i = 0;
+  // Checked above, unless the key is one the block itself brings (checked now).
+  const checkSignature: SignatureCheck = (op, publicKey) =>
+    (ops[i] === op && sameKey(verifiedKeys[i], publicKey)) || coreCheck(op, publicKey);
+  for (; i < ops.length; i++) {
+    const op = ops[i]!;
+    try {
+      applyOperation(
+        layer,
+        env,
+        op,
+        registry.get(op.optype, op.subtype)!,
+        checkSignature,
+        IN_PLACE,
+      );
+    } catch (error) {
+      throw invalidBlock(
+        'INVALID_OPERATION_IN_BLOCK',
+        `operation ${i}: ${(error as Error).message}`,
+        error,
+      );
+    }
+  }
+  const { fees, zeroFee } = feeSummary(ops);
+  runBlockHooks(core, layer, env, {
+    height: header.height,
+    timestamp: header.timestamp,
+    producer: header.producer,
+    fees,
+    operations: ops.length,
+  });
+  const changes = collectChanges(layer, registry);
+  if (!equalBytes(header.stateRoot, nextStateRoot(head.stateRoot, changes, core.hashes))) {
+    throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
+  }
+  return {
+    header,
+    headerBytes: block.headerBytes,
+    signature: block.signature,
+    hash: block.hash,
+    bytes: block.bytes,
+    ops,
+    layer,
+    changes,
+    fees,
+    zeroFee,
+    verifiedKeys,
+  };
+}
+
+/**
+ * One pass over a block's signatures before anything is applied, skipping those verified before
+ * (ahead of the block, in the mempool); `verifiedKeys[i]` ends as the key operation i verified
+ * against. Keys that only appear inside this block (a new activation followed by operations of
+ * that account) are checked while applying, and so is a signature checked ahead against a key
+ * that is no longer the signer's when the operation applies (the check there compares keys).
+ */
+async function verifyBlockSignatures(
+  core: ImportCore,
+  ops: readonly Operation[],
+  verifiedKeys: (Uint8Array | undefined)[],
+): Promise<void> {
+  const items: VerifyItem[] = [];
+  const positions: number[] = [];
+  const { registry, root, sigCache } = core;
+  for (let i = 0; i < ops.length; i++) {
+    if (verifiedKeys[i] !== undefined) continue;
+    const op = ops[i]!;
+    const type = registry.get(op.optype, op.subtype)!;
+    const key = type.signerKey?.(op.body) ?? root.account(op.signer)?.publicKey ?? null;
+    if (key === null) continue;
+    if (sigCache.has(op.digestHex, key)) {
+      verifiedKeys[i] = key;
+      continue;
+    }
+    items.push({ signature: op.signature, hash: core.signingHashOf(op), publicKey: key });
+    positions.push(i);
+  }
+  if (items.length === 0) return;
+  const results = await core.verifier.verify(items);
+  for (let j = 0; j < items.length; j++) {
+    const i = positions[j]!;
+    if (!results[j]) {
+      throw invalidBlock('BAD_OPERATION_SIGNATURE', `operation ${i} has an invalid signature`);
+    }
+    verifiedKeys[i] = items[j]!.publicKey;
+  }
+}

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  COIN,
+  openTempChain,
+  payFromDev,
+  type TempChain,
+  testWallet,
+} from '../../testing/temp-chain';
+import type { ChainCore } from '../chain-core';
+import { HEAP_REFUSE_SHARE, HeapGuard } from './heap-guard';
+
+describe('HeapGuard', () => {
+  it('finds the heap short past its share of the limit, reading it at most every 50 ms', () => {
+    let used = 0;
+    let clock = 0;
+    let shrunk = 0;
+    const guard = new HeapGuard(
+      () => shrunk++,
+      () => ({ used_heap_size: used, heap_size_limit: 1000 }),
+      () => clock,
+    );
+    expect(guard.isShort()).toBe(false);
+    used = HEAP_REFUSE_SHARE * 1000 + 1;
+    clock = 10;
+    expect(guard.isShort()).toBe(false); // not read again yet
+    clock = 60;
+    expect(guard.isShort()).toBe(true);
+    expect(shrunk).toBe(1);
+    used = 100;
+    clock = 120;
+    expect(guard.isShort()).toBe(false);
+    expect(guard.shortages).toBe(1);
+  });
+});
+
+describe('admission when the heap is short', () => {
+  let temp: TempChain | undefined;
+  afterEach(async () => {
+    await temp?.cleanup();
+    temp = undefined;
+  });
+
+  it('refuses new operations with MEMPOOL_FULL, and takes them again once there is room', async () => {
+    temp = await openTempChain();
+    const core = temp.chain as unknown as ChainCore;
+    let short = true;
+    core.heapGuard.isShort = () => short;
+    await expect(payFromDev(temp.chain, testWallet('a').address, COIN)).rejects.toMatchObject({
+      reason: 'MEMPOOL_FULL',
+    });
+    short = false;
+    await expect(payFromDev(temp.chain, testWallet('a').address, COIN)).resolves.toBeDefined();
+  });
+});

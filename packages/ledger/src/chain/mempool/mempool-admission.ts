@@ -1,0 +1,453 @@
+import { ChainError, decodeAddress, ErrorCode, equalBytes, hash160 } from '@chain/crypto';
+import { LedgerError } from '../../errors';
+import {
+  decodeOperation,
+  decodeRawOperations,
+  encodeUnsignedOperation,
+  NEW_ACCOUNT,
+  OPERATION_SIGNATURE_LENGTH,
+  type Operation,
+  operationSigningHash,
+} from '../../operation/operation';
+import { applyOperation } from '../../state/apply-operation';
+import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
+import type { ChainCore } from '../chain-core';
+import { identityOf, nowSeconds } from '../chain-records';
+import type { BuildRequest, SignRequest } from '../chain-types';
+import type { VerifyItem } from '../import/verifier-pool';
+import type { PresentationCore } from '../state/chain-presentation';
+import { presentPending } from '../state/chain-presentation';
+import type { OperationObject } from '../state/presentation';
+import type { StateAccessCore } from '../state/state-access';
+import { loadForOperations } from '../state/state-access';
+import type { JournalRecord } from '../storage/journal';
+import type { PendingEntry, WaitingSignRequest, WaitingSubmission } from './mempool';
+
+/** What signing and admission uses of the chain's core. */
+export type AdmissionCore = Pick<
+  ChainCore,
+  | 'actPrice'
+  | 'checkSignature'
+  | 'genesisHash'
+  | 'hashes'
+  | 'headState'
+  | 'heapGuard'
+  | 'journal'
+  | 'maxPending'
+  | 'mempool'
+  | 'notifyPending'
+  | 'pendingEnv'
+  | 'prefix'
+  | 'publicKeyOf'
+  | 'registry'
+  | 'requireStore'
+  | 'root'
+  | 'secp'
+  | 'sigCache'
+  | 'signRequests'
+  | 'signingHashOf'
+  | 'submissions'
+  | 'typeOf'
+  | 'verifier'
+> &
+  StateAccessCore &
+  PresentationCore;
+
+/**
+ * Mempool admission: signing, validating operations against the pending state, journaling local
+ * ones, and rebuilding the pending state when the committed state moves.
+ */
+
+export function buildSignedOperation(core: AdmissionCore, request: BuildRequest): Uint8Array {
+  const subtype = request.subtype ?? 0;
+  const type = core.typeOf(request.optype, subtype);
+  const unsigned = encodeUnsignedOperation(
+    {
+      optype: request.optype,
+      subtype,
+      signer: request.signerAccount,
+      nOperation: request.nOperation,
+      fee: request.fee ?? core.actPrice,
+    },
+    type,
+    request.body,
+  );
+  const signature = core.secp.sign(
+    operationSigningHash(core.genesisHash, unsigned, core.hashes),
+    request.privateKey,
+  );
+  const bytes = new Uint8Array(unsigned.length + OPERATION_SIGNATURE_LENGTH);
+  bytes.set(unsigned, 0);
+  bytes.set(signature, unsigned.length);
+  return bytes;
+}
+
+/**
+ * Validates `op` against the pending state and adds it to the mempool, synchronously (so
+ * concurrent submitters see each other's n_operation).
+ */
+export function admit(
+  core: AdmissionCore,
+  op: Operation,
+  journal: JournalRecord | undefined,
+): PendingEntry {
+  const mempool = core.mempool;
+  if (mempool.size >= core.maxPending) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the mempool is full (${core.maxPending} pending operations); retry after the next block`,
+    );
+  }
+  // Journaled operations replayed at open were acknowledged: they are taken whatever the heap.
+  if (journal === undefined && core.heapGuard.isShort()) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the node's memory is nearly full (${mempool.size} pending operations); retry after the next block`,
+    );
+  }
+  const key = op.digestHex;
+  if (mempool.entries.has(key)) {
+    throw new LedgerError(
+      ErrorCode.DUPLICATE_OPERATION,
+      'DUPLICATE_OPERATION',
+      'this operation is already pending',
+    );
+  }
+  const type = core.typeOf(op.optype, op.subtype);
+  const applied = applyOperation(mempool.layer, core.pendingEnv(), op, type, core.checkSignature);
+  const entry: PendingEntry = {
+    op,
+    type,
+    key,
+    identity: identityOf(op),
+    arrival: nowSeconds(),
+    signer: applied.signer,
+    publicKey: applied.publicKey,
+    journal,
+  };
+  mempool.insert(entry);
+  return entry;
+}
+
+/** Admits, journals when local, and resolves once durable. */
+async function admitAndJournal(
+  core: AdmissionCore,
+  op: Operation,
+  local: boolean,
+): Promise<OperationObject> {
+  const entry = admit(core, op, undefined);
+  const result = presentPending(core, entry, core.mempool.size - 1);
+  let durable: Promise<void> | undefined;
+  if (local) {
+    const appended = core.journal!.append(op.bytes);
+    entry.journal = appended.record;
+    durable = appended.durable;
+  }
+  core.notifyPending(op.bytes, local ? 'local' : 'network');
+  if (durable !== undefined) await durable;
+  return result;
+}
+
+/**
+ * Decodes and admits an operation made elsewhere (excuteRaw, the network). Its signature is checked
+ * with the others submitted in the same event-loop turn, on the verifier threads and this one
+ * together; they are then admitted in arrival order (see admitWaiting).
+ */
+export async function submitOperation(
+  core: AdmissionCore,
+  bytes: Uint8Array,
+  options: { local?: boolean },
+): Promise<OperationObject> {
+  core.requireStore();
+  return submitDecoded(core, decodeOperation(bytes, core.registry, core.hashes), options);
+}
+
+/** Every operation of a raw blob, decoded once, submitted in order (see submitOperation). */
+export function submitRaw(
+  core: AdmissionCore,
+  blob: Uint8Array,
+  options: { local?: boolean },
+): Promise<OperationObject>[] {
+  core.requireStore();
+  return decodeRawOperations(blob, core.registry, core.hashes).map((op) =>
+    submitDecoded(core, op, options),
+  );
+}
+
+async function submitDecoded(
+  core: AdmissionCore,
+  op: Operation,
+  options: { local?: boolean },
+): Promise<OperationObject> {
+  const store = core.requireStore();
+  const queue = core.submissions;
+  const admitted = new Promise<OperationObject>((resolve, reject) => {
+    queue.waiting.push({ op, local: options.local ?? true, resolve, reject });
+  });
+  if (!queue.draining) {
+    queue.draining = true;
+    setImmediate(() => void admitWaiting(core));
+  }
+  try {
+    return await admitted;
+  } catch (error) {
+    // A replay of a mined operation fails on its n_operation; say what it really is.
+    if (
+      error instanceof ChainError &&
+      (error.code === ErrorCode.INVALID_N_OPERATION ||
+        error.reason === 'ALREADY_ACTIVE' ||
+        error.reason === 'ACCOUNT_EXISTS')
+    ) {
+      if ((await store.read(store.ops, identityOf(op))) !== undefined) {
+        throw new LedgerError(
+          ErrorCode.DUPLICATE_OPERATION,
+          'DUPLICATE_OPERATION',
+          'this operation is already on chain',
+        );
+      }
+    }
+    throw error;
+  }
+}
+
+/**
+ * Fewest signatures of a turn worth sharing with the verifier threads, and the chunk they are
+ * shared in: a turn of single-operation calls brings a few dozen.
+ */
+const SUBMISSION_BATCH = { parallelFrom: 16, chunk: 8 } as const;
+
+/**
+ * Admits the waiting submissions, a turn's worth at a time, in arrival order (an account's
+ * operations carry consecutive n_operation). Each batch's signatures are verified first, across the
+ * threads, into the signature cache, against the key the pending state gives the signer; admission
+ * then finds them there. Whatever that check missed (an unknown signer, a key that changed, a bad
+ * signature) admission checks itself, as before: the batch only saves work, it decides nothing.
+ */
+async function admitWaiting(core: AdmissionCore): Promise<void> {
+  const queue = core.submissions;
+  try {
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting;
+      queue.waiting = [];
+      await loadForOperations(
+        core,
+        batch.map((waiting) => waiting.op),
+      );
+      try {
+        await verifyBatchSignatures(core, batch);
+      } catch {
+        // Admission checks every signature the batch did not.
+      }
+      for (const waiting of batch) {
+        try {
+          core.requireStore();
+          // admitAndJournal admits synchronously, before its first await: the order holds.
+          waiting.resolve(admitAndJournal(core, waiting.op, waiting.local));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      }
+    }
+  } finally {
+    queue.draining = false;
+  }
+}
+
+/** Verifies, on the verifier threads too, the batch's signatures not in the cache yet. */
+async function verifyBatchSignatures(
+  core: AdmissionCore,
+  batch: readonly WaitingSubmission[],
+): Promise<void> {
+  const ops: Operation[] = [];
+  const keys: Uint8Array[] = [];
+  const layer = core.mempool.layer;
+  for (const { op } of batch) {
+    const type = core.registry.get(op.optype, op.subtype);
+    if (type === undefined) continue;
+    let key: Uint8Array | null | undefined;
+    try {
+      key =
+        type.signerKey !== undefined
+          ? type.signerKey(op.body)
+          : layer.account(op.signer)?.publicKey;
+    } catch {
+      continue;
+    }
+    if (key == null || core.sigCache.has(op.digestHex, key)) continue;
+    ops.push(op);
+    keys.push(key);
+  }
+  // Fewer are left to admission, on this thread: sharing them would cost more than it saves.
+  if (ops.length < SUBMISSION_BATCH.parallelFrom) return;
+  const items: VerifyItem[] = ops.map((op, i) => ({
+    signature: op.signature,
+    hash: core.signingHashOf(op),
+    publicKey: keys[i]!,
+  }));
+  const results = await core.verifier.verify(items, SUBMISSION_BATCH);
+  for (let i = 0; i < ops.length; i++) {
+    if (results[i]) core.sigCache.add(ops[i]!.digestHex, keys[i]!);
+  }
+}
+
+/**
+ * Signs and submits an operation of a key this node holds (sendTo and the like). The requests of
+ * an event-loop turn have the committed entries they read loaded together (the signers, what
+ * their types name: a receiver), then are signed and admitted one after another in arrival order,
+ * each taking its n_operation from the pending state the previous one left.
+ */
+export async function signAndSubmit(
+  core: AdmissionCore,
+  request: SignRequest,
+): Promise<OperationObject> {
+  core.requireStore();
+  const queue = core.signRequests;
+  const result = new Promise<OperationObject>((resolve, reject) => {
+    queue.waiting.push({ request, resolve, reject });
+  });
+  if (!queue.draining) {
+    queue.draining = true;
+    setImmediate(() => void signWaiting(core));
+  }
+  return result;
+}
+
+async function signWaiting(core: AdmissionCore): Promise<void> {
+  const queue = core.signRequests;
+  try {
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting;
+      queue.waiting = [];
+      await core.root.load(signRequestKeys(core, batch)).catch(() => undefined);
+      for (const waiting of batch) {
+        try {
+          // signNow admits synchronously, before its first await: the order holds.
+          waiting.resolve(signNow(core, waiting.request));
+        } catch (error) {
+          waiting.reject(error);
+        }
+      }
+    }
+  } finally {
+    queue.draining = false;
+  }
+}
+
+/** What the sign requests read of the committed state: their signers, and what their types name. */
+function signRequestKeys(core: AdmissionCore, batch: readonly WaitingSignRequest[]): StateKeys {
+  const keys = emptyStateKeys();
+  for (const { request } of batch) {
+    try {
+      keys.hashes.push(decodeAddress(request.signer, core.prefix, 'signer').hash160);
+      core.registry.get(request.optype, request.subtype ?? 0)?.stateKeys?.(request.body, keys);
+    } catch {
+      // A request this bad is refused by signNow, which says why.
+    }
+  }
+  return keys;
+}
+
+function signNow(core: AdmissionCore, request: SignRequest): Promise<OperationObject> {
+  core.requireStore();
+  const subtype = request.subtype ?? 0;
+  const type = core.typeOf(request.optype, subtype);
+  const signerHash = decodeAddress(request.signer, core.prefix, 'signer').hash160;
+  const pending = core.mempool.layer;
+  const number = pending.numberOf(signerHash);
+  const account = number === undefined ? undefined : pending.account(number);
+  let signingKey: Uint8Array;
+  try {
+    signingKey = core.publicKeyOf(request.privateKey);
+  } catch (error) {
+    throw error instanceof ChainError ? error.withParam('privateKey') : error;
+  }
+  let body = request.body;
+  if (type.signerKey !== undefined) {
+    const given = (body as { publicKey?: unknown } | undefined)?.publicKey;
+    if (!(given instanceof Uint8Array)) body = { ...(body as object), publicKey: signingKey };
+    const carried = type.signerKey(body);
+    if (carried.length !== 33 || !equalBytes(hash160(carried, core.hashes), signerHash)) {
+      throw new LedgerError(
+        ErrorCode.SIGNATURE_MISMATCH,
+        'KEY_NOT_OF_ACCOUNT',
+        `the public key is not the key of wallet ${request.signer}`,
+        { param: 'signer' },
+      );
+    }
+  } else if (account === undefined) {
+    throw new LedgerError(
+      ErrorCode.INVALID_ACCOUNT,
+      'UNKNOWN_ACCOUNT',
+      `wallet ${request.signer} is not on chain (it has never received anything)`,
+      { param: 'signer' },
+    );
+  }
+  let fee = request.fee;
+  if (fee === undefined) {
+    const zeroFeeFree = (account?.lastZeroFeeBlock ?? -1) !== core.headState.height + 1;
+    fee = type.signerKey !== undefined && zeroFeeFree ? 0n : core.actPrice;
+  }
+  const bytes = buildSignedOperation(core, {
+    optype: request.optype,
+    subtype,
+    signerAccount: account?.number ?? NEW_ACCOUNT,
+    nOperation: (account?.nOperation ?? 0) + 1,
+    privateKey: request.privateKey,
+    body,
+    fee,
+  });
+  const op = decodeOperation(bytes, core.registry, core.hashes);
+  // Signed here with the key the operation must verify against: as good as verified.
+  const expected = type.signerKey?.(op.body) ?? account?.publicKey ?? undefined;
+  if (expected !== undefined && expected !== null && equalBytes(expected, signingKey)) {
+    core.sigCache.add(op.digestHex, expected);
+  }
+  return admitAndJournal(core, op, true);
+}
+
+/**
+ * Re-admits operations (in order) on the current committed state; the invalid ones are dropped
+ * and their journal entries removed.
+ */
+export function rebuildPending(core: AdmissionCore, entries: readonly PendingEntry[]): void {
+  const env = core.pendingEnv();
+  const mempool = core.mempool;
+  const stale: JournalRecord[] = [];
+  for (const entry of entries) {
+    try {
+      if (mempool.entries.has(entry.key)) continue;
+      const applied = applyOperation(mempool.layer, env, entry.op, entry.type, core.checkSignature);
+      entry.signer = applied.signer;
+      entry.publicKey = applied.publicKey;
+      mempool.insert(entry);
+    } catch {
+      if (entry.journal !== undefined) stale.push(entry.journal);
+    }
+  }
+  if (stale.length > 0) void core.journal?.release(stale).catch(() => undefined);
+}
+
+/** Removes entries (and their journal records); `rebuild` re-applies the rest to a fresh layer. */
+export function dropEntries(
+  core: AdmissionCore,
+  entries: readonly PendingEntry[],
+  rebuild: boolean,
+): void {
+  if (entries.length === 0) return;
+  const records: JournalRecord[] = [];
+  for (const entry of entries) {
+    core.mempool.remove(entry.key);
+    if (entry.journal !== undefined) records.push(entry.journal);
+  }
+  if (rebuild) rebuildPending(core, core.mempool.drain(core.root));
+  void core.journal?.release(records).catch(() => undefined);
+}
+
+/** Tells listeners about rolled-back operations that are pending again (to be relayed). */
+export function notifyReturned(core: AdmissionCore, ops: readonly Operation[]): void {
+  for (const op of ops) {
+    if (core.mempool.entries.has(op.digestHex)) core.notifyPending(op.bytes, 'returned');
+  }
+}

@@ -1,0 +1,163 @@
+import { ErrorCode, hash160 } from '@chain/crypto';
+import {
+  type BlockHeader,
+  blockSigningHash,
+  computeBlockHash,
+  encodeBlock,
+  encodeBlockHeader,
+  operationsRoot,
+} from '../../block/block';
+import { LedgerError } from '../../errors';
+import type { Operation } from '../../operation/operation';
+import { applyOperation } from '../../state/apply-operation';
+import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import type { ChainCore } from '../chain-core';
+import { type ExecutedBlock, feeSummary, nowSeconds } from '../chain-records';
+import type { CommitCore } from '../commit/block-commit';
+import { commitBlock, runBlockHooks } from '../commit/block-commit';
+import { recentSignerWindow } from '../consensus/fork-choice';
+import type { PendingEntry } from '../mempool/mempool';
+import type { AdmissionCore } from '../mempool/mempool-admission';
+import { dropEntries } from '../mempool/mempool-admission';
+import type { BlockInfo } from '../state/presentation';
+import type { StateAccessCore } from '../state/state-access';
+import { loadForOperations } from '../state/state-access';
+
+/** What producing a block uses of the chain's core. */
+export type ProductionCore = Pick<
+  ChainCore,
+  | 'blockEnv'
+  | 'checkSignature'
+  | 'clique'
+  | 'genesis'
+  | 'genesisHash'
+  | 'hashes'
+  | 'headState'
+  | 'mempool'
+  | 'publicKeyOf'
+  | 'registry'
+  | 'requireStore'
+  | 'root'
+  | 'secp'
+  | 'tasks'
+> &
+  StateAccessCore &
+  CommitCore &
+  AdmissionCore;
+
+/** Block production: the next block made from the mempool, signed by a producer of the set. */
+
+/** The account of the producer set that this private key signs for, if any. */
+export function producerAccount(core: ProductionCore, privateKey: Uint8Array): number | undefined {
+  const number = core.root.numberOf(hash160(core.publicKeyOf(privateKey), core.hashes));
+  return number !== undefined && core.root.producers().includes(number) ? number : undefined;
+}
+
+function producerAccountOf(core: ProductionCore, producerKey: Uint8Array): number {
+  const number = producerAccount(core, producerKey);
+  if (number === undefined) {
+    throw new LedgerError(
+      ErrorCode.NOT_ALLOWED,
+      'NOT_A_PRODUCER',
+      'the producer key does not belong to an account of the producer set',
+    );
+  }
+  return number;
+}
+
+/** The operations of the first `count` pending entries, in mempool order. */
+function* firstPending(core: ProductionCore, count: number): Generator<Operation> {
+  let taken = 0;
+  for (const entry of core.mempool.entries.values()) {
+    if (taken++ >= count) return;
+    yield entry.op;
+  }
+}
+
+export function produceBlock(
+  core: ProductionCore,
+  producerKey: Uint8Array,
+  options: { maxOperations?: number; timestamp?: number },
+): Promise<BlockInfo | undefined> {
+  core.requireStore();
+  return core.tasks.run(async () => {
+    core.requireStore();
+    if (core.mempool.size === 0) return undefined;
+    const producer = producerAccountOf(core, producerKey);
+    const producerCount = core.root.producers().length;
+    if (await core.clique.signedRecently(producer, core.headState.height + 1, producerCount)) {
+      throw new LedgerError(
+        ErrorCode.NOT_ALLOWED,
+        'RECENT_SIGNER',
+        `producer account ${producer} signed one of the last ${recentSignerWindow(producerCount)} blocks`,
+      );
+    }
+    const limit = Math.max(
+      1,
+      Math.min(options.maxOperations ?? Number.POSITIVE_INFINITY, core.genesis.maxBlockOperations),
+    );
+    const height = core.headState.height + 1;
+    const timestamp = Math.max(options.timestamp ?? nowSeconds(), core.headState.timestamp);
+    await loadForOperations(core, firstPending(core, limit));
+    const env = core.blockEnv(height, timestamp);
+    const layer = core.root.child();
+    const included: PendingEntry[] = [];
+    const dropped: PendingEntry[] = [];
+    const checkSignature = core.checkSignature;
+    for (const entry of core.mempool.entries.values()) {
+      if (included.length >= limit) break;
+      try {
+        applyOperation(layer, env, entry.op, entry.type, checkSignature);
+        included.push(entry);
+      } catch {
+        dropped.push(entry);
+      }
+    }
+    if (included.length === 0) {
+      dropEntries(core, dropped, true);
+      return undefined;
+    }
+    const ops = included.map((e) => e.op);
+    const { fees, zeroFee } = feeSummary(ops);
+    runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
+    const changes = collectChanges(layer, core.registry);
+    const header: BlockHeader = {
+      height,
+      prevHash: core.headState.hash,
+      timestamp,
+      producer,
+      opsRoot: operationsRoot(
+        ops.map((op) => op.digest),
+        core.hashes,
+      ),
+      stateRoot: nextStateRoot(core.headState.stateRoot, changes, core.hashes),
+      ver: core.genesis.ver,
+      ver_a: core.genesis.ver_a,
+      payload: new Uint8Array(0),
+    };
+    const headerBytes = encodeBlockHeader(header);
+    const signature = core.secp.sign(
+      blockSigningHash(core.genesisHash, headerBytes, core.hashes),
+      producerKey,
+    );
+    const executed: ExecutedBlock = {
+      header,
+      headerBytes,
+      signature,
+      hash: computeBlockHash(headerBytes, signature, core.hashes),
+      bytes: encodeBlock(
+        headerBytes,
+        signature,
+        ops.map((op) => op.bytes),
+      ),
+      ops,
+      layer,
+      changes,
+      fees,
+      zeroFee,
+    };
+    // commitBlock rebuilds the pending state without them.
+    dropEntries(core, dropped, false);
+    return (await commitBlock(core, executed, 'produced')).info;
+  });
+}

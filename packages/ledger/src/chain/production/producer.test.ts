@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { devWallet, openTempChain, testWallet, transferTo } from '../../testing/temp-chain';
+import type { Chain } from '../chain';
+import type { BlockInfo } from '../state/presentation';
+import { createBlockProducer, inTurnKey } from './producer';
+
+const alice = testWallet('alice');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+const send = (chain: Chain, amount: bigint) =>
+  chain.signAndSubmit({
+    optype: 2,
+    signer: devWallet.address,
+    privateKey: devWallet.privateKey,
+    body: transferTo(alice.address, amount),
+  });
+
+function nextBlock(chain: Chain): Promise<BlockInfo> {
+  return new Promise((resolve) => {
+    const off = chain.onBlock((info) => {
+      off();
+      resolve(info);
+    });
+  });
+}
+
+describe('block producer', () => {
+  it('with blockTimeMs 0 produces a block as soon as operations are pending, never an empty one', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    const producer = createBlockProducer({
+      chain: t.chain,
+      blockTimeMs: 0,
+      producerKeys: () => [devWallet.privateKey],
+    });
+    producer.start();
+    cleanups.unshift(() => producer.close());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.chain.blockCount()).toBe(1);
+    const block = nextBlock(t.chain);
+    await Promise.all([send(t.chain, 1n), send(t.chain, 2n), send(t.chain, 3n)]);
+    expect(await block).toMatchObject({ block: 1, operations: 3 });
+    expect(t.chain.pendingCount()).toBe(0);
+  });
+
+  it('waits blockTimeMs between blocks and stops on close', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    const produced: Array<{ at: number; info: BlockInfo }> = [];
+    const producer = createBlockProducer({
+      chain: t.chain,
+      blockTimeMs: 300,
+      producerKeys: () => [devWallet.privateKey],
+      maxOperations: 2,
+      onBlock: (info) => produced.push({ at: Date.now(), info }),
+    });
+    producer.start();
+    expect(producer.running).toBe(true);
+    // Submitted in one tick, before the producer's first (immediate) attempt runs.
+    await Promise.all([1n, 2n, 3n, 4n, 5n].map((amount) => send(t.chain, amount)));
+    while (produced.length < 3) await new Promise((r) => setTimeout(r, 20));
+    expect(produced.map((p) => p.info.operations)).toEqual([2, 2, 1]);
+    expect(produced[1]!.at - produced[0]!.at).toBeGreaterThanOrEqual(280);
+    expect(produced[2]!.at - produced[1]!.at).toBeGreaterThanOrEqual(280);
+    await producer.close();
+    await producer.close();
+    expect(producer.running).toBe(false);
+    await send(t.chain, 9n);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(t.chain.blockCount()).toBe(4);
+    expect(t.chain.pendingCount()).toBe(1);
+  });
+
+  it('produces nothing with keys outside the producer set, and keeps running', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    const errors: unknown[] = [];
+    const producer = createBlockProducer({
+      chain: t.chain,
+      blockTimeMs: 0,
+      producerKeys: () => [alice.privateKey],
+      onError: (e) => errors.push(e),
+    });
+    producer.start();
+    cleanups.unshift(() => producer.close());
+    await send(t.chain, 1n);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.chain.blockCount()).toBe(1);
+    expect(t.chain.pendingCount()).toBe(1);
+    expect(errors).toEqual([]);
+    expect(producer.running).toBe(true);
+  });
+
+  it('picks, among the keys it holds, the one of the producer in turn', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    expect(t.chain.producers()).toEqual([0]);
+    expect(t.chain.producerAccount(devWallet.privateKey)).toBe(0);
+    expect(t.chain.producerAccount(alice.privateKey)).toBeUndefined();
+    expect(inTurnKey(t.chain, [alice.privateKey])).toBeUndefined();
+    expect(inTurnKey(t.chain, [alice.privateKey, devWallet.privateKey])).toBe(devWallet.privateKey);
+  });
+});

@@ -1,0 +1,139 @@
+import { addressFromHash160, addressFromPublicKey } from '@chain/crypto';
+import { decodeOperation, NEW_ACCOUNT, type Operation } from '../../operation/operation';
+import type { OperationType, PresentContext, StateSpace } from '../../operation/registry';
+import type { StateView } from '../../state/state-layer';
+import type { ChainCore } from '../chain-core';
+import { type LoadedBlock, nowSeconds } from '../chain-records';
+import type { PendingEntry } from '../mempool/mempool';
+import {
+  type BlockInfo,
+  type OperationObject,
+  type OperationPlacement,
+  presentBlock,
+  presentOperation,
+} from './presentation';
+
+/** What presenting operations, blocks and addresses uses of the chain's core. */
+export type PresentationCore = Pick<
+  ChainCore,
+  'actPrice' | 'addressCache' | 'hashes' | 'headState' | 'mempool' | 'prefix' | 'registry' | 'root'
+>;
+
+/**
+ * The chain's operations and blocks as the spec's result objects: where each stands (mined,
+ * pending) and the addresses of the accounts they name, on top of presentation.ts.
+ */
+
+/** Address of an account number in `state`; committed ones are cached (numbers never move). */
+export function addressOf(core: PresentationCore, number: number, state: StateView): string {
+  const cached = core.addressCache.get(number);
+  if (cached !== undefined) return cached;
+  const account = state.account(number);
+  if (account === undefined) return `#${number}`;
+  const address = addressFromHash160(core.prefix, account.hash160, core.hashes);
+  if (number < core.root.nextNumber) core.addressCache.set(number, address);
+  return address;
+}
+
+function presentContext(
+  core: PresentationCore,
+  op: Operation,
+  type: OperationType,
+  state: StateView,
+): PresentContext {
+  const carried = type.signerKey?.(op.body);
+  const signerAddress =
+    op.signer !== NEW_ACCOUNT && state.account(op.signer) !== undefined
+      ? addressOf(core, op.signer, state)
+      : carried !== undefined
+        ? addressFromPublicKey(core.prefix, carried, core.hashes)
+        : `#${op.signer}`;
+  const root = core.root;
+  return {
+    prefix: core.prefix,
+    hashes: core.hashes,
+    signerAddress,
+    addressOf: (n) => addressOf(core, n, state),
+    addressOfHash160: (h) => addressFromHash160(core.prefix, h, core.hashes),
+    get<T>(space: StateSpace<T>, key: string): T | undefined {
+      const value = root.spaceGet(space.name, key) as T | undefined;
+      return value === undefined ? undefined : space.clone(value);
+    },
+  };
+}
+
+function present(
+  core: PresentationCore,
+  op: Operation,
+  state: StateView,
+  placement: OperationPlacement,
+): OperationObject {
+  const type = core.registry.get(op.optype, op.subtype)!;
+  return presentOperation(
+    op,
+    type,
+    placement,
+    core.actPrice,
+    presentContext(core, op, type, state),
+  );
+}
+
+/** A pending operation, `index` its place in the mempool. */
+export function presentPending(
+  core: PresentationCore,
+  entry: PendingEntry,
+  index: number,
+): OperationObject {
+  const mempool = core.mempool;
+  return present(core, entry.op, mempool.layer, {
+    block: 0,
+    time: entry.arrival,
+    opblock: index,
+    maturation: null,
+    nopsp: mempool.size,
+    niopsp: mempool.zeroFeeCount,
+  });
+}
+
+/** Operation `index` of a block on the chain. */
+export function presentMined(
+  core: PresentationCore,
+  loaded: LoadedBlock,
+  op: Operation,
+  index: number,
+): OperationObject {
+  const header = loaded.block.header;
+  return present(core, op, core.root, {
+    block: header.height,
+    time: header.timestamp,
+    opblock: index,
+    maturation: core.headState.height - header.height,
+    nopsp: loaded.ops.length,
+    niopsp: loaded.zeroFee,
+  });
+}
+
+export function blockInfoOf(core: PresentationCore, loaded: LoadedBlock): BlockInfo {
+  return presentBlock({
+    header: loaded.block.header,
+    hash: loaded.block.hash,
+    size: loaded.block.bytes.length,
+    operations: loaded.ops.length,
+    zeroFeeOperations: loaded.zeroFee,
+    fees: loaded.fees,
+    producerAddress: addressOf(core, loaded.block.header.producer, core.root),
+  });
+}
+
+/** An operation not submitted, as it would stand if it were pending now. */
+export function describeOperation(core: PresentationCore, bytes: Uint8Array): OperationObject {
+  const op = decodeOperation(bytes, core.registry, core.hashes);
+  return present(core, op, core.mempool.layer, {
+    block: 0,
+    time: nowSeconds(),
+    opblock: 0,
+    maturation: null,
+    nopsp: 1,
+    niopsp: op.fee === 0n ? 1 : 0,
+  });
+}

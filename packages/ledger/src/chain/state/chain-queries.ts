@@ -1,0 +1,196 @@
+import { decodeAddress, ErrorCode, normalizeAddress } from '@chain/crypto';
+import { decodeOpHash, opHashIdentity } from '@chain/ophash';
+import { decodeBlock } from '../../block/block';
+import { LedgerError, StoreError } from '../../errors';
+import { decodeOperation } from '../../operation/operation';
+import type { StateSpace } from '../../operation/registry';
+import { lockedByTime, spendableAt } from '../../state/account';
+import type { ChainCore } from '../chain-core';
+import { feeSummary, type LoadedBlock } from '../chain-records';
+import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
+import { heightKey, readHeightKey } from '../storage/store';
+import type { PresentationCore } from './chain-presentation';
+import { addressOf, blockInfoOf, presentMined, presentPending } from './chain-presentation';
+import {
+  type BlockInfo,
+  type OperationObject,
+  presentWallet,
+  type WalletInfo,
+} from './presentation';
+
+/** What reads of blocks, operations and state uses of the chain's core. */
+export type QueriesCore = Pick<
+  ChainCore,
+  | 'blockCache'
+  | 'hashes'
+  | 'headState'
+  | 'headWeight'
+  | 'mempool'
+  | 'prefix'
+  | 'registry'
+  | 'requireStore'
+  | 'root'
+> &
+  PresentationCore;
+
+/** Reads of the committed chain and of the mempool; nothing here changes state. */
+
+export function headOf(core: QueriesCore): ChainHead {
+  const { height, hash, timestamp } = core.headState;
+  return { height, hash: hash.slice(), timestamp, weight: core.headWeight };
+}
+
+function checkHeight(core: QueriesCore, height: number): void {
+  if (!Number.isInteger(height) || height < 0 || height > core.headState.height) {
+    throw new LedgerError(
+      ErrorCode.INVALID_BLOCK,
+      'BLOCK_NOT_FOUND',
+      `block ${String(height)} does not exist (blocks 0 to ${core.headState.height})`,
+      { param: 'block' },
+    );
+  }
+}
+
+/** A block of the chain decoded, from the block cache or the store (and then cached). */
+export async function loadBlock(core: QueriesCore, height: number): Promise<LoadedBlock> {
+  const cached = core.blockCache.get(height);
+  if (cached !== undefined) return cached;
+  const store = core.requireStore();
+  const bytes = await store.read(store.blocks, heightKey(height));
+  if (bytes === undefined) {
+    throw new StoreError(ErrorCode.INVALID_DATA, 'CORRUPT_DATADIR', `block ${height} is missing`);
+  }
+  const block = decodeBlock(bytes, core.hashes);
+  const ops = block.operations.map((b) => decodeOperation(b, core.registry, core.hashes, true));
+  const loaded: LoadedBlock = { block, ops, ...feeSummary(ops) };
+  core.blockCache.set(height, loaded);
+  return loaded;
+}
+
+export async function heightOfHash(
+  core: QueriesCore,
+  hash: Uint8Array,
+): Promise<number | undefined> {
+  const store = core.requireStore();
+  const value = await store.read(store.hashes, hash);
+  return value === undefined ? undefined : readHeightKey(value);
+}
+
+export function inspectBlock(core: QueriesCore, bytes: Uint8Array): BlockPlacement {
+  const { header, hash } = decodeBlock(bytes, core.hashes);
+  return {
+    height: header.height,
+    hash,
+    prevHash: header.prevHash,
+    producer: header.producer,
+    timestamp: header.timestamp,
+  };
+}
+
+export async function blockInfo(core: QueriesCore, height: number): Promise<BlockInfo> {
+  core.requireStore();
+  checkHeight(core, height);
+  return blockInfoOf(core, await loadBlock(core, height));
+}
+
+export async function blockOperations(
+  core: QueriesCore,
+  height: number,
+): Promise<OperationObject[]> {
+  core.requireStore();
+  checkHeight(core, height);
+  const loaded = await loadBlock(core, height);
+  return loaded.ops.map((op, index) => presentMined(core, loaded, op, index));
+}
+
+export async function findOperation(core: QueriesCore, ophash: string): Promise<OperationObject[]> {
+  const store = core.requireStore();
+  const identity = opHashIdentity(decodeOpHash(ophash, 'ophash'));
+  const pending = core.mempool.byIdentity.get(identity);
+  if (pending !== undefined) {
+    let index = 0;
+    for (const entry of core.mempool.entries.values()) {
+      if (entry === pending) break;
+      index++;
+    }
+    return [presentPending(core, pending, index)];
+  }
+  const location = await store.read(store.ops, identity);
+  if (location === undefined) return [];
+  const view = new DataView(location.buffer, location.byteOffset, location.byteLength);
+  const height = view.getUint32(0, true);
+  const index = view.getUint32(4, true);
+  if (height > core.headState.height) return [];
+  const loaded = await loadBlock(core, height);
+  const op = loaded.ops[index];
+  return op === undefined ? [] : [presentMined(core, loaded, op, index)];
+}
+
+export function pendingOperations(core: QueriesCore): OperationObject[] {
+  const out: OperationObject[] = [];
+  let index = 0;
+  for (const entry of core.mempool.entries.values()) out.push(presentPending(core, entry, index++));
+  return out;
+}
+
+/** Bytes of pending operations in mempool order (at most `max`). */
+export function pendingOperationBytes(core: QueriesCore, max: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const entry of core.mempool.entries.values()) {
+    if (out.length >= max) break;
+    out.push(entry.op.bytes);
+  }
+  return out;
+}
+
+export function walletInfo(core: QueriesCore, address: string): WalletInfo {
+  const { hash160: h } = decodeAddress(address, core.prefix, 'wallet');
+  const number = core.root.numberOf(h);
+  const account = number === undefined ? undefined : core.root.account(number);
+  return presentWallet(normalizeAddress(address), account, core.headState.height);
+}
+
+export function accountByNumber(core: QueriesCore, number: number): AccountView | undefined {
+  const a = core.root.account(number);
+  if (a === undefined) return undefined;
+  const height = core.headState.height;
+  return {
+    number: a.number,
+    address: addressOf(core, a.number, core.root),
+    hash160: a.hash160.slice(),
+    publicKey: a.publicKey?.slice() ?? null,
+    active: a.publicKey !== null,
+    balance: a.balance,
+    spendable: spendableAt(a, height),
+    volumeLock: a.volumeLock,
+    volumeTimelock: lockedByTime(a, height),
+    timelocks: a.timelocks.map((t) => ({ ...t })),
+    nOperation: a.nOperation,
+    updatedActive: a.updatedActive,
+    updatedPassive: a.updatedPassive,
+    lastZeroFeeBlock: a.lastZeroFeeBlock,
+  };
+}
+
+export function accountByAddress(core: QueriesCore, address: string): AccountView | undefined {
+  const number = core.root.numberOf(decodeAddress(address, core.prefix, 'wallet').hash160);
+  return number === undefined ? undefined : accountByNumber(core, number);
+}
+
+export function stateEntry<T>(
+  core: QueriesCore,
+  space: StateSpace<T>,
+  key: string,
+  options: { pending?: boolean },
+): T | undefined {
+  if (core.registry.space(space.name) !== (space as unknown)) {
+    throw new LedgerError(
+      ErrorCode.NOT_ALLOWED,
+      'UNREGISTERED_SPACE',
+      `state space ${space.name} is not registered with the chain's registry`,
+    );
+  }
+  const state = options.pending === true ? core.mempool.layer : core.root;
+  const value = state.spaceGet(space.name, key) as T | undefined;
+  return value === undefined ? undefined : space.clone(value);
+}

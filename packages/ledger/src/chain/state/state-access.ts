@@ -1,0 +1,31 @@
+import type { Operation } from '../../operation/operation';
+import { NEW_ACCOUNT } from '../../operation/wire';
+import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
+import type { ChainCore } from '../chain-core';
+
+/** What loading ahead uses of the chain's core. */
+export type StateAccessCore = Pick<ChainCore, 'registry' | 'root'>;
+
+/**
+ * Loading ahead: before operations apply (a block imported or produced, a turn's submissions
+ * admitted), the committed entries they will read are fetched from disk in one batch, so that the
+ * apply, which is synchronous, finds them in memory rather than reading each on the spot.
+ */
+
+/** The committed entries applying `ops` reads: each signer's account, and what each type names. */
+export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operation>): StateKeys {
+  const keys = emptyStateKeys();
+  for (const op of ops) {
+    if (op.signer !== NEW_ACCOUNT) keys.accounts.push(op.signer);
+    core.registry.get(op.optype, op.subtype)?.stateKeys?.(op.body, keys);
+  }
+  return keys;
+}
+
+/**
+ * Loads what `ops` will read. It only saves work: a failed load (the database closing) is left to
+ * the apply, whose reads say what is wrong.
+ */
+export function loadForOperations(core: StateAccessCore, ops: Iterable<Operation>): Promise<void> {
+  return core.root.load(operationStateKeys(core, ops)).catch(() => undefined);
+}

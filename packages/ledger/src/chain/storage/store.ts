@@ -1,0 +1,474 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode } from '@chain/crypto';
+import { ClassicLevel } from 'classic-level';
+import { plainBytes } from '../../codec/byte-reader';
+import { StoreError } from '../../errors';
+import type { StateStore } from '../../state/committed-state';
+
+type Bytes = Uint8Array;
+type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
+
+/** A sublevel of the chain database, as a batch operation names it. */
+interface Sublevel {
+  readonly prefix: string;
+}
+
+/**
+ * A write batch on the root database that applies sublevel prefixes itself: abstract-level's
+ * generic handling of the `sublevel` option (options spread, descendant checks, re-encoding) costs
+ * more per put than LevelDB's own put, and a block writes several puts per operation. Keys are
+ * bytes (`view` sublevels) or strings (`utf8` sublevels), exactly as the sublevels store them.
+ * A batch fills LevelDB's own batch as the puts come; a joining batch (ChainStore.batch) keeps them
+ * instead, to be copied into the write of the batch it joins (ChainStore.commit).
+ */
+export class ChainBatch {
+  /** LevelDB's batch this one fills; undefined for a joining batch. */
+  readonly root: RootBatch | undefined;
+  private readonly keys: Bytes[] = [];
+  /** The value of each kept key; undefined deletes it. */
+  private readonly values: (Bytes | undefined)[] = [];
+
+  constructor(
+    private readonly store: ChainStore,
+    joining: boolean,
+  ) {
+    this.root = joining ? undefined : store.db.batch();
+  }
+
+  put(key: Bytes | string, value: Bytes, options: { sublevel: Sublevel }): this {
+    return this.putPrefixed(prefixed(options.sublevel, key), value);
+  }
+
+  /** A put whose key already starts with its sublevel's prefix (see operationIndexKey). */
+  putPrefixed(key: Bytes, value: Bytes): this {
+    if (this.root !== undefined) this.root.put(key, value);
+    else {
+      this.keys.push(key);
+      this.values.push(value);
+    }
+    return this;
+  }
+
+  del(key: Bytes | string, options: { sublevel: Sublevel }): this {
+    const prefixedKey = prefixed(options.sublevel, key);
+    if (this.root !== undefined) this.root.del(prefixedKey);
+    else {
+      this.keys.push(prefixedKey);
+      this.values.push(undefined);
+    }
+    return this;
+  }
+
+  /** Writes this batch alone, now (ordering is the caller's: see ChainStore.enqueue). */
+  write(options: { sync?: boolean } = {}): Promise<void> {
+    return this.store.writeNow([this], options.sync ?? false);
+  }
+
+  /** Adds the puts and deletes this batch kept to a LevelDB batch. */
+  copyInto(root: RootBatch): void {
+    const { keys, values } = this;
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      if (value === undefined) root.del(keys[i]!);
+      else root.put(keys[i]!, value);
+    }
+  }
+}
+
+const prefixBytes = new WeakMap<Sublevel, Buffer>();
+
+function prefixOf(sublevel: Sublevel): Buffer {
+  let prefix = prefixBytes.get(sublevel);
+  if (prefix === undefined) {
+    prefix = Buffer.from(sublevel.prefix, 'utf8');
+    prefixBytes.set(sublevel, prefix);
+  }
+  return prefix;
+}
+
+function prefixed(sublevel: Sublevel, key: Bytes | string): Bytes {
+  const prefix = prefixOf(sublevel);
+  const keyLength = typeof key === 'string' ? Buffer.byteLength(key, 'utf8') : key.length;
+  const out = Buffer.allocUnsafe(prefix.length + keyLength);
+  prefix.copy(out, 0);
+  if (typeof key === 'string') out.write(key, prefix.length, 'utf8');
+  else out.set(key, prefix.length);
+  return out;
+}
+
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+function writeU32leHex(out: Buffer, at: number, value: number): number {
+  for (let i = 0; i < 4; i++) {
+    const byte = (value >>> (8 * i)) & 0xff;
+    out[at++] = HEX_DIGITS[byte >>> 4]!;
+    out[at++] = HEX_DIGITS[byte & 0x0f]!;
+  }
+  return at;
+}
+
+/**
+ * An operation's key in the `ops` sublevel (a utf8 sublevel), prefix included: the bytes of its
+ * opHashIdentity text (`u32le hex(account) || u32le hex(n_operation) || digest hex`, all ASCII),
+ * written straight into the key a block's batch puts, without building the text first (a block
+ * writes one per operation). For `ChainBatch.putPrefixed`.
+ */
+export function operationIndexKey(
+  sublevel: Sublevel,
+  signer: number,
+  nOperation: number,
+  digestHex: string,
+): Bytes {
+  const prefix = prefixOf(sublevel);
+  const out = Buffer.allocUnsafe(prefix.length + 16 + digestHex.length);
+  prefix.copy(out, 0);
+  const at = writeU32leHex(out, writeU32leHex(out, prefix.length, signer), nOperation);
+  out.write(digestHex, at, 'latin1');
+  return out;
+}
+
+/** Big-endian u32 key, so LevelDB's byte order is numeric order. */
+export function heightKey(height: number): Uint8Array {
+  const key = new Uint8Array(4);
+  key[0] = height >>> 24;
+  key[1] = height >>> 16;
+  key[2] = height >>> 8;
+  key[3] = height;
+  return key;
+}
+
+export function readHeightKey(key: Uint8Array): number {
+  return new DataView(key.buffer, key.byteOffset, 4).getUint32(0, false);
+}
+
+export { spaceKey } from '../../state/committed-state';
+
+/** An account number in the address index: big-endian u32. */
+export function encodeAccountNumber(number: number): Uint8Array {
+  return heightKey(number);
+}
+
+export const META_GENESIS = 'genesis';
+export const META_HEAD = 'head';
+export const META_PRODUCERS = 'producers';
+/** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
+const META_SYNCED = 'synced';
+const SYNC_MARK = new Uint8Array(0);
+/**
+ * The layout of the state: absent before the address index (`addresses`: hash160 -> account number)
+ * existed, when every account was loaded at start-up and the index built in memory; then
+ * STATE_FORMAT_INDEXED. chain-boot.ts migrates the older layout in place.
+ */
+export const META_STATE_FORMAT = 'state-format';
+export const STATE_FORMAT_INDEXED = 2;
+/** The state checksum (StateChecksum) the head block left. */
+export const META_STATE_CHECKSUM = 'state-checksum';
+/** Where versions before the CRC checksum kept a SHA-256 one. */
+export const META_LEGACY_CHECKSUM = 'checksum';
+
+/** Batches committed one after another, written together (ChainStore.commit). */
+interface CommitGroup {
+  readonly batches: ChainBatch[];
+  /** Synced when any of its batches asked for it. */
+  durable: boolean;
+  written: Promise<void>;
+}
+
+/**
+ * The chain's LevelDB (`<dataDir>/chain`) and its sublevels. Every write goes through one queue so
+ * that journal group commits and block batches reach the disk in the order they were made.
+ */
+export class ChainStore implements StateStore {
+  readonly db: ClassicLevel<Bytes, Bytes>;
+  readonly meta;
+  readonly blocks;
+  readonly hashes;
+  readonly ops;
+  readonly undo;
+  readonly accounts;
+  readonly spaces;
+  readonly addresses;
+  readonly journal;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Block batches waiting for their turn in the queue: later commits join them (commit). */
+  private group: CommitGroup | undefined;
+  /** The last commit that memory is allowed to be ahead of (commit's `behind`); reads wait for it. */
+  private behind: Promise<void> | undefined;
+  /** A write since the last synced one was not synced (syncWrites). */
+  private unsynced = false;
+  /** The first write that failed: nothing is written after it. */
+  private failure: StoreError | undefined;
+  /** Told of the first failed write. */
+  onFailure: ((error: StoreError) => void) | undefined;
+
+  private constructor(readonly path: string) {
+    this.db = new ClassicLevel<Bytes, Bytes>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    this.meta = this.db.sublevel<string, Bytes>('meta', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.blocks = this.db.sublevel<Bytes, Bytes>('blocks', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.hashes = this.db.sublevel<Bytes, Bytes>('hashes', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.ops = this.db.sublevel<string, Bytes>('ops', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.undo = this.db.sublevel<Bytes, Bytes>('undo', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.accounts = this.db.sublevel<Bytes, Bytes>('accounts', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.spaces = this.db.sublevel<string, Bytes>('spaces', {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    this.addresses = this.db.sublevel<Bytes, Bytes>('addresses', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.journal = this.db.sublevel<Bytes, Bytes>('journal', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+  }
+
+  /** Opens `<dataDir>/chain`; DATADIR_IN_USE when another process (or chain) holds it. */
+  static async open(dataDir: string): Promise<ChainStore> {
+    await mkdir(dataDir, { recursive: true });
+    const store = new ChainStore(join(dataDir, 'chain'));
+    try {
+      await store.db.open();
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause;
+      if (cause?.code === 'LEVEL_LOCKED') {
+        throw new StoreError(
+          ErrorCode.NOT_ALLOWED,
+          'DATADIR_IN_USE',
+          `data directory ${dataDir} is in use by another chain-node process`,
+          { cause: error },
+        );
+      }
+      throw new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'DATADIR_UNUSABLE',
+        `cannot open the chain database in ${dataDir}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return store;
+  }
+
+  /** A value as a plain Uint8Array (LevelDB returns Buffers, whose slice() does not copy). */
+  async read<K>(
+    sublevel: { get(key: K): Promise<Uint8Array | undefined> },
+    key: K,
+  ): Promise<Uint8Array | undefined> {
+    // Memory may be ahead of the disk by the commits written behind: a reader that learnt of
+    // a block from memory finds it on disk.
+    if (this.behind !== undefined) await this.behind;
+    const value = await sublevel.get(key);
+    return value === undefined ? undefined : plainBytes(value);
+  }
+
+  /**
+   * The values of the keys from `gte` to `lte` in key order, in one pass of an iterator (a few
+   * thread-pool round trips where one read a key took one each), stopping before the value that
+   * would take them past `maxBytes` (the first always comes).
+   */
+  async readRange(
+    sublevel: {
+      values(options: { gte: Uint8Array; lte: Uint8Array }): AsyncIterable<Uint8Array>;
+    },
+    gte: Uint8Array,
+    lte: Uint8Array,
+    maxBytes: number,
+  ): Promise<Uint8Array[]> {
+    if (this.behind !== undefined) await this.behind;
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    for await (const value of sublevel.values({ gte, lte })) {
+      if (out.length > 0 && bytes + value.length > maxBytes) break;
+      out.push(plainBytes(value));
+      bytes += value.length;
+    }
+    return out;
+  }
+
+  // The committed state's reads (StateStore), straight on the root database with the sublevel's
+  // prefix: a miss during an apply reads synchronously, a load ahead reads in one batch. They see
+  // what was written; memory holds what is being written (CommittedState's unwritten entries).
+
+  readAccount(number: number): Uint8Array | undefined {
+    return this.getNow(prefixed(this.accounts, heightKey(number)));
+  }
+
+  readNumber(hash160: Uint8Array): number | undefined {
+    const value = this.getNow(prefixed(this.addresses, hash160));
+    return value === undefined ? undefined : readHeightKey(value);
+  }
+
+  readSpace(key: string): Uint8Array | undefined {
+    return this.getNow(prefixed(this.spaces, key));
+  }
+
+  async readAccounts(numbers: readonly number[]): Promise<(Uint8Array | undefined)[]> {
+    return this.getMany(numbers.map((n) => prefixed(this.accounts, heightKey(n))));
+  }
+
+  async readNumbers(hashes: readonly Uint8Array[]): Promise<(number | undefined)[]> {
+    const values = await this.getMany(hashes.map((h) => prefixed(this.addresses, h)));
+    return values.map((v) => (v === undefined ? undefined : readHeightKey(v)));
+  }
+
+  async readSpaces(keys: readonly string[]): Promise<(Uint8Array | undefined)[]> {
+    return this.getMany(keys.map((k) => prefixed(this.spaces, k)));
+  }
+
+  private getNow(key: Bytes): Uint8Array | undefined {
+    const value = this.db.getSync(key);
+    return value === undefined ? undefined : plainBytes(value);
+  }
+
+  private async getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
+    const values = await this.db.getMany(keys);
+    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
+  }
+
+  /**
+   * A batch to fill and write. A `joining` one keeps its puts until written, so that it can join
+   * the write of a batch committed before it (a block written behind); the others fill LevelDB's
+   * batch at once, holding no copy of their puts in the heap meanwhile.
+   */
+  batch(joining = false): ChainBatch {
+    return new ChainBatch(this, joining);
+  }
+
+  /** Runs `task` after every write queued before it; none runs after a failed write. */
+  enqueue<T>(task: () => Promise<T>): Promise<T> {
+    // A batch queued after this task must not join a group queued before it.
+    this.group = undefined;
+    const guarded = () => {
+      if (this.failure !== undefined) throw this.failure;
+      return task();
+    };
+    const run = this.queue.then(guarded, guarded);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Writes the batch in queue order, durably (fsync) unless `durable` is false: then it is in the
+   * operating system's cache, safe from a crash of the process, and made durable by the next
+   * durable write (LevelDB's log keeps the order: a power loss leaves a prefix of the writes).
+   * Batches committed while the writes before them are under way join into one LevelDB write
+   * (a group commit: a sync writes its blocks a few at a time). `behind` marks a commit that
+   * memory will not wait for: reads wait for it instead (read).
+   */
+  commit(batch: ChainBatch, durable = true, behind = false): Promise<void> {
+    let group = this.group;
+    // Only a joining batch joins: the first of a group may be any (its write carries the others).
+    if (group === undefined || batch.root !== undefined) {
+      const opened: CommitGroup = { batches: [], durable: false, written: Promise.resolve() };
+      opened.written = this.enqueue(() => {
+        if (this.group === opened) this.group = undefined;
+        return this.writeNow(opened.batches, opened.durable);
+      });
+      // enqueue closed the previous group; this one stays open until its turn comes.
+      this.group = group = opened;
+    }
+    group.batches.push(batch);
+    if (durable) group.durable = true;
+    const written = group.written;
+    if (behind) {
+      this.behind = written;
+      written.then(
+        () => {
+          if (this.behind === written) this.behind = undefined;
+        },
+        () => undefined,
+      );
+    }
+    return written;
+  }
+
+  /** Writes `batches` in one LevelDB write; the first failure stops every later write. */
+  async writeNow(batches: readonly ChainBatch[], sync: boolean): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    const first = batches[0]!;
+    const root = first.root ?? this.db.batch();
+    for (const batch of batches) {
+      if (batch.root !== undefined && batch !== first)
+        throw new Error('a filled batch cannot join');
+      batch.copyInto(root);
+    }
+    const point = crashSwitch === undefined ? 0 : ++writePoints;
+    if (point === crashSwitch?.at && !crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+    try {
+      await root.write({ sync });
+    } catch (error) {
+      if (this.failure !== undefined) throw this.failure;
+      this.failure = new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'STORE_FAILED',
+        `a write to the chain database failed (${(error as Error).message}): restart the node; it resumes from the last block on disk`,
+        { cause: error },
+      );
+      this.onFailure?.(this.failure);
+      throw this.failure;
+    }
+    this.unsynced = !sync;
+    if (point === crashSwitch?.at && crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+  }
+
+  /** Makes every write so far durable, if one was not synced (one synced write of a marker). */
+  async syncWrites(): Promise<void> {
+    if (!this.unsynced || this.failure !== undefined) return;
+    await this.commit(this.batch(true).put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
+  }
+
+  /** The failure that stopped the writes, if one did. */
+  get failed(): StoreError | undefined {
+    return this.failure;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.db.close();
+  }
+}
+
+// ---------------------------------------------------------------- test-only crash switch
+
+/**
+ * Crash-consistency tests (in the style of Bitcoin Core's feature_dbcrash) start a node with
+ * `LEDGER_TEST_CRASH_AT_WRITE=<k>` to have the process killed by SIGKILL at its k-th storage write
+ * point, counted from process start: every write to the chain database (blocks, several in one
+ * write when they were committed as a group, journal group commits, journal releases, rollbacks,
+ * genesis). `<k>` dies just before the write reaches LevelDB, `<k>:after` just after it is
+ * durable, before its writers hear of it. Unset (always, outside those tests) nothing is counted.
+ * The name is not `CHAIN_*`: the CLI reads those as flags.
+ */
+export const CRASH_SWITCH_ENV = 'LEDGER_TEST_CRASH_AT_WRITE';
+
+interface CrashSwitch {
+  at: number;
+  after: boolean;
+}
+
+function readCrashSwitch(value: string | undefined): CrashSwitch | undefined {
+  const match = /^([1-9]\d*)(:after)?$/.exec(value ?? '');
+  return match === null ? undefined : { at: Number(match[1]), after: match[2] !== undefined };
+}
+
+const crashSwitch = readCrashSwitch(process.env[CRASH_SWITCH_ENV]);
+let writePoints = 0;
