@@ -31,7 +31,7 @@ import {
 import { type CallLoadResult, runCallLoad } from '../call-load.js';
 import { createSenders, createSignerKeys, sleep } from '../dev-chain.js';
 import { createNodeProcess } from '../node-process.js';
-import { sampleRss } from '../rss-sampler.js';
+import { readResidentParts, sampleRss } from '../rss-sampler.js';
 import {
   copyFixture,
   DEFAULT_FIXTURE_ROOT,
@@ -183,12 +183,18 @@ export async function measureScale(
           drainTimeoutMs: Math.max(60_000, scale.sendToSec * 3_000),
         });
         sendToPeakBytes = (await sampler.stop()).maxBytes;
+        // LevelDB maps the table files it reads: file-backed pages the kernel can reclaim.
+        const parts = await readResidentParts(pid);
+        const split =
+          parts === undefined
+            ? ''
+            : ` (at its end ${mb(parts.anonBytes)} MB anonymous, ${mb(parts.fileBytes)} MB file-backed)`;
         const run = await drained.verify();
         sendToRate = endToEndRate(run);
         ctx.log(
           `  ${label}: sendTo ${run.mined} mined in ${run.blocks} blocks, ${Math.round(sendToRate)}/s ` +
             `(p99 ${run.load.p99Ms.toFixed(1)} ms, refused ${run.load.refused}, failed ${run.load.failed}); ` +
-            `peak RSS ${mb(sendToPeakBytes)} MB`,
+            `peak RSS ${mb(sendToPeakBytes)} MB${split}`,
         );
       } catch (error) {
         await sampler.stop();
