@@ -30,12 +30,12 @@ export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
 /** Every synthetic account's balance, in base units (any value: nothing sums the balances). */
 export const FIXTURE_BALANCE = 1_000_000n;
 
-/** ChainStore's sublevels and keys this module writes (packages/ledger/src/chain/store.ts). */
+/** ChainStore's sublevels and keys this module writes (packages/ledger/src/chain/storage/store.ts). */
 const SUBLEVEL_ACCOUNTS = 'accounts';
 const SUBLEVEL_ADDRESSES = 'addresses';
 const SUBLEVEL_META = 'meta';
 const META_STATE_CHECKSUM = 'state-checksum';
-/** StateChecksum's entry kind of an account (packages/ledger/src/chain/state-checksum.ts). */
+/** StateChecksum's entry kind of an account (packages/ledger/src/chain/storage/state-checksum.ts). */
 const ENTRY_ACCOUNT = 1;
 /** Accounts per write batch. */
 const WRITE_BATCH = 50_000;
