@@ -25,6 +25,7 @@ export {
   type PendingOrigin,
   type ReorganizeResult,
   type SignRequest,
+  type StateReadKeys,
 } from './chain/chain';
 export {
   blockWeight,

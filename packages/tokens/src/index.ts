@@ -39,6 +39,7 @@ export {
   type TokenHolderEntry,
   type TokenHolders,
   type TokenInfo,
+  tokenAddressEntry,
   tokenHolders,
   tokenInfo,
 } from './read';

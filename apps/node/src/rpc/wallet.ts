@@ -9,7 +9,7 @@ import {
 import type { RefreshResult } from '@chain/keystore';
 import { activationRequest, type WalletInfo } from '@chain/ledger';
 import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
-import { isTokenAddress } from '@chain/tokens';
+import { isTokenAddress, tokenAddressEntry } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
@@ -44,6 +44,24 @@ export function walletInfoWithKeyState(
       ? 'locked'
       : 'unlocked';
   return { ...info, key_state: keyState };
+}
+
+/**
+ * `read` once the wallets' accounts (and whether they are token addresses) are in memory: at once
+ * when they are, else after loading them from disk off this thread (a state larger than the cache).
+ */
+function afterLoading<T>(
+  node: NodeContext,
+  addresses: readonly string[],
+  read: () => T,
+): T | Promise<T> {
+  const loading = node.chain.loadState({
+    addresses,
+    spaces: addresses.map((address) =>
+      tokenAddressEntry(decodeAddress(address, node.chain.prefix).hash160),
+    ),
+  });
+  return loading === undefined ? read() : loading.then(read);
 }
 
 export function walletHandlers(
@@ -85,14 +103,15 @@ export function walletHandlers(
     },
 
     getWalletInfo(params) {
-      return walletInfoWithKeyState(node, wallet(node, params.wallet, 'wallet'));
+      const address = wallet(node, params.wallet, 'wallet');
+      return afterLoading(node, [address], () => walletInfoWithKeyState(node, address));
     },
 
     getKeyStoreInfo({ max }) {
-      return node.keystore
-        .list()
-        .slice(0, max)
-        .map((address) => walletInfoWithKeyState(node, address));
+      const addresses = node.keystore.list().slice(0, max);
+      return afterLoading(node, addresses, () =>
+        addresses.map((address) => walletInfoWithKeyState(node, address)),
+      );
     },
 
     getKeyStoreCount() {

@@ -1,6 +1,6 @@
 import type { Hashes, Secp256k1Backend } from '@chain/crypto';
 import type { Genesis } from '../genesis';
-import type { OperationRegistry } from '../operation/registry';
+import type { OperationRegistry, StateSpace } from '../operation/registry';
 import type { Timelock } from '../state/account';
 import type { BlockInfo, OperationObject } from './state/presentation';
 
@@ -65,6 +65,13 @@ export const DEFAULT_CHAIN_OPTIONS = {
   stateCacheMb: 64,
   maxFutureSeconds: 15,
 } as const;
+
+/** Committed entries a read is about to need (Chain.loadState). */
+export interface StateReadKeys {
+  addresses?: readonly string[];
+  accounts?: readonly number[];
+  spaces?: ReadonlyArray<readonly [StateSpace<unknown>, string]>;
+}
 
 /** An account as read from the committed state. */
 export interface AccountView {

@@ -12,6 +12,7 @@ import type {
   PendingOrigin,
   ReorganizeResult,
   SignRequest,
+  StateReadKeys,
 } from './chain-types';
 import { closeChain, openChain } from './commit/chain-boot';
 import { reorganize, rollback } from './commit/chain-rollback';
@@ -39,6 +40,7 @@ import {
   walletInfo,
 } from './state/chain-queries';
 import type { BlockInfo, OperationObject, WalletInfo } from './state/presentation';
+import { loadForRead } from './state/state-access';
 
 export {
   type AccountView,
@@ -52,6 +54,7 @@ export {
   type PendingOrigin,
   type ReorganizeResult,
   type SignRequest,
+  type StateReadKeys,
 } from './chain-types';
 
 export interface Chain {
@@ -82,6 +85,12 @@ export interface Chain {
   pendingOperations(): OperationObject[];
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
+  /**
+   * Loads from disk the committed entries a read is about to need (the accounts of addresses, state
+   * entries), on LevelDB's threads, so that the read that follows finds them in memory; undefined
+   * when they all are already. Invalid addresses are skipped (the read refuses them).
+   */
+  loadState(keys: StateReadKeys): Promise<void> | undefined;
   /**
    * A number that changes whenever the committed state (head block, accounts, spaces) does: reads of
    * committed state may be cached until it moves.
@@ -232,6 +241,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   pendingOperationBytes(max = Number.POSITIVE_INFINITY): Uint8Array[] {
     return pendingOperationBytes(this, max);
+  }
+
+  loadState(keys: StateReadKeys): Promise<void> | undefined {
+    return loadForRead(this, keys);
   }
 
   walletInfo(address: string): WalletInfo {

@@ -355,6 +355,26 @@ export class CommittedState implements StateView {
     this.spaces.shrink();
   }
 
+  /**
+   * Loads the entries of `keys` that are not in memory; undefined when all are (the caller then
+   * reads at once, without a turn of the event loop).
+   */
+  loadMissing(keys: StateKeys): Promise<void> | undefined {
+    if (this.store === undefined) return undefined;
+    const missing =
+      keys.accounts.some(
+        (n) => n >= 0 && n < this.nextNumber && this.accountCached(n) === undefined,
+      ) ||
+      keys.spaces.some(([space, key]) => this.spaceCached(spaceKey(space, key)) === undefined) ||
+      keys.hashes.some((hash) => {
+        const number = this.numberCached(numberKey(hash));
+        return (
+          number === undefined || (number !== ABSENT && this.accountCached(number) === undefined)
+        );
+      });
+    return missing ? this.load(keys) : undefined;
+  }
+
   stats(): StateCacheStats {
     return {
       accounts: this.accounts.size,

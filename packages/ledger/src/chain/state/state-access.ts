@@ -1,7 +1,9 @@
+import { decodeAddress } from '@chain/crypto';
 import type { Operation } from '../../operation/operation';
 import { NEW_ACCOUNT } from '../../operation/wire';
 import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
 import type { ChainCore } from '../chain-core';
+import type { StateReadKeys } from '../chain-types';
 
 /** What loading ahead uses of the chain's core. */
 export type StateAccessCore = Pick<ChainCore, 'registry' | 'root'>;
@@ -20,6 +22,24 @@ export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operatio
     core.registry.get(op.optype, op.subtype)?.stateKeys?.(op.body, keys);
   }
   return keys;
+}
+
+/** Loads what a read will need (Chain.loadState); undefined when it is all in memory. */
+export function loadForRead(
+  core: StateAccessCore & Pick<ChainCore, 'prefix'>,
+  request: StateReadKeys,
+): Promise<void> | undefined {
+  const keys = emptyStateKeys();
+  for (const address of request.addresses ?? []) {
+    try {
+      keys.hashes.push(decodeAddress(address, core.prefix).hash160);
+    } catch {
+      // The read that follows refuses it, saying why.
+    }
+  }
+  keys.accounts.push(...(request.accounts ?? []));
+  for (const [space, key] of request.spaces ?? []) keys.spaces.push([space.name, key]);
+  return core.root.loadMissing(keys)?.catch(() => undefined);
 }
 
 /**
