@@ -54,6 +54,12 @@ export interface RssSummary {
   maxBytes: number;
   lastBytes: number;
   samples: number;
+  /**
+   * The largest anonymous part of a sample (the process's own memory: heaps, buffers), without
+   * file-backed pages such as LevelDB's memory-mapped table files, which the kernel reclaims; 0
+   * where /proc does not tell (not Linux).
+   */
+  maxAnonBytes: number;
 }
 
 export interface RssSampler {
@@ -67,16 +73,19 @@ export interface RssSampler {
 /** Starts sampling `pid` every `intervalMs` (one sample at once). */
 export function sampleRss(pid: number, intervalMs: number): RssSampler {
   let maxBytes = 0;
+  let maxAnonBytes = 0;
   let lastBytes = 0;
   let samples = 0;
   let inFlight: Promise<void> = Promise.resolve();
   const take = () => {
     inFlight = inFlight.then(async () => {
-      const rss = await readRss(pid);
+      const parts = await readResidentParts(pid);
+      const rss = parts?.rssBytes ?? (await readRss(pid));
       if (rss === undefined) return;
       samples++;
       lastBytes = rss;
       if (rss > maxBytes) maxBytes = rss;
+      if (parts !== undefined && parts.anonBytes > maxAnonBytes) maxAnonBytes = parts.anonBytes;
     });
   };
   take();
@@ -92,7 +101,7 @@ export function sampleRss(pid: number, intervalMs: number): RssSampler {
       clearInterval(timer);
       take();
       await inFlight;
-      return { maxBytes, lastBytes, samples };
+      return { maxBytes, lastBytes, samples, maxAnonBytes };
     },
   };
 }

@@ -110,6 +110,30 @@ describe('the committed state on disk', () => {
   });
 });
 
+describe('loading for a read (Chain.loadState)', () => {
+  it('loads what is on disk only, and says when all of it is in memory', async () => {
+    const temp = await openTempChain();
+    try {
+      const receiver = testWallet('loaded').address;
+      await payFromDev(temp.chain, receiver, COIN);
+      await mine(temp.chain);
+      await temp.chain.close();
+      const reopened = await openTempChain({ dataDir: temp.dir });
+      try {
+        const loading = reopened.chain.loadState({ addresses: [receiver, 'not an address'] });
+        expect(loading).toBeInstanceOf(Promise);
+        await loading;
+        expect(reopened.chain.loadState({ addresses: [receiver] })).toBeUndefined();
+        expect(reopened.chain.walletInfo(receiver).balance).toBe(String(COIN));
+      } finally {
+        await reopened.cleanup();
+      }
+    } finally {
+      await temp.cleanup();
+    }
+  });
+});
+
 describe('loading ahead', () => {
   /** A store whose batched reads wait until released, over a map of account encodings. */
   function slowStore(accounts: Map<number, Uint8Array>) {

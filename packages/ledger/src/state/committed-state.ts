@@ -141,6 +141,8 @@ export class CommittedState implements StateView {
   private readonly spaces: GenerationCache<string, unknown>;
   /** Newest last; dropped in order as their writes finish. */
   private unwritten: Unwritten[] = [];
+  /** The reads' keys gathered during this event-loop turn, loaded together after it. */
+  private turnLoad: { keys: StateKeys; done: Promise<void> } | undefined;
   /** One per load under way: what commits changed meanwhile (load). */
   private readonly loads = new Set<ChangeLog>();
   readonly budgetBytes: number;
@@ -303,17 +305,19 @@ export class CommittedState implements StateView {
     this.loads.add(log);
     try {
       const accounts = new Set(keys.accounts);
-      const hashes: Uint8Array[] = [];
+      const hashes = new Map<string, Uint8Array>();
       for (const hash of keys.hashes) {
-        const known = this.numberCached(numberKey(hash));
-        if (known === undefined) hashes.push(hash);
+        const key = numberKey(hash);
+        const known = this.numberCached(key);
+        if (known === undefined) hashes.set(key, hash);
         else if (typeof known === 'number') accounts.add(known);
       }
-      if (hashes.length > 0) {
-        const numbers = await store.readNumbers(hashes);
+      if (hashes.size > 0) {
+        const numbers = await store.readNumbers([...hashes.values()]);
         if (log.all) return;
-        for (let i = 0; i < hashes.length; i++) {
-          const key = numberKey(hashes[i]!);
+        const hashKeys = [...hashes.keys()];
+        for (let i = 0; i < hashKeys.length; i++) {
+          const key = hashKeys[i]!;
           const number = numbers[i];
           if (!log.numbers.has(key)) this.numbers.set(key, number ?? ABSENT);
           if (number !== undefined) accounts.add(number);
@@ -322,9 +326,9 @@ export class CommittedState implements StateView {
       const missingAccounts = [...accounts].filter(
         (n) => n >= 0 && n < this.nextNumber && this.accountCached(n) === undefined,
       );
-      const missingSpaces = keys.spaces
-        .map(([space, key]) => spaceKey(space, key))
-        .filter((key) => this.spaceCached(key) === undefined);
+      const missingSpaces = [
+        ...new Set(keys.spaces.map(([space, key]) => spaceKey(space, key))),
+      ].filter((key) => this.spaceCached(key) === undefined);
       const [accountBytes, spaceBytes] = await Promise.all([
         missingAccounts.length > 0 ? store.readAccounts(missingAccounts) : [],
         missingSpaces.length > 0 ? store.readSpaces(missingSpaces) : [],
@@ -372,7 +376,31 @@ export class CommittedState implements StateView {
           number === undefined || (number !== ABSENT && this.accountCached(number) === undefined)
         );
       });
-    return missing ? this.load(keys) : undefined;
+    return missing ? this.loadWithOthers(keys) : undefined;
+  }
+
+  /**
+   * Loads `keys` together with the other reads' keys of this event-loop turn: many concurrent
+   * reads (RPC calls) cost one batched read of the database, not one each. Never rejects: what it
+   * could not load is read when needed.
+   */
+  private loadWithOthers(keys: StateKeys): Promise<void> {
+    let turn = this.turnLoad;
+    if (turn === undefined) {
+      const gathered: StateKeys = emptyStateKeys();
+      const started = new Promise<void>((resolve) => {
+        setImmediate(() => {
+          this.turnLoad = undefined;
+          this.load(gathered).then(resolve, () => resolve());
+        });
+      });
+      turn = { keys: gathered, done: started };
+      this.turnLoad = turn;
+    }
+    turn.keys.accounts.push(...keys.accounts);
+    turn.keys.hashes.push(...keys.hashes);
+    turn.keys.spaces.push(...keys.spaces);
+    return turn.done;
   }
 
   stats(): StateCacheStats {

