@@ -98,7 +98,16 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     // A bad participation parameter fails the start, not every block later.
     tiersParams(genesis);
     const isDev = genesis.network === 'dev';
-    chain = createChain({ dataDir: options.datadir, genesis, registry: createNodeRegistry() });
+    chain = createChain({
+      dataDir: options.datadir,
+      genesis,
+      registry: createNodeRegistry(),
+      // A listener's failure costs no other listener its call: logged and counted here.
+      onListenerError: (err, listener) => {
+        chainLog.error({ err, listener }, 'a chain listener failed (the others ran)');
+        metrics?.listenerFailed(listener);
+      },
+    });
     await chain.open();
     const prefix = chain.prefix;
     keystore = createKeyStore({
@@ -138,7 +147,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
-    pushHub = createPushHub(chain, log);
+    pushHub = createPushHub(chain, log, { onError: () => metrics?.listenerFailed('push') });
     const context: NodeContext = {
       chain,
       push: pushHub,

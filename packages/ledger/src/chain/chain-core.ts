@@ -20,6 +20,7 @@ import {
   type BlockOrigin,
   type ChainOptions,
   DEFAULT_CHAIN_OPTIONS,
+  type ListenerKind,
   type PendingOrigin,
 } from './chain-types';
 import { CliqueState } from './clique-state';
@@ -82,6 +83,8 @@ export class ChainCore {
   readonly reorgListeners = new Set<(depth: number) => void>();
   /** Told once when a write to the chain database failed (onStoreFailure). */
   readonly storeFailureListeners = new Set<(error: Error) => void>();
+  /** ChainOptions.onListenerError: told of each listener's failure (notify*). */
+  readonly onListenerError: ((error: unknown, listener: ListenerKind) => void) | undefined;
   readonly addressCache = new Map<number, string>();
   readonly blockCache: BlockCache;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
@@ -103,6 +106,7 @@ export class ChainCore {
     this.maxPending = options.maxPending ?? DEFAULT_CHAIN_OPTIONS.maxPending;
     this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
     this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
+    this.onListenerError = options.onListenerError;
     this.sigCache = new SignatureCache(
       options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
       options.signatureCacheDepth ?? DEFAULT_CHAIN_OPTIONS.signatureCacheDepth,
@@ -228,8 +232,13 @@ export class ChainCore {
     for (const listener of this.pendingListeners) {
       try {
         listener(bytes, origin);
-      } catch {
+      } catch (error) {
         // A listener's failure is its own; the operation is pending regardless.
+        try {
+          this.onListenerError?.(error, 'pending');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }
@@ -239,8 +248,13 @@ export class ChainCore {
     for (const listener of listeners) {
       try {
         listener(value);
-      } catch {
+      } catch (error) {
         // Observers (metrics) must not fail the chain's work.
+        try {
+          this.onListenerError?.(error, 'observer');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }
@@ -254,8 +268,13 @@ export class ChainCore {
     for (const listener of this.blockListeners) {
       try {
         listener(info, origin, operations, optypes);
-      } catch {
-        // Listeners must not undo a committed block.
+      } catch (error) {
+        // Listeners must not undo a committed block; the next listener runs all the same.
+        try {
+          this.onListenerError?.(error, 'block');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }
