@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activate, devWallet, mined, type OperationObject, waitFor } from './harness/chain';
 import { metricsUrl, sample, scrape } from './harness/metrics';
-import { call, type NodeProcess, startNode } from './harness/node-process';
+import { CHAIN_NODE_BIN, call, type NodeProcess, startNode } from './harness/node-process';
 import { openPushSocket, type PushSocket } from './harness/push-socket';
 
 // Issue 29, item 1, through the real binary: push survives blocks holding every operation type
@@ -224,6 +225,42 @@ describe('push across every operation type', () => {
     await waitFor('the live operation', async () =>
       s.notifications(topId).some((op) => op.ophash === next.ophash),
     );
+  });
+
+  it("the issue's reproduction: `chain-node watch walletOperations W --from 0` prints it all", async () => {
+    // W is a wallet that never signed a createToken: the filter reads every createToken's fields.
+    const expected = (await minedBetween(1, last)).filter((op) => touches(op, w.m1!));
+    const watch = spawn(
+      process.execPath,
+      [
+        CHAIN_NODE_BIN,
+        'watch',
+        'walletOperations',
+        w.m1!,
+        '--from',
+        '0',
+        '--json',
+        '--rpc-url',
+        node.url,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    watch.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    try {
+      await waitFor('every operation of the wallet', async () =>
+        out.trim().split('\n').length >= expected.length ? true : undefined,
+      );
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as OperationObject);
+      expect(lines.map((op) => op.ophash)).toEqual(expected.map((op) => op.ophash));
+    } finally {
+      watch.kill('SIGINT');
+    }
   });
 
   it('no listener failed: chain_listener_errors_total stays 0 for every kind', async () => {
