@@ -106,6 +106,11 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       stateCacheMb: options.stateCacheMb,
       verifyStateAtOpen: options.verifyState,
       onStateScanProgress: stateScanLogger(chainLog),
+      // A listener's failure costs no other listener its call: logged and counted here.
+      onListenerError: (err, listener) => {
+        chainLog.error({ err, listener }, 'a chain listener failed (the others ran)');
+        metrics?.listenerFailed(listener);
+      },
     });
     await chain.open();
     const prefix = chain.prefix;
@@ -146,7 +151,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
-    pushHub = createPushHub(chain, log);
+    pushHub = createPushHub(chain, log, { onError: () => metrics?.listenerFailed('push') });
     const context: NodeContext = {
       chain,
       push: pushHub,

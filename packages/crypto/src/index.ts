@@ -59,6 +59,7 @@ export {
   messageHash,
   type SignedMessage,
   signMessage,
+  unpairedSurrogateIndex,
   verifyMessage,
 } from './message';
 export {

@@ -90,6 +90,28 @@ describe('signMessage / verifyMessage', () => {
     );
   });
 
+  it('refuses text with an unpaired surrogate, naming message / data.msg: true means this exact text', () => {
+    for (const msg of ['\ud800', 'a\udfff', '\ud801b', '\ude00\ud83d']) {
+      expect(() => signMessage(msg, KEY, 'CH'), JSON.stringify(msg)).toThrow(
+        expect.objectContaining({
+          code: 1016,
+          param: 'message',
+          message: expect.stringContaining('unpaired UTF-16 surrogate'),
+        }),
+      );
+    }
+    // A signature of the replacement character is no signature of any lone surrogate.
+    const signed = signMessage('\ufffd', KEY, 'CH');
+    expect(verifyMessage(signed, 'CH')).toBe(true);
+    for (const msg of ['\ud800', '\udfff', '\ud801']) {
+      expect(() => verifyMessage({ ...signed, msg }, 'CH')).toThrow(
+        expect.objectContaining({ code: 1016, param: 'data.msg' }),
+      );
+    }
+    // A pair is one character and signs as such.
+    expect(verifyMessage(signMessage('\ud83d\ude00', KEY, 'CH'), 'CH')).toBe(true);
+  });
+
   it('accepts either hex case in wallet, enc and sig, and a string version', () => {
     const signed = signMessage('case', KEY, 'CH');
     expect(

@@ -29,7 +29,39 @@ export function messageHash(msg: string): Uint8Array {
   return sha256(sha256(concatBytes(utf8ToBytes(MESSAGE_PREFIX), compactSize(body.length), body)));
 }
 
-export function signMessage(msg: string, privateKey: Uint8Array, prefix: string): SignedMessage {
+/** An unpaired UTF-16 surrogate: UTF-8 cannot hold it (it would be signed as U+FFFD). */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Where `text` holds an unpaired UTF-16 surrogate, or -1 when it is well-formed Unicode. Such text
+ * has no UTF-8 form: encoding it replaces the surrogate with U+FFFD, so a signature of it would
+ * also be one of every other text that differs only there.
+ */
+export function unpairedSurrogateIndex(text: string): number {
+  return UNPAIRED_SURROGATE.exec(text)?.index ?? -1;
+}
+
+function notWellFormed(param: string, index: number): CryptoError {
+  return new CryptoError(
+    ErrorCode.INVALID_DATA,
+    'INVALID_SIGNED_MESSAGE',
+    `'${param}' must be well-formed Unicode text: it holds an unpaired UTF-16 surrogate at index ${index}, which cannot be signed as written`,
+    { param },
+  );
+}
+
+/**
+ * Signs `msg` exactly as given: text with an unpaired surrogate is refused (naming `param`), so a
+ * signature always means "this exact text was signed".
+ */
+export function signMessage(
+  msg: string,
+  privateKey: Uint8Array,
+  prefix: string,
+  param = 'message',
+): SignedMessage {
+  const unpaired = unpairedSurrogateIndex(msg);
+  if (unpaired >= 0) throw notWellFormed(param, unpaired);
   const publicKey = getPublicKey(privateKey);
   return {
     wallet: addressFromPublicKey(prefix, publicKey),
@@ -87,6 +119,8 @@ export function decodeSignedMessage(
     `${param}.wallet`,
   );
   if (typeof msg !== 'string') fail('msg', 'must be a string');
+  const unpaired = unpairedSurrogateIndex(msg as string);
+  if (unpaired >= 0) throw notWellFormed(`${param}.msg`, unpaired);
   if (typeof enc !== 'string') fail('enc', 'must be a string (an encoded public key)');
   const publicKey = decodePublicKey(enc as string, `${param}.enc`);
   if (typeof sig !== 'string' || !isHex(sig) || sig.length !== SIGNATURE_HEX_LENGTH) {

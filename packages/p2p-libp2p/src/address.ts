@@ -75,17 +75,45 @@ export function addressOfMultiaddr(ma: Multiaddr): PeerAddress | undefined {
 }
 
 /**
- * An IP with its host part hidden, as the spec's node lists show them: the last two IPv4 octets
- * (`127.0.*.*`), or all but the first three IPv6 groups.
+ * An IP with its host part hidden, as the spec's node lists show them: an IPv4 address keeps its
+ * first two octets (`127.0.*.*`); an IPv6 address keeps its first three groups, in canonical form
+ * (lowercase, no leading zeros, `::` expanded), and shows one `*` per hidden group
+ * (`2001:db8:0:*:*:*:*:*`); an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) is masked as the IPv4
+ * address it is. A masked address is never a valid address itself (it has a `*`), so it cannot be
+ * read as another host's.
  */
 export function maskIp(ip: string): string {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.');
-    return `${a}.${b}.*.*`;
-  }
+  if (isIP(ip) === 4) return maskIpv4(ip.split('.').map(Number));
   if (isIP(ip) === 6) {
-    const groups = ip.split(':').filter((g) => g.length > 0);
-    return `${groups.slice(0, 3).join(':')}:*`;
+    const groups = ipv6Groups(ip);
+    if (groups === undefined) return '*';
+    const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+    if (mapped)
+      return maskIpv4([groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff]);
+    return [...groups.slice(0, 3).map((g) => g.toString(16)), '*', '*', '*', '*', '*'].join(':');
   }
   return '*';
+}
+
+function maskIpv4(octets: readonly number[]): string {
+  return `${octets[0]}.${octets[1]}.*.*`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (`::`, an embedded IPv4 tail and a zone handled). */
+function ipv6Groups(ip: string): number[] | undefined {
+  let text = ip.split('%')[0]!.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail !== null) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  const parse = (part: string) =>
+    part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16));
+  const head = parse(halves[0]!);
+  const rest = halves.length > 1 ? parse(halves[1]!) : [];
+  const zeros = 8 - head.length - rest.length;
+  if (halves.length > 2 || zeros < 0 || (halves.length === 1 && zeros !== 0)) return undefined;
+  const groups = [...head, ...Array<number>(zeros).fill(0), ...rest];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }

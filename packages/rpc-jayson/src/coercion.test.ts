@@ -27,12 +27,15 @@ describe('param coercion, per type', () => {
         ['5', 5],
         ['-3', -3],
         ['007', 7],
-        ['-0', 0],
         [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-        [new JsonNumberText('-0'), 0],
         [new JsonNumberText('9007199254740991'), Number.MAX_SAFE_INTEGER],
       ],
       [
+        // No number param takes a sign on zero: -0 is refused, as a string or a JSON number.
+        '-0',
+        '-00',
+        -0,
+        new JsonNumberText('-0'),
         1.5,
         '1.5',
         'abc',
@@ -78,14 +81,20 @@ describe('param coercion, per type', () => {
       [
         ['x', 'x'],
         ['', ''],
+        ['\ud83d\ude00', '\ud83d\ude00'],
       ],
-      [5, true, null, {}, []],
+      // An unpaired surrogate has no UTF-8 form: refused wherever it is.
+      [5, true, null, {}, [], '\ud800', '\udfff', 'a\ud801b', '\ude00\ud83d'],
     ],
     [
-      'string with maxLength',
+      'string with maxLength (in characters: code points)',
       compileParam('s', p.string({ maxLength: 3 })),
-      [['abc', 'abc']],
-      ['abcd'],
+      [
+        ['abc', 'abc'],
+        ['\u{1F600}\u{1F601}\u{1F602}', '\u{1F600}\u{1F601}\u{1F602}'],
+        ['e\u0301\u{1F600}', 'e\u0301\u{1F600}'],
+      ],
+      ['abcd', '\u{1F600}\u{1F601}\u{1F602}\u{1F603}'],
     ],
     [
       'string with minLength',
@@ -116,6 +125,9 @@ describe('param coercion, per type', () => {
         1e-7,
         -1,
         '-1',
+        -0,
+        '-0',
+        new JsonNumberText('-0'),
         '.5',
         '1.',
         '',

@@ -7,6 +7,12 @@
  * A JSON number is taken exactly as written: it arrives as a JS number only when that number gives
  * back its text, else as a JsonNumberText (exact-json.ts). Amounts and integers read that text as
  * they read the same digits in a string, so nothing is ever rounded.
+ *
+ * The edges, one rule each for every method (docs/rpc.md, "Params"):
+ * - no number param takes a sign: `-0` (a string or a JSON number) is refused like `-1`, by every
+ *   integer param as by every amount;
+ * - a string is well-formed Unicode (an unpaired UTF-16 surrogate has no UTF-8 form and is
+ *   refused), and its length limits count characters: Unicode code points, so an emoji is one.
  */
 import type { AnyParam, MethodSpec, ParamBounds } from '@chain/spec';
 import { didYouMeanHint } from './did-you-mean.js';
@@ -18,6 +24,9 @@ const AMOUNT_STRING = /^\d+(\.\d+)?$/;
 const HEX_STRING = /^(0x)?[0-9a-fA-F]*$/;
 const WALLET_STRING = /^[A-Za-z]{2}[0-9a-fA-F]{46}$/;
 const MAX_ECHO_LENGTH = 40;
+/** `-0`, `-00`, ... as a string or a JSON number's text. */
+const NEGATIVE_ZERO = /^-0+$/;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 type Coerce = (value: unknown) => unknown;
 
@@ -63,6 +72,13 @@ function integerCoercer(name: string, secret: boolean, bounds: ParamBounds): Coe
   const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
   const bounded = bounds.min !== undefined || bounds.max !== undefined;
   return (value) => {
+    if (
+      Object.is(value, -0) ||
+      (typeof value === 'string' && NEGATIVE_ZERO.test(value)) ||
+      (value instanceof JsonNumberText && NEGATIVE_ZERO.test(value.text))
+    ) {
+      return refuse(name, secret, 'must be an integer without a sign (write 0, not -0)', value);
+    }
     let n: number;
     if (typeof value === 'number' && Number.isInteger(value)) n = value;
     else if (typeof value === 'string' && INTEGER_STRING.test(value)) n = Number(value);
@@ -73,7 +89,7 @@ function integerCoercer(name: string, secret: boolean, bounds: ParamBounds): Coe
     if (bounded && (n < min || n > max)) {
       return refuse(name, secret, `must be ${rangeText(bounds)}`, value);
     }
-    return n === 0 ? 0 : n; // -0 becomes 0
+    return n;
   };
 }
 
@@ -90,16 +106,34 @@ function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coer
   const maxLength = bounds.maxLength ?? Number.POSITIVE_INFINITY;
   return (value) => {
     if (typeof value !== 'string') return refuse(name, secret, 'must be a string', value);
-    if (value.length < minLength) {
+    const unpaired = UNPAIRED_SURROGATE.exec(value);
+    if (unpaired !== null) {
+      // The value itself is not echoed: JSON would carry the lone surrogate back.
+      throw new InvalidParamsError(
+        `parameter '${name}' must be well-formed Unicode text: it holds an unpaired UTF-16 surrogate at index ${unpaired.index}`,
+        name,
+      );
+    }
+    // UTF-16 units are at least the code points and at most twice them: count only when it matters.
+    const length =
+      value.length < minLength || value.length > maxLength ? codePoints(value) : value.length;
+    if (length < minLength) {
       const why =
         minLength === 1 ? 'must not be empty' : `must be at least ${minLength} characters`;
       return refuse(name, secret, why, value);
     }
-    if (value.length > maxLength) {
+    if (length > maxLength) {
       return refuse(name, secret, `must be at most ${maxLength} characters`, value);
     }
     return value;
   };
+}
+
+/** Unicode code points of a well-formed string (a surrogate pair is one). */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }
 
 /**
@@ -111,7 +145,12 @@ function amountCoercer(name: string, secret: boolean): Coerce {
     let text: string;
     if (typeof value === 'string') text = value;
     else if (value instanceof JsonNumberText) text = value.text;
-    else if (typeof value === 'number' && Number.isFinite(value) && value >= 0)
+    else if (
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value >= 0 &&
+      !Object.is(value, -0)
+    )
       text = String(value);
     else return refuse(name, secret, 'must be a non-negative decimal amount', value);
     if (!AMOUNT_STRING.test(text)) {

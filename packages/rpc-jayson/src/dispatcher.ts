@@ -230,8 +230,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (request.jsonrpc !== '2.0') return invalidRequest(id, "jsonrpc must be exactly '2.0'");
     if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
     let params: unknown = request.params;
+    // One rule for every method, with params or without (JSON-RPC 2.0: a structured value or
+    // nothing): `null` is refused like any other non-structured value.
     if (params !== undefined && !isPlainObject(params) && !Array.isArray(params)) {
-      return invalidRequest(id, 'params must be an object or an array');
+      return invalidRequest(
+        id,
+        `params must be an object or an array, or left out${params === null ? ' (not null)' : ''}`,
+      );
     }
 
     if (method === undefined) {
@@ -243,6 +248,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           'METHOD_NOT_FOUND',
           `method '${echoName(name)}' not found${didYouMeanHint(name, methodNames)}`,
         ),
+      );
+    }
+
+    // The spec types the nested reply's inner id (getNodePart) as an integer: one that cannot be
+    // (a non-numeric string, a fraction, null, beyond 2^53) is refused, never echoed as another type.
+    if (method.spec.nestedResult && !notification && typeof nestedId(id) !== 'number') {
+      return invalidRequest(
+        id,
+        `${name} nests the request id in its result as an integer: its id must be a safe integer, got ${id === null ? 'null' : JSON.stringify(echoName(id))}`,
       );
     }
 

@@ -133,7 +133,7 @@ function methodResultSchema(spec: MethodSpec, schemas: Record<string, JsonSchema
   return {
     type: 'object',
     required: ['result', 'id', 'jsonrpc'],
-    properties: { result: schema, id: {}, jsonrpc: { const: '2.0' } },
+    properties: { result: schema, id: { type: 'integer' }, jsonrpc: { const: '2.0' } },
   };
 }
 

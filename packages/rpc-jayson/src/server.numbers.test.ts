@@ -66,13 +66,19 @@ describe('request ids', () => {
     expect((reply.json as Reply[]).map((entry) => entry.id)).toEqual(['7', '7', '7', '7', '-3']);
   });
 
-  it('keep the nested id of getNodePart an integer only when it is a safe one', async () => {
+  it('keep the nested id of getNodePart the integer the spec types it, else refuse the call', async () => {
     const t = await echoServer();
     const params = `{"wallet":"${WALLET}"}`;
-    const big = await rawCall(t, 'getNodePart', params, '12345678901234567890');
-    expect(big.result).toMatchObject({ id: '12345678901234567890' });
     const small = await rawCall(t, 'getNodePart', params, '12');
     expect(small.result).toMatchObject({ id: 12 });
+    expect((await rawCall(t, 'getNodePart', params, '"12"')).result).toMatchObject({ id: 12 });
+    expect((await rawCall(t, 'getNodePart', params, '-3')).result).toMatchObject({ id: -3 });
+    for (const id of ['12345678901234567890', '7.5', '"abc"', 'null', '"12345678901234567890"']) {
+      const reply = await rawCall(t, 'getNodePart', params, id);
+      expect(reply.result, id).toBeUndefined();
+      expect(reply.error, id).toMatchObject({ code: -32600, data: { reason: 'INVALID_REQUEST' } });
+      expect(reply.error!.message, id).toMatch(/getNodePart nests the request id .* safe integer/);
+    }
   });
 });
 
@@ -135,7 +141,11 @@ describe('integers given as JSON numbers', () => {
     expect((await rawCall(t, 'getBlockInfo', '{"block":9007199254740991}')).result).toEqual({
       block: 9007199254740991,
     });
-    expect((await rawCall(t, 'getBlockInfo', '{"block":-0}')).error).toBeUndefined();
+    // -0 has a sign: refused like -1, naming the param (docs/rpc.md, "Params").
+    expect((await rawCall(t, 'getBlockInfo', '{"block":-0}')).error).toMatchObject({
+      code: -32602,
+      data: { param: 'block' },
+    });
   });
 
   it.each([

@@ -29,7 +29,11 @@ export const operationMethods = defineMethods({
     params: {
       senderAccount: p.integer({ min: 0, max: U32_MAX }),
       senderWallet: p.wallet(),
-      senderNOperation: p.integer({ min: 0, max: U32_MAX }),
+      /**
+       * The sender's current n_operation; the operation gets the next one, so the last u32 has none
+       * after it (the bound names this param and the value sent, not the n_operation + 1 built).
+       */
+      senderNOperation: p.integer({ min: 0, max: U32_MAX - 1 }),
       passphrase: p.string().secret(),
       receiverAccount: p.integer({ min: 0, max: U32_MAX }),
       amount: p.amount(),

@@ -171,11 +171,12 @@ export interface NodePart {
 
 /**
  * The nested reply of getNodePart: the outer `result` holds `{result, id, jsonrpc}`. `id` is the
- * request id, as an integer when it is numeric.
+ * request id as the integer the spec types it (a request whose id is not a safe integer is refused
+ * with -32600).
  */
 export interface NestedResult<T> {
   result: T;
-  id: number | string | null;
+  id: number;
   jsonrpc: '2.0';
 }
 

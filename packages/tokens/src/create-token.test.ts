@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { addressFromHash160 } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
-import { COIN, devWallet, fundAndActivate, mine } from '@chain/ledger/testing';
+import { COIN, devWallet, fundAndActivate, mine, payFromDev } from '@chain/ledger/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTokenAmount, parseTotalAmount } from './amounts';
 import { MAX_TOKEN_NAME_LENGTH, MAX_TOKEN_SUMMARY_LENGTH, MAX_TOKEN_SYMBOL_LENGTH } from './limits';
@@ -118,6 +118,8 @@ describe('createToken', () => {
     ['name', { name: 'n'.repeat(MAX_TOKEN_NAME_LENGTH + 1) }, 'NAME_TOO_LONG'],
     ['symbol', { symbol: '' }, 'SYMBOL_EMPTY'],
     ['symbol', { symbol: 'S'.repeat(MAX_TOKEN_SYMBOL_LENGTH + 1) }, 'SYMBOL_TOO_LONG'],
+    // Characters are code points: 17 emoji are 17 characters (34 UTF-16 units).
+    ['symbol', { symbol: '\u{1F600}'.repeat(MAX_TOKEN_SYMBOL_LENGTH + 1) }, 'SYMBOL_TOO_LONG'],
     ['summary', { summary: '' }, 'SUMMARY_EMPTY'],
     ['summary', { summary: 's'.repeat(MAX_TOKEN_SUMMARY_LENGTH + 1) }, 'SUMMARY_TOO_LONG'],
     ['decimal', { decimal: 19 }, 'DECIMAL_OUT_OF_RANGE'],
@@ -134,6 +136,29 @@ describe('createToken', () => {
       summary: 's'.repeat(MAX_TOKEN_SUMMARY_LENGTH),
     });
     expect(op.optype).toBe(6);
+  });
+
+  it('counts characters as code points: a symbol of 16 emoji fits', async () => {
+    const symbol = '\u{1F600}'.repeat(MAX_TOKEN_SYMBOL_LENGTH);
+    const op = await createToken(chain, issuer, { symbol, name: '\u{1F680}'.repeat(64) });
+    await mine(chain);
+    expect(tokenInfo(chain, op.token as string).symbol).toBe(`'${symbol}'`);
+  });
+
+  it('refuses a token whose address holds coins sent before it existed, naming the balance', async () => {
+    const account = chain.accountByAddress(issuer.address)!;
+    const address = expectedTokenAddress(account.number, account.nOperation + 1);
+    await payFromDev(chain, address, 3n);
+    await mine(chain);
+    const holder = chain.accountByAddress(address)!;
+    const refusal = createToken(chain, issuer, { symbol: 'EARLY' });
+    await expect(refusal).rejects.toMatchObject(rule('TOKEN_ADDRESS_HOLDS_COINS', 'wallet'));
+    await expect(refusal).rejects.toThrow(
+      `the token's address ${address} (account ${holder.number}) already holds a balance of 3 base units`,
+    );
+    // Nothing moved: the coins are where they were and no token exists there.
+    expect(chain.accountByAddress(address)!.balance).toBe(3n);
+    expect(chain.accountByAddress(issuer.address)!.nOperation).toBe(account.nOperation);
   });
 
   it('needs an active signer with the fee in native coin', async () => {

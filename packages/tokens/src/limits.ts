@@ -1,7 +1,8 @@
 /**
  * Limits of token metadata, enforced by the operations (a consensus rule: every node refuses an
  * operation beyond them) and, with the same numbers, by the RPC catalogue at the edge. Lengths are
- * counted in UTF-16 code units, as JavaScript's `String.length` and the catalogue's `maxLength` do.
+ * counted in characters, Unicode code points, as the catalogue's `maxLength` is (issue 29: an emoji
+ * is one character, not the two UTF-16 code units of JavaScript's `String.length`).
  */
 export const MAX_TOKEN_NAME_LENGTH = 64;
 export const MAX_TOKEN_SYMBOL_LENGTH = 16;

@@ -17,19 +17,28 @@ export function checkDecimal(decimal: number, param = 'decimal'): void {
   }
 }
 
+/** Characters of a text as the limits count them: Unicode code points (an emoji is one). */
+export function textLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /**
- * A name, symbol or summary: not blank (`<FIELD>_EMPTY`) and at most `maxLength` UTF-16 code units
- * (`<FIELD>_TOO_LONG`).
+ * A name, symbol or summary: not blank (`<FIELD>_EMPTY`) and at most `maxLength` characters,
+ * counted in Unicode code points (`<FIELD>_TOO_LONG`).
  */
 function checkText(text: string, field: 'name' | 'symbol' | 'summary', maxLength: number): void {
   const upper = field.toUpperCase();
   if (text.trim().length === 0) {
     throw tokenRule(`${upper}_EMPTY`, `the token ${field} must not be empty`, field);
   }
-  if (text.length > maxLength) {
+  // UTF-16 units are never fewer than code points: count them only past the limit.
+  const length = text.length > maxLength ? textLength(text) : text.length;
+  if (length > maxLength) {
     throw tokenRule(
       `${upper}_TOO_LONG`,
-      `the token ${field} is ${text.length} characters long, at most ${maxLength} allowed`,
+      `the token ${field} is ${length} characters long, at most ${maxLength} allowed`,
       field,
     );
   }

@@ -35,14 +35,16 @@ beforeAll(async () => {
   creator = await newFundedWallet(node, '10');
   await activate(node, payer);
   await activate(node, creator);
-  // The token's address is known before it exists (creator account, next n_operation).
+  // The token's address is known before it exists (creator account, next n_operation). A
+  // transfer of 0 gives it an account without coins (a token may still be made there, nothing
+  // would be stranded: see 'createToken refuses an address holding coins' below).
   const creatorInfo = await info(creator);
   token = tokenAddress('CH', creatorInfo.account, creatorInfo.n_operation + 1);
   const early = await call<OperationObject>(node.url, 'sendTo', {
     sender: payer,
     passphrase: 'pw',
     receiver: token,
-    amount: '1',
+    amount: '0',
   });
   await mined(node, early.ophash);
   tokenAccount = (await info(token)).account;
@@ -125,5 +127,54 @@ describe('native coins to a token address', () => {
 
   it('getWalletInfo says it is a token address', async () => {
     expect(await info(token)).toMatchObject({ wallet: token, state: 'token address' });
+  });
+
+  it('createToken refuses an address holding coins, naming its balance', async () => {
+    const other = await newFundedWallet(node, '10');
+    await activate(node, other);
+    const before = await info(other);
+    const future = tokenAddress('CH', before.account, before.n_operation + 1);
+    const early = await call<OperationObject>(node.url, 'sendTo', {
+      sender: payer,
+      passphrase: 'pw',
+      receiver: future,
+      amount: '0.000000000000000123',
+    });
+    await mined(node, early.ophash);
+    const create = {
+      wallet: other,
+      passphrase: 'pw',
+      function: false,
+      name: 'Late',
+      symbol: 'LATE',
+      summary: 'its address holds coins',
+      totalAmount: '100',
+      decimal: 0,
+    };
+    const reply = await rpc(node.url, 'createToken', create);
+    expect(reply.error).toMatchObject({
+      code: 1040,
+      data: { reason: 'TOKEN_ADDRESS_HOLDS_COINS', param: 'wallet' },
+    });
+    expect(reply.error!.message).toContain(`${future} (account ${(await info(future)).account})`);
+    expect(reply.error!.message).toContain('a balance of 123 base units');
+    expect((await info(future)).balance).toBe('123');
+    // Another operation of the wallet first: its next createToken gets another address.
+    await mined(
+      node,
+      (
+        await call<OperationObject>(node.url, 'sendTo', {
+          ...{ sender: other, passphrase: 'pw' },
+          receiver: payer,
+          amount: '1',
+        })
+      ).ophash,
+    );
+    const created = await call<OperationObject & { token: string }>(
+      node.url,
+      'createToken',
+      create,
+    );
+    expect(created.token).not.toBe(future);
   });
 });

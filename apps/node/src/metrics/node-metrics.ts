@@ -22,6 +22,11 @@ export interface MetricSources {
   rpc: RpcServer;
 }
 
+/** What a failed listener was (chain_listener_errors_total's `listener` label). */
+export type FailedListener = 'block' | 'pending' | 'observer' | 'push';
+
+const FAILED_LISTENERS: readonly FailedListener[] = ['block', 'pending', 'observer', 'push'];
+
 export class NodeMetrics {
   readonly registry = new Registry();
   /** The RPC server's `durationBucketsSeconds`: chain_rpc_request_duration_seconds' buckets. */
@@ -29,10 +34,26 @@ export class NodeMetrics {
   /** libp2p's own metrics: a fresh registry per libp2p host (nodeStop/nodeStart make a new one). */
   private libp2pRegistry: Registry | undefined;
   private readonly unsubscribes: Array<() => void> = [];
+  /** Made at once: listeners may fail before watch() (the chain's are set when it is created). */
+  private readonly listenerErrors: Counter<'listener'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     dropMisnamedTotals(this.registry);
+    this.listenerErrors = new Counter({
+      name: 'chain_listener_errors_total',
+      help:
+        'Errors thrown by a listener of the chain (block, pending, observer) or by one push ' +
+        'subscription (push); the other listeners ran regardless',
+      labelNames: ['listener'],
+      registers: [this.registry],
+    });
+    for (const listener of FAILED_LISTENERS) this.listenerErrors.inc({ listener }, 0);
+  }
+
+  /** Counts one listener's failure (logged by the caller). */
+  listenerFailed(listener: FailedListener): void {
+    this.listenerErrors.inc({ listener });
   }
 
   /** The libp2p metrics component for @chain/p2p-libp2p's `libp2pMetrics` option. */

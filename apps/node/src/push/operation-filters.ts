@@ -1,18 +1,29 @@
 /**
  * Which mined operations a walletOperations / tokenTransfers subscription hears, judged on the
  * operation object as getBlockOperations returns it (addresses in canonical form: the prefix, then
- * lowercase hex).
+ * lowercase hex). Some types leave standard fields out (createToken has no `senders`, `receivers`
+ * nor `amount`: SPEC, "Variants"), so every field but `signer_account`, `optype` and `optxt` may be
+ * absent.
  */
 import type { OperationObject } from '@chain/ledger';
 import { CREATE_TOKEN_OPTYPE, TOKEN_OPTYPE } from '@chain/tokens';
+
+interface Party {
+  account?: unknown;
+}
 
 /** The wallet signed it, sends in it or receives in it. */
 export function touchesWallet(operation: OperationObject, wallet: string): boolean {
   return (
     operation.signer_account === wallet ||
-    operation.senders.some((sender) => sender.account === wallet) ||
-    operation.receivers.some((receiver) => receiver.account === wallet)
+    names(operation.senders, wallet) ||
+    names(operation.receivers, wallet)
   );
+}
+
+/** One of the parties (a sender or receiver list, when the operation has it) is the wallet. */
+function names(parties: readonly Party[] | undefined, wallet: string): boolean {
+  return Array.isArray(parties) && parties.some((party) => party.account === wallet);
 }
 
 /**
@@ -24,5 +35,7 @@ export function touchesWallet(operation: OperationObject, wallet: string): boole
 export function touchesToken(operation: OperationObject, token: string): boolean {
   if (operation.optype !== TOKEN_OPTYPE && operation.optype !== CREATE_TOKEN_OPTYPE) return false;
   const named = (operation as { token?: unknown }).token;
-  return named === token || operation.optxt.includes(token);
+  return (
+    named === token || (typeof operation.optxt === 'string' && operation.optxt.includes(token))
+  );
 }

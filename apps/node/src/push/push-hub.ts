@@ -10,6 +10,9 @@
  *   rollback took the old one off), the operations of the blocks taken off again with
  *   `removed: true` first;
  * - `fromBlock`: history from that height, then live, with nothing missed or sent twice at the seam.
+ * A subscription that fails (a bug in its filter, say) is its own: the failure is reported to
+ * `onError` (the node logs and counts it), every other subscription is still served; a replay that
+ * fails ends its subscription, so a client is never left waiting on a replay that stopped.
  */
 import type { BlockInfo, Chain, OperationObject } from '@chain/ledger';
 import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
@@ -50,12 +53,29 @@ export interface PushHub {
 /** Heights of sent operations kept per subscription: as deep as the chain can roll back. */
 const DEFAULT_REORG_DEPTH = 64;
 
-export function createPushHub(
-  chain: Chain,
-  log: Logger,
-  reorgDepth: number = DEFAULT_REORG_DEPTH,
-): PushHub {
+/** Told of each failure of one subscription (the hub has logged it already). */
+export type PushErrorListener = (error: unknown) => void;
+
+export interface PushHubOptions {
+  /** Heights of sent operations kept per subscription (default: 64). */
+  reorgDepth?: number;
+  /** Told of each subscription's failure, after the hub logged it (the node counts them). */
+  onError?: PushErrorListener;
+}
+
+export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions = {}): PushHub {
+  const reorgDepth = options.reorgDepth ?? DEFAULT_REORG_DEPTH;
   const listeners = new Set<Listener>();
+
+  /** Logs and reports one subscription's failure; the others are served regardless. */
+  function failed(listener: Listener, err: unknown, what: string): void {
+    log.error({ err, subscription: listener.push.id, event: listener.event }, what);
+    try {
+      options.onError?.(err);
+    } catch {
+      // Counting must not stop the other subscriptions.
+    }
+  }
 
   function ofEvent(event: PushEvent): Listener[] {
     const out: Listener[] = [];
@@ -84,20 +104,24 @@ export function createPushHub(
   function onBlock(info: BlockInfo, operations: () => OperationObject[]): void {
     let mined: OperationObject[] | undefined;
     for (const listener of listeners) {
-      if (listener.replayNext !== undefined) {
-        // A block below the replay's next height replaces one it read: read again from there.
-        if (info.block < listener.replayNext) {
-          if (listener.matches !== undefined) sendRemoved(listener, info.block);
-          listener.replayNext = info.block;
+      try {
+        if (listener.replayNext !== undefined) {
+          // A block below the replay's next height replaces one it read: read again from there.
+          if (info.block < listener.replayNext) {
+            if (listener.matches !== undefined) sendRemoved(listener, info.block);
+            listener.replayNext = info.block;
+          }
+          continue;
         }
-        continue;
-      }
-      if (listener.event === 'newBlocks') {
-        listener.push.send(info);
-      } else if (listener.matches !== undefined) {
-        sendRemoved(listener, info.block);
-        mined ??= operations();
-        sendMined(listener, info.block, mined);
+        if (listener.event === 'newBlocks') {
+          listener.push.send(info);
+        } else if (listener.matches !== undefined) {
+          sendRemoved(listener, info.block);
+          mined ??= operations();
+          sendMined(listener, info.block, mined);
+        }
+      } catch (err) {
+        failed(listener, err, `push: block ${info.block} could not be sent to a subscription`);
       }
     }
   }
@@ -106,7 +130,13 @@ export function createPushHub(
     const interested = ofEvent('pendingOperations');
     if (interested.length === 0) return;
     const operation = chain.describeOperation(bytes);
-    for (const listener of interested) listener.push.send(operation);
+    for (const listener of interested) {
+      try {
+        listener.push.send(operation);
+      } catch (err) {
+        failed(listener, err, 'push: a pending operation could not be sent to a subscription');
+      }
+    }
   }
 
   /**
@@ -162,7 +192,8 @@ export function createPushHub(
       listeners.add(listener);
       if (listener.replayNext !== undefined) {
         replay(listener).catch((err: unknown) => {
-          log.error({ err, subscription: push.id }, 'push replay failed');
+          failed(listener, err, 'push replay failed: the subscription is ended');
+          channel.close(push.id);
         });
       }
       return push.id;

@@ -94,8 +94,18 @@ export function wallet(node: NodeContext, address: string, param: string): strin
 }
 
 /**
+ * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the field names
+ * are the spec's (dumpPrivateKey answers `priv`, activeWallet takes `private`).
+ */
+export const ACTIVATE_FIRST_HINT =
+  'activate it first: dumpPrivateKey {wallet, passphrase} answers its key as `priv`; pass that ' +
+  "to activeWallet {wallet, private} (the names `priv` and `private` are the spec's); the " +
+  'wallet is active once that operation is in a block';
+
+/**
  * signAndSubmit, with the ledger's errors about the signer (`signer`, `privateKey`) attributed to
- * the request parameter that named the signer: a caller wants to hear about its own params.
+ * the request parameter that named the signer: a caller wants to hear about its own params. An
+ * inactive signer's error says what to do about it.
  */
 export async function submitSigned(
   node: NodeContext,
@@ -106,6 +116,11 @@ export async function submitSigned(
     return await node.chain.signAndSubmit(request);
   } catch (error) {
     if (error instanceof ChainError && (error.param === 'signer' || error.param === 'privateKey')) {
+      if (error.reason === 'INACTIVE_ACCOUNT') {
+        throw new ChainError(error.code, error.reason, `${error.message}: ${ACTIVATE_FIRST_HINT}`, {
+          param: signerParam,
+        });
+      }
       error.withParam(signerParam);
     }
     throw error;

@@ -1,13 +1,15 @@
 import {
+  ChainError,
   decodeAddress,
   decodePrivateKey,
+  ErrorCode,
   encodePrivateKey,
   getPublicKey,
   signMessage,
   verifyMessage,
 } from '@chain/crypto';
 import type { RefreshResult } from '@chain/keystore';
-import { activationRequest, type WalletInfo } from '@chain/ledger';
+import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
 import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
 import { isTokenAddress, tokenAddressEntry } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
@@ -23,6 +25,20 @@ import {
 } from './keys';
 
 export type KeyState = 'unlocked' | 'locked' | 'not in key store';
+
+/** ACTIVATION_PENDING when an activation of the wallet waits in the mempool, else undefined. */
+function pendingActivationOf(node: NodeContext, address: string): ChainError | undefined {
+  const pending = node.chain
+    .pendingOperations()
+    .find((op) => op.optype === ACTIVATION_OPTYPE && op.signer_account === address);
+  if (pending === undefined) return undefined;
+  return new ChainError(
+    ErrorCode.INVALID_OPERATION,
+    'ACTIVATION_PENDING',
+    `wallet ${address} has an activation pending (ophash ${pending.ophash}): it is active once that operation is in a block; nothing more to do`,
+    { param: 'wallet' },
+  );
+}
 
 /** The spec's wallet info object, plus `key_state`: the key store's view of the wallet (DESIGN §2). */
 export function walletInfoWithKeyState(
@@ -89,16 +105,22 @@ export function walletHandlers(
     async activeWallet(params) {
       const address = wallet(node, params.wallet, 'wallet');
       const privateKey = keyForWallet(node, params.private, 'private', address, 'wallet');
-      await usingKey(privateKey, () =>
-        submitSigned(
-          node,
-          activationRequest(
-            { signer: address, privateKey },
-            { publicKey: getPublicKey(privateKey) },
+      try {
+        await usingKey(privateKey, () =>
+          submitSigned(
+            node,
+            activationRequest(
+              { signer: address, privateKey },
+              { publicKey: getPublicKey(privateKey) },
+            ),
+            'wallet',
           ),
-          'wallet',
-        ),
-      );
+        );
+      } catch (error) {
+        // A second activation behind a pending one fails on whatever the pending state says
+        // first (no coins for a fee, already active): say what it is, naming the wallet.
+        throw pendingActivationOf(node, address) ?? error;
+      }
       return { wallet: address };
     },
 

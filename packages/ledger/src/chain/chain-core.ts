@@ -21,6 +21,7 @@ import {
   type BlockOrigin,
   type ChainOptions,
   DEFAULT_CHAIN_OPTIONS,
+  type ListenerKind,
   type PendingOrigin,
 } from './chain-types';
 import { CliqueState } from './consensus/clique-state';
@@ -92,6 +93,8 @@ export class ChainCore {
   readonly reorgListeners = new Set<(depth: number) => void>();
   /** Told once when a write to the chain database failed (onStoreFailure). */
   readonly storeFailureListeners = new Set<(error: Error) => void>();
+  /** ChainOptions.onListenerError: told of each listener's failure (notify*). */
+  readonly onListenerError: ((error: unknown, listener: ListenerKind) => void) | undefined;
   /** Addresses of committed accounts by number (numbers never move; bounded). */
   readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
@@ -121,6 +124,7 @@ export class ChainCore {
     this.root = this.committedState(undefined);
     this.mempool = new Mempool(this.root);
     this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
+    this.onListenerError = options.onListenerError;
     this.sigCache = new SignatureCache(
       options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
       options.signatureCacheDepth ?? DEFAULT_CHAIN_OPTIONS.signatureCacheDepth,
@@ -256,8 +260,13 @@ export class ChainCore {
     for (const listener of this.pendingListeners) {
       try {
         listener(bytes, origin);
-      } catch {
+      } catch (error) {
         // A listener's failure is its own; the operation is pending regardless.
+        try {
+          this.onListenerError?.(error, 'pending');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }
@@ -267,8 +276,13 @@ export class ChainCore {
     for (const listener of listeners) {
       try {
         listener(value);
-      } catch {
+      } catch (error) {
         // Observers (metrics) must not fail the chain's work.
+        try {
+          this.onListenerError?.(error, 'observer');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }
@@ -282,8 +296,13 @@ export class ChainCore {
     for (const listener of this.blockListeners) {
       try {
         listener(info, origin, operations, optypes);
-      } catch {
-        // Listeners must not undo a committed block.
+      } catch (error) {
+        // Listeners must not undo a committed block; the next listener runs all the same.
+        try {
+          this.onListenerError?.(error, 'block');
+        } catch {
+          // Reporting must not fail the chain's work either.
+        }
       }
     }
   }

@@ -54,7 +54,15 @@ export interface ChainOptions {
    * at most 3; used with the default libsecp256k1 backend only; 0 = none).
    */
   verifyThreads?: number;
+  /**
+   * Told of each error a listener (onBlock, onPending, the observers) threw: the chain goes on
+   * regardless, this only lets the node log and count it. An error it throws itself is dropped.
+   */
+  onListenerError?: (error: unknown, listener: ListenerKind) => void;
 }
+
+/** Which kind of chain listener failed (ChainOptions.onListenerError). */
+export type ListenerKind = 'block' | 'pending' | 'observer';
 
 export const DEFAULT_CHAIN_OPTIONS = {
   maxPending: 200_000,

@@ -43,7 +43,23 @@ export const createTokenOperation: OperationType<CreateTokenBody> = {
     if (body.supply > MAX_TOKEN_SUPPLY) {
       throw tokenRule('SUPPLY_TOO_LARGE', 'the total amount is too large', 'totalAmount');
     }
-    const key = tokenKey(tokenHash(ctx.signer, op.nOperation, ctx.hashes));
+    const hash = tokenHash(ctx.signer, op.nOperation, ctx.hashes);
+    const key = tokenKey(hash);
+    // Coins sent to the address before the token existed (it is computable in advance) would be
+    // stranded for good under the token, whose address has no key: refuse, naming the balance.
+    const holder = ctx.accountByHash160(hash);
+    if (holder !== undefined && holder.balance > 0n) {
+      const address = addressFromHash160(ctx.prefix, hash, ctx.hashes);
+      throw tokenRule(
+        'TOKEN_ADDRESS_HOLDS_COINS',
+        `the token's address ${address} (account ${holder.number}) already holds a balance of ` +
+          `${holder.balance} base units of native coin, sent there before the token existed (no ` +
+          'key belongs to a token address: nobody can move them, and a token there would hide ' +
+          'them for good); any other operation of this wallet first moves the address its next ' +
+          'createToken gets',
+        'wallet',
+      );
+    }
     if (ctx.get(tokenSpace, key) !== undefined) {
       // Unreachable while (account, n_operation) pairs are unique; never overwrite a token.
       throw tokenRule('TOKEN_EXISTS', 'a token with this address exists already');

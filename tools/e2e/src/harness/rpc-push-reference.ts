@@ -44,5 +44,11 @@ export const PUSH_PROTOCOL: readonly string[] = [
   '- From TypeScript: `client.subscribe(event, params, onResult)` of `@chain/rpc-client` (reconnects and',
   '  resumes from the last height seen); from a shell: `chain-node watch <event> [wallet|token]',
   '  [--from N] [--json]`.',
+  '- Every operation type passes (transfer, activation, the token and participation operations; the',
+  "  fields a type leaves out, such as createToken's `senders` and `receivers`, simply do not match).",
+  "  One subscription's failure is its own: it is logged (`push: block N could not be sent...`) and",
+  '  counted (`chain_listener_errors_total{listener="push"}` with `--metrics`), and every other',
+  '  subscription, of this connection or another, still gets that block. A `fromBlock` replay that',
+  '  fails is ended (logged and counted), never left silent.',
   '',
 ];

@@ -143,6 +143,9 @@ const FIELD_NOTES: Record<string, string> = {
   'BlockInfo.nopsp': 'operations that pay a fee',
   'BlockInfo.niopsp': 'zero-fee operations',
   'BlockInfo.trx_fee': 'fees of the block, native base units',
+  'NodeStatus.nodeservers': 'known servers; each `ip` masked as getBlacklist masks it',
+  'Blacklist.blacklist':
+    'the entries; `ip` masked, never another valid address: IPv4 keeps two octets (`203.0.*.*`), IPv6 its first three groups in canonical form with one `*` per hidden group (`2001:db8:0:*:*:*:*:*`), an IPv4-mapped IPv6 address is masked as the IPv4 address it is (`::ffff:127.0.0.1` shows `127.0.*.*`)',
   'NodeStatus.prefix': "the network's 2-character address prefix (docs/wire-format.md)",
   'NodeStatus.genesis':
     'genesis hash, 64 hex: what operation signatures commit to (docs/wire-format.md)',
@@ -226,7 +229,7 @@ function resultLine(spec: MethodSpec): string {
     })
     .join(' or ');
   const nested = spec.nestedResult
-    ? ' inside `{ "result": …, "id": …, "jsonrpc": "2.0" }`, as the spec shows'
+    ? ' inside `{ "result": …, "id": <integer>, "jsonrpc": "2.0" }`, as the spec shows: `id` is the request id, which must be a safe integer (another is refused, `-32600`)'
     : '';
   return `**Result:** ${shown}${nested}`;
 }
@@ -430,7 +433,8 @@ const ERROR_NOTES: Record<string, string> = {
   INVALID_ACCOUNT:
     'address malformed, bad checksum, other network, unknown account, self-transfer (`INVALID_ADDRESS_FORMAT`, `BAD_ADDRESS_CHECKSUM`, `WRONG_NETWORK_PREFIX`, `UNKNOWN_ACCOUNT`, `SELF_TRANSFER`, ...)',
   INVALID_BLOCK: 'no such block (`BLOCK_NOT_FOUND`)',
-  INVALID_OPERATION: 'an operation that cannot apply (`ALREADY_ACTIVE`, `UNKNOWN_OPTYPE`)',
+  INVALID_OPERATION:
+    'an operation that cannot apply (`ALREADY_ACTIVE`, `UNKNOWN_OPTYPE`); activeWallet while an activation of the wallet is pending: `ACTIVATION_PENDING` naming `wallet` (it is active once that operation is in a block)',
   INVALID_KEY:
     "a key that is malformed or not the wallet's (`INVALID_PRIVATE_KEY`, `KEY_WALLET_MISMATCH`)",
   NOT_FOUND:
@@ -446,7 +450,8 @@ const ERROR_NOTES: Record<string, string> = {
   INSUFFICIENT_FUNDS: 'not enough spendable balance for amount and fee (`INSUFFICIENT_FUNDS`)',
   INVALID_N_OPERATION:
     'n_operation is not the next one of the account (`INVALID_N_OPERATION`); excuteRaw, see below',
-  INACTIVE_ACCOUNT: 'the signer is not an active wallet (`INACTIVE_ACCOUNT`): activeWallet first',
+  INACTIVE_ACCOUNT:
+    "the signer is not an active wallet (`INACTIVE_ACCOUNT`), e.g. a new wallet's first spend: activate it first, the message says how (dumpPrivateKey answers the key as `priv`, activeWallet takes it as `private`: both names are the spec's)",
   INVALID_AMOUNT:
     'malformed or too precise amount (`INVALID_AMOUNT`, `TOO_PRECISE`, `AMOUNT_TOO_LARGE`)',
   DUPLICATE_OPERATION:
@@ -458,7 +463,7 @@ const ERROR_NOTES: Record<string, string> = {
   MEMPOOL_FULL:
     'the mempool holds 200,000 operations (`MEMPOOL_FULL`), or 32 new accounts already activate themselves in the next block (`NEW_ACCOUNTS_FULL`): retry after the next block',
   TOKEN_RULE:
-    'a token rule: not the owner, transfers disabled, volume locked, ... (`NOT_TOKEN_OWNER`, `TOKEN_TRANSFER_DISABLED`, `TOKEN_VOLUME_LOCKED`, `NAME_EMPTY`, ...)',
+    'a token rule: not the owner, transfers disabled, volume locked, ... (`NOT_TOKEN_OWNER`, `TOKEN_TRANSFER_DISABLED`, `TOKEN_VOLUME_LOCKED`, `NAME_EMPTY`, ...); createToken whose token address already holds native coins (`TOKEN_ADDRESS_HOLDS_COINS` naming `wallet`, the message gives the balance): any other operation of the wallet first moves the address',
   PARTICIPATION_RULE:
     'a rule of the participation procedure: stake too small, wrong order, sub-nodes still participating, ... (`STAKE_TOO_SMALL`, `STEP_OUT_OF_ORDER`, ...)',
   NETWORK:
@@ -525,6 +530,20 @@ function intro(examples: RpcExample[]): string[] {
     '  range (`1.0`, `1e3`, `1.0000000000000001` are refused, -32602, naming the param); a numeric `id`',
     '  comes back with every digit (`"id": 12345678901234567890` answers `"id": "12345678901234567890"`),',
     '  one whose value is a safe integer as that integer (`7.0` answers `"7"`).',
+    '- The edges, one rule each, the same for every method:',
+    '  - `params: null` is refused (`-32600 INVALID_REQUEST`), with params or without: JSON-RPC 2.0',
+    '    allows an object, an array, or nothing.',
+    '  - No number param takes a sign: `-0` (a string or a JSON number) is refused like `-1`, by every',
+    '    integer param as by every amount (`-32602`, naming the param).',
+    '  - Strings are well-formed Unicode: one holding an unpaired UTF-16 surrogate (`"\\ud800"`) has no',
+    '    UTF-8 form and is refused (`-32602`, naming the param; `data.msg` of verifyMessage: `1016',
+    '    INVALID_SIGNED_MESSAGE`), so a signature always covers exactly the text sent. Length limits',
+    '    count characters as Unicode code points: an emoji is one (16 fit a token symbol), as the',
+    '    token rules count them on chain.',
+    "  - rawSendTo's `senderNOperation` is the current n_operation: at most 4294967294, since the",
+    '    operation gets the next one (`-32602` naming `senderNOperation` and the value sent).',
+    '  - getNodePart nests the request `id` as an integer, as the spec types it: a request whose id is',
+    '    not a safe integer (`"abc"`, `7.5`, `null`, 2^53 and beyond) is refused (`-32600`).',
     '- Authentication: none on loopback (the default bind). Bound elsewhere, HTTP Basic with',
     '  `--rpc-user`/`--rpc-password`, or the cookie in `<datadir>/.cookie`. Methods that carry raw keys',
     '  (activeWallet, dumpPrivateKey, inputPrivateKey, privSendTo) answer only on loopback unless',
