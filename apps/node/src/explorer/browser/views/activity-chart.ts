@@ -93,6 +93,9 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
       keep(blocks);
       const data = columns();
       plot?.setData(data);
+      // Away from the cursor the legend shows the latest block's values (see `latestOr`).
+      if (plot !== undefined && plot.cursor.idx == null)
+        plot.setLegend({ idxs: [null, null, null] });
       describe(data);
     },
     destroy() {
@@ -106,6 +109,16 @@ function cssColor(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
+/**
+ * A legend value: the hovered block's, or, with the cursor away from the chart, the latest block's
+ * (uPlot would show "--").
+ */
+function latestOr(u: uPlot, raw: number | null, seriesIdx: number, idx: number | null): string {
+  const column = u.data[seriesIdx] ?? [];
+  const value = idx == null ? column[column.length - 1] : raw;
+  return value == null ? '–' : String(value);
+}
+
 function chartOptions(width: number): uPlot.Options {
   const text = cssColor('--muted', '#57606a');
   const grid = cssColor('--line', '#d0d7de');
@@ -117,7 +130,8 @@ function chartOptions(width: number): uPlot.Options {
     width,
     height: HEIGHT,
     scales: {
-      x: { time: false },
+      // Half a block of room at each end, so the first and last bars are drawn whole.
+      x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
       ops: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       s: { range: (_u, _min, max) => [0, Math.max(1, max)] },
     },
@@ -127,16 +141,24 @@ function chartOptions(width: number): uPlot.Options {
       { ...axis, scale: 's', label: 'seconds', side: 1, size: 60, grid: { show: false } },
     ],
     series: [
-      { label: 'Block' },
+      { label: 'Block', value: latestOr },
       {
         label: 'Operations',
+        value: latestOr,
         scale: 'ops',
         stroke: accent,
         fill: `${accent}55`,
         paths: uPlot.paths.bars?.({ size: [0.6, 24] }),
         points: { show: false },
       },
-      { label: 'Interval (s)', scale: 's', stroke: '#d97706', width: 2, spanGaps: false },
+      {
+        label: 'Interval (s)',
+        value: latestOr,
+        scale: 's',
+        stroke: '#d97706',
+        width: 2,
+        spanGaps: false,
+      },
     ],
   };
 }
