@@ -32,6 +32,13 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   const element = h('figure', { class: 'activity' }, canvasBox, caption);
   let plot: uPlot | undefined;
   let resizes: ResizeObserver | undefined;
+  // The chart's colours come from the page's (light or dark) scheme: a change of scheme redraws it.
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  const redraw = () => {
+    if (plot === undefined) return;
+    plot.destroy();
+    plot = plotIn(canvasBox, width(), columns(), element);
+  };
 
   function columns(): Columns {
     const numbers = [...byNumber.keys()].sort((a, b) => a - b);
@@ -83,10 +90,10 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   return {
     element,
     draw() {
-      const data = columns();
-      plot = new uPlot(chartOptions(width()), data, canvasBox);
+      plot = plotIn(canvasBox, width(), columns(), element);
       resizes = new ResizeObserver(() => plot?.setSize({ width: width(), height: HEIGHT }));
       resizes.observe(canvasBox);
+      scheme.addEventListener('change', redraw);
     },
     add(blocks) {
       if (blocks.length === 0) return;
@@ -99,10 +106,22 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
       describe(data);
     },
     destroy() {
+      scheme.removeEventListener('change', redraw);
       resizes?.disconnect();
       plot?.destroy();
     },
   };
+}
+
+/** A uPlot chart of `data` in `box`; the figure keeps the grid colour it drew with (`data-grid`). */
+function plotIn(box: HTMLElement, width: number, data: Columns, figure: HTMLElement): uPlot {
+  const options = chartOptions(width);
+  figure.setAttribute('data-grid', gridColor());
+  return new uPlot(options, data, box);
+}
+
+function gridColor(): string {
+  return cssColor('--grid', '#d0d7de');
 }
 
 function cssColor(name: string, fallback: string): string {
@@ -121,7 +140,7 @@ function latestOr(u: uPlot, raw: number | null, seriesIdx: number, idx: number |
 
 function chartOptions(width: number): uPlot.Options {
   const text = cssColor('--muted', '#57606a');
-  const grid = cssColor('--line', '#d0d7de');
+  const grid = gridColor();
   const accent = cssColor('--accent', '#0b57d0');
   // Blocks, operations and whole seconds: ticks at whole numbers only.
   const incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000];
