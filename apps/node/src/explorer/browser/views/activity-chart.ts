@@ -115,9 +115,19 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
 
 /** A uPlot chart of `data` in `box`; the figure keeps the grid colour it drew with (`data-grid`). */
 function plotIn(box: HTMLElement, width: number, data: Columns, figure: HTMLElement): uPlot {
-  const options = chartOptions(width);
+  const options: uPlot.Options = {
+    ...chartOptions(width),
+    hooks: { setScale: [(u, key) => key === 'x' && keepXRange(u, figure)] },
+  };
   figure.setAttribute('data-grid', gridColor());
   return new uPlot(options, data, box);
+}
+
+/** The figure keeps the block range its x axis spans (`data-x-min`, `data-x-max`). */
+function keepXRange(plot: uPlot, figure: HTMLElement): void {
+  const { min, max } = plot.scales.x ?? {};
+  figure.setAttribute('data-x-min', String(min ?? ''));
+  figure.setAttribute('data-x-max', String(max ?? ''));
 }
 
 function gridColor(): string {
