@@ -27,7 +27,7 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
     <form role="search" id="search" aria-label="Search the chain" novalidate>
       <label for="search-input">Search</label>
       <input id="search-input" name="q" type="search" autocomplete="off" spellcheck="false"
-        placeholder="block, hash, wallet, token or symbol" aria-describedby="search-hint search-error">
+        placeholder="block, hash, address or symbol" aria-describedby="search-hint search-error">
       <button type="submit">Go</button>
       <p class="hint" id="search-hint">A block number or hash, an ophash, an address or a token symbol.</p>
       <p class="search-error" id="search-error" role="alert"></p>

@@ -29,7 +29,7 @@ header { border-bottom: 1px solid var(--line); background: var(--stripe); }
 .brand { margin: 0; font-weight: 700; font-size: 1.15rem; }
 .brand a { color: var(--fg); text-decoration: none; }
 nav ul { list-style: none; display: flex; gap: 1rem; margin: 0; padding: 0; }
-form[role="search"] { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; flex: 1 1 28rem; }
+form[role="search"] { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; flex: 1 1 22rem; }
 form[role="search"] input { flex: 1 1 18rem; min-width: 0; padding: .4rem .5rem; font: inherit;
   border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
 form[role="search"] input[aria-invalid="true"] { border-color: var(--problem-fg); }
