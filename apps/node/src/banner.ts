@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { bytesToHex, COIN_DECIMALS, formatUnits } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
+import { defaultScriptFile } from './explorer/serve';
 import type { DevWallet } from './node';
 import type { NodeOptions } from './options';
 import { APP_VERSION } from './version';
@@ -10,12 +12,17 @@ export function printBanner(
   chain: Chain,
   served: { rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet },
   out: NodeJS.WritableStream = process.stdout,
+  explorerBuilt: boolean = existsSync(defaultScriptFile()),
 ): void {
   const lines = [
     '',
     `chain-node ${APP_VERSION}  network ${chain.genesis.network}  genesis ${bytesToHex(chain.genesisHash).slice(0, 16)}…`,
     `  data directory  ${options.datadir}`,
     `  JSON-RPC        ${served.rpcUrl}`,
+    // The explorer is served at GET / of the RPC port (src/explorer), as reachable as the RPC.
+    explorerBuilt
+      ? `  explorer        ${served.rpcUrl}  (open it in a browser)`
+      : '  explorer        not built (npx nx run chain-node:build)',
     ...(served.metricsUrl ? [`  metrics         ${served.metricsUrl}`] : []),
     `  P2P port        ${options.p2pPort}`,
     `  blocks          ${chain.blockCount()}   (block time ${options.blockTimeMs} ms${options.mine ? '' : ', not producing'})`,

@@ -156,4 +156,39 @@ describe.skipIf(!hasBrowser)('participation tree in the explorer (Chromium)', ()
     await page.getByText('this wallet neither participates nor serves a participation').waitFor();
     expect(chromium.errors).toEqual([]);
   });
+
+  it("lists a TOP node's mine wallet among the producers from its blockchainStart", async () => {
+    const dev = devWallet(node);
+    await step('sendTo', { sender: dev, passphrase: 'dev', receiver: w.topMiner, amount: '10' });
+    await activate(node, w.topMiner!);
+    const started = await step('blockchainStart', {
+      code,
+      wallet: w.top,
+      passphrase: 'pw',
+      mine: w.topMiner,
+      minepass: 'pw',
+      share: w.top,
+      nodes: '',
+    });
+    // A few blocks more, signed in turn by the genesis producer and the new mine wallet.
+    for (let i = 0; i < 4; i++) {
+      await step('sendTo', { sender: dev, passphrase: 'dev', receiver: w.m2, amount: '1' });
+    }
+    await page.goto(`${node.url}#/producers`);
+    const producers = page.getByRole('table', { name: /^Producers of blocks 1 to \d+$/ });
+    const mine = producers
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `wallet ${w.topMiner}` }) });
+    await mine.getByRole('cell', { name: 'TOP node mine wallet', exact: true }).waitFor();
+    await mine.getByRole('link', { name: String(started.block), exact: true }).waitFor();
+    await mine.getByText(`(node code ${code})`, { exact: false }).waitFor();
+    expect(
+      Number((await mine.getByRole('cell').nth(3).textContent())!.split(' ')[0]),
+    ).toBeGreaterThan(0);
+    const genesis = producers
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `wallet ${dev}` }) });
+    await genesis.getByRole('cell', { name: 'genesis producer', exact: true }).waitFor();
+    expect(chromium.errors).toEqual([]);
+  });
 });

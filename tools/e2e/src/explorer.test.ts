@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page, Request, WebSocket } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, hasBrowser, openBrowser, warnIfNoBrowser } from './harness/browser';
 import { devWallet, mined, type OperationObject } from './harness/chain';
-import { call, type NodeProcess, startNode } from './harness/node-process';
+import { call, freePort, makeDatadir, type NodeProcess, startNode } from './harness/node-process';
 
 // The explorer page served at GET / of the RPC port, in headless Chromium (harness/browser.ts).
 warnIfNoBrowser('the explorer browser test');
@@ -191,7 +192,9 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     await expect.poll(() => page.title()).toBe('Operation · chain-node explorer');
     const details = page.getByRole('region', { name: 'Details' });
     await details.getByText(onChain.ophash, { exact: true }).waitFor();
-    await details.getByText('3250000000000000000 (3.25 coins)', { exact: true }).waitFor();
+    // In coins with the unit, exactly; the base units on hover.
+    const amount = details.getByText('3.25 coins', { exact: true });
+    expect(await amount.getAttribute('title')).toBe('3250000000000000000 base units');
     await details.getByRole('link', { name: String(onChain.block), exact: true }).waitFor();
     // After navigating, focus is on the new heading, so screen readers announce the new page.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Operation');
@@ -203,7 +206,7 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     await page.keyboard.press('Enter');
     await page
       .getByRole('alert')
-      .getByText(/Enter a block number, an ophash/)
+      .getByText(/Enter a block number or hash, an ophash/)
       .waitFor();
     expect(await page.getByLabel('Search', { exact: true }).getAttribute('aria-invalid')).toBe(
       'true',
@@ -224,11 +227,15 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  let token: string;
+  let tokenHolder: string;
+  let tokenSent: OperationObject;
+
   it('finds a token by its address and lists its holders', async () => {
     const created = await call<OperationObject & { token: string }>(node.url, 'createToken', {
       wallet: dev,
       passphrase: 'dev',
-      function: false,
+      function: true,
       name: 'Explorer test',
       symbol: 'EXT',
       summary: 'shown by the explorer',
@@ -255,11 +262,195 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     const devRow = holders
       .getByRole('row')
       .filter({ has: page.getByRole('link', { name: `wallet ${dev}` }) });
-    await devRow.getByRole('cell', { name: '999.75', exact: true }).waitFor();
     const holderRow = holders
       .getByRole('row')
       .filter({ has: page.getByRole('link', { name: `wallet ${holder}` }) });
-    await holderRow.getByRole('cell', { name: '0.25', exact: true }).waitFor();
+    await holderRow.getByRole('cell', { name: '0.25 EXT', exact: true }).waitFor();
+    await devRow.getByRole('cell', { name: '999.75 EXT', exact: true }).waitFor();
+    expect(pageErrors).toEqual([]);
+    token = created.token;
+    tokenHolder = holder;
+    tokenSent = await findMined(sent.ophash);
+  });
+
+  it('shows token amounts in token units with the symbol, and names and links the token', async () => {
+    await page.goto(`${node.url}#/`);
+    const row = page
+      .getByRole('table', { name: 'Latest operations' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `operation ${tokenSent.ophash}` }) });
+    await row.getByText('0.25 EXT', { exact: true }).waitFor();
+    expect(await row.getByText('0.25 EXT', { exact: true }).getAttribute('title')).toBe(
+      '25 base units',
+    );
+    await row.getByText('Token transfer', { exact: false }).waitFor();
+    const tokenLink = row.getByRole('link', { name: `token EXT ${token}` });
+    expect(await tokenLink.textContent()).toBe('EXT');
+
+    // The operation page: the token named and linked, the amount in its units.
+    await row.getByRole('link', { name: `operation ${tokenSent.ophash}` }).click();
+    const details = page.getByRole('region', { name: 'Details' });
+    await details.getByText('0.25 EXT', { exact: true }).waitFor();
+    // Named in the type and in its own row.
+    await details
+      .getByRole('link', { name: `token EXT ${token}` })
+      .first()
+      .click();
+    await expect.poll(() => page.title()).toBe('Token EXT · chain-node explorer');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a token page with its operations and its supply history', async () => {
+    const minted = await call<OperationObject>(node.url, 'adminToken', {
+      sender: dev,
+      passphrase: 'dev',
+      token,
+      method: 'mintWalletVolume',
+      receiver: tokenHolder,
+      amount: '10.5',
+    });
+    const mint = await mined(node, minted.ophash);
+    // From another page: the previous test ended on this token's page.
+    await page.goto(`${node.url}#/`);
+    await page.goto(`${node.url}#/token/${token}`);
+    const history = page.getByRole('table', { name: 'Supply history' });
+    const mintRow = history
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: String(mint.block), exact: true }) });
+    await mintRow.getByRole('cell', { name: 'Minted', exact: true }).waitFor();
+    await mintRow.getByRole('cell', { name: '+10.5 EXT', exact: true }).waitFor();
+    await mintRow.getByRole('cell', { name: '1010.5 EXT', exact: true }).waitFor();
+    const createdRow = history.getByRole('row').filter({ hasText: 'Created' });
+    await createdRow.getByRole('cell', { name: '+1000 EXT', exact: true }).waitFor();
+    await createdRow.getByRole('cell', { name: '1000 EXT', exact: true }).waitFor();
+    const ops = page.getByRole('table', { name: 'Operations of this token' });
+    await ops.getByRole('link', { name: `operation ${tokenSent.ophash}` }).waitFor();
+    await ops.getByRole('link', { name: `operation ${mint.ophash}` }).waitFor();
+    // Supply, in token units; the spec's name of the field on hover.
+    const supply = page.getByRole('region', { name: 'Token' }).locator('[data-spec="totalAmount"]');
+    expect(await supply.textContent()).toBe('Supply');
+    expect(await supply.getAttribute('title')).toBe('spec name: totalAmount');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a wallet's token balances", async () => {
+    await page.goto(`${node.url}#/wallet/${tokenHolder}`);
+    const balances = page.getByRole('table', { name: 'Token balances' });
+    const row = balances
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `token EXT ${token}` }) });
+    await row.getByRole('cell', { name: '10.75 EXT', exact: true }).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('finds a token by its symbol, and a block by its hash, from the search box', async () => {
+    await page.getByLabel('Search', { exact: true }).fill('ext');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title()).toBe('Token EXT · chain-node explorer');
+    const info = await call<{ hash: string }>(node.url, 'getBlockInfo', { block: 2 });
+    await page.getByLabel('Search', { exact: true }).fill(info.hash);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title()).toBe('Block 2 · chain-node explorer');
+    await page.getByLabel('Search', { exact: true }).fill('NOPE');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').getByText('No token has the symbol NOPE.').waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows plain labels with the spec names on hover, and links block hashes', async () => {
+    await page.goto(`${node.url}#/block/3`);
+    const header = page.getByRole('region', { name: 'Header' });
+    for (const [spec, plain] of [
+      ['hmr', 'Producer'],
+      ['nopsp', 'Operations paying a fee'],
+      ['one_hash', 'Previous block hash'],
+      ['trx_fee', 'Fees'],
+    ] as const) {
+      const term = header.locator(`[data-spec="${spec}"]`);
+      expect(await term.textContent()).toBe(plain);
+      expect(await term.getAttribute('title')).toBe(`spec name: ${spec}`);
+    }
+    // The previous block's hash links to it.
+    const previous = await call<{ hash: string }>(node.url, 'getBlockInfo', { block: 2 });
+    await header.getByRole('link', { name: `previous block 2 hash ${previous.hash}` }).click();
+    await expect.poll(() => page.title()).toBe('Block 2 · chain-node explorer');
+    await page.goto(`${node.url}#/wallet/${dev}`);
+    const facts = page.getByRole('region', { name: 'Balance and state' });
+    expect(await facts.locator('[data-spec="updated_active"]').textContent()).toBe(
+      'Last sent in block',
+    );
+    // The home page's block hashes link to their blocks.
+    await page.goto(`${node.url}#/`);
+    await page
+      .getByRole('table', { name: 'Latest blocks' })
+      .getByRole('link', { name: `block 2 hash ${previous.hash}` })
+      .click();
+    await expect.poll(() => page.title()).toBe('Block 2 · chain-node explorer');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows relative times, the date on hover, and keeps them current', async () => {
+    await page.goto(`${node.url}#/`);
+    const age = page.getByRole('table', { name: 'Latest blocks' }).locator('time').first();
+    await age.waitFor();
+    expect(await age.textContent()).toMatch(/^(\d+ (s|min) ago|just now)$/);
+    expect(await age.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // Block 0 carries the network's launch date: days ago.
+    const genesis = page
+      .getByRole('table', { name: 'Latest blocks' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: '0', exact: true }) });
+    const unix = Number(await genesis.locator('time').getAttribute('data-unix'));
+    expect(await genesis.locator('time').textContent()).toBe(
+      `${Math.floor((Date.now() / 1000 - unix) / 86_400)} d ago`,
+    );
+  });
+
+  it('shows the producers, and the genesis producers on the participation page', async () => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Producers' })
+      .click();
+    await expect.poll(() => page.title()).toBe('Block producers · chain-node explorer');
+    const height = await call<number>(node.url, 'getBlockCount');
+    const producers = page.getByRole('table', { name: /^Producers of blocks 1 to \d+$/ });
+    const row = producers
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `wallet ${dev}` }) });
+    await row.getByRole('cell', { name: 'genesis producer', exact: true }).waitFor();
+    await row.getByRole('cell', { name: 'genesis (block 0)', exact: true }).waitFor();
+    // A lone dev node: its genesis producer signed every block after block 0 (of those scanned).
+    const signed = await row.getByRole('cell').nth(3).textContent();
+    expect(signed).toMatch(/^\d+ \(100\.0%\)$/);
+    expect(Number(signed!.split(' ')[0])).toBeGreaterThanOrEqual(height - 1);
+
+    await page.goto(`${node.url}#/participation`);
+    const genesis = page.getByRole('table', { name: 'Genesis producers' });
+    await genesis.getByRole('link', { name: `wallet ${dev}` }).waitFor();
+    expect(await page.getByText(/No TOP node joined in/).count()).toBe(0);
+    await page.getByText(/No TOP node has joined yet/).waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("draws the chart's last bar whole, shows the legend's values, and a grid for each scheme", async () => {
+    await page.goto(`${node.url}#/`);
+    const chart = page.getByRole('figure', { name: /^Operations per block/ });
+    await chart.locator('canvas').first().waitFor();
+    const last = Number(await chart.getAttribute('data-last-block'));
+    // The x axis reaches half a block past the last one, so its bar is drawn whole.
+    expect(Number(await chart.getAttribute('data-x-max'))).toBeGreaterThanOrEqual(last + 0.5);
+    // With the cursor away, the legend shows the latest block's values, not "--".
+    const values = await chart.locator('.u-legend .u-value').allTextContents();
+    expect(values).toHaveLength(3);
+    expect(values[0]).toBe(String(last));
+    for (const value of values) expect(value).toMatch(/^(\d+|–)$/);
+    // Light scheme, then dark: the chart redraws with the scheme's grid colour.
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => chart.getAttribute('data-grid')).toBe('#d0d7de');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => chart.getAttribute('data-grid')).toBe('#4a525c');
+    await page.screenshot({ path: join(tmpdir(), 'chain-explorer-home-dark.png'), fullPage: true });
+    await page.emulateMedia({ colorScheme: 'light' });
     expect(pageErrors).toEqual([]);
   });
 
@@ -349,4 +540,100 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     const [found] = await call<OperationObject[]>(node.url, 'findOperation', { ophash });
     return found!;
   }
+});
+
+describe.skipIf(!hasBrowser)('explorer page when the node goes away (Chromium)', () => {
+  let node: NodeProcess;
+  let chromium: Browser;
+  let page: Page;
+  let datadir: string;
+  let port: number;
+
+  beforeAll(async () => {
+    datadir = await makeDatadir();
+    port = await freePort();
+    node = await startNode({ args: ['--block-time', '300'], datadir, rpcPort: port });
+    chromium = await openBrowser();
+    ({ page } = chromium);
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await node?.stop();
+  });
+
+  it('says the node went away while on push, and resumes when it is back', async () => {
+    await page.goto(node.url);
+    const chart = page.getByRole('figure', { name: /^Operations per block/ });
+    await chart.locator('canvas').first().waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/^Block \d+ is the latest\.$/)
+      .waitFor();
+
+    await node.stop();
+    const alert = page.getByRole('alert').filter({ hasText: 'Lost the connection to the node' });
+    await alert.waitFor({ timeout: 10_000 });
+    await page.getByRole('status').getByText('Not connected to the node: retrying…').waitFor();
+
+    node = await startNode({ args: ['--block-time', '300'], datadir, rpcPort: port });
+    await alert.waitFor({ state: 'hidden', timeout: 15_000 });
+    const op = await call<OperationObject>(node.url, 'sendTo', {
+      sender: devWallet(node),
+      passphrase: 'dev',
+      receiver: (await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' }))
+        .wallet,
+      amount: '1',
+    });
+    const { block } = await mined(node, op.ophash);
+    await page.locator(`figure[data-last-block="${block}"]`).waitFor({ timeout: 10_000 });
+    await page
+      .getByRole('status')
+      .getByText(`Block ${block} is the latest.`)
+      .waitFor({ timeout: 10_000 });
+    expect(chromium.errors.filter((error) => !error.includes('ERR_CONNECTION_REFUSED'))).toEqual(
+      [],
+    );
+  });
+});
+
+describe.skipIf(!hasBrowser)('explorer page of a node that does not produce (Chromium)', () => {
+  let node: NodeProcess;
+  let chromium: Browser;
+
+  beforeAll(async () => {
+    node = await startNode({ args: ['--no-mine'] });
+    chromium = await openBrowser();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await node?.stop();
+  });
+
+  it('shows a pending operation as pending, never as block 0', async () => {
+    const { page } = chromium;
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    const op = await call<OperationObject>(node.url, 'sendTo', {
+      sender: devWallet(node),
+      passphrase: 'dev',
+      receiver: wallet,
+      amount: '2',
+    });
+    expect(op.block).toBe(0);
+    await page.goto(node.url);
+    const row = page
+      .getByRole('table', { name: 'Pending operations' })
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: `operation ${op.ophash}` }) });
+    await row.getByRole('cell', { name: 'pending', exact: true }).waitFor();
+    expect(await row.getByRole('link', { name: '0', exact: true }).count()).toBe(0);
+    await row.getByRole('link', { name: `operation ${op.ophash}` }).click();
+    const details = page.getByRole('region', { name: 'Details' });
+    await details.locator('[data-spec="block"]').waitFor();
+    expect(await details.getByText('pending', { exact: true }).count()).toBe(1);
+    expect(await details.getByRole('link', { name: '0', exact: true }).count()).toBe(0);
+    await page.getByRole('status').getByText('Operation is pending.').waitFor();
+    expect(chromium.errors).toEqual([]);
+  });
 });

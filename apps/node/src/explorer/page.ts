@@ -19,6 +19,7 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
     <nav aria-label="Main">
       <ul>
         <li><a href="#/">Latest</a></li>
+        <li><a href="#/producers">Producers</a></li>
         <li><a href="#/participation">Participation</a></li>
         <li><a href="#/network">Network</a></li>
       </ul>
@@ -26,9 +27,9 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
     <form role="search" id="search" aria-label="Search the chain" novalidate>
       <label for="search-input">Search</label>
       <input id="search-input" name="q" type="search" autocomplete="off" spellcheck="false"
-        placeholder="block, ophash, wallet or token" aria-describedby="search-hint search-error">
+        placeholder="block, hash, address or symbol" aria-describedby="search-hint search-error">
       <button type="submit">Go</button>
-      <p class="hint" id="search-hint">A block number, an ophash (64 hex digits), or a wallet or token address.</p>
+      <p class="hint" id="search-hint">A block number or hash, an ophash, an address or a token symbol.</p>
       <p class="search-error" id="search-error" role="alert"></p>
     </form>
     <button type="button" id="live" aria-pressed="true">Live updates</button>

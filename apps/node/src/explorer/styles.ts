@@ -4,6 +4,7 @@ export const EXPLORER_CSS = `
   color-scheme: light dark;
   --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --stripe: #f6f8fa;
   --accent: #0b57d0; --accent-fg: #ffffff; --problem-bg: #fff1f0; --problem-fg: #8c1d18;
+  --grid: #d0d7de;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   line-height: 1.5;
 }
@@ -11,6 +12,7 @@ export const EXPLORER_CSS = `
   :root {
     --bg: #0d1117; --fg: #e6edf3; --muted: #9da7b3; --line: #30363d; --stripe: #161b22;
     --accent: #79b8ff; --accent-fg: #0d1117; --problem-bg: #3d1214; --problem-fg: #ffb4ab;
+    --grid: #4a525c;
   }
 }
 * { box-sizing: border-box; }
@@ -27,7 +29,7 @@ header { border-bottom: 1px solid var(--line); background: var(--stripe); }
 .brand { margin: 0; font-weight: 700; font-size: 1.15rem; }
 .brand a { color: var(--fg); text-decoration: none; }
 nav ul { list-style: none; display: flex; gap: 1rem; margin: 0; padding: 0; }
-form[role="search"] { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; flex: 1 1 28rem; }
+form[role="search"] { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; flex: 1 1 22rem; }
 form[role="search"] input { flex: 1 1 18rem; min-width: 0; padding: .4rem .5rem; font: inherit;
   border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
 form[role="search"] input[aria-invalid="true"] { border-color: var(--problem-fg); }
@@ -60,6 +62,8 @@ progress { width: min(20rem, 100%); vertical-align: middle; }
 .activity figcaption { color: var(--muted); font-size: .85rem; margin-top: .25rem; }
 .chart { width: 100%; min-height: 220px; }
 .u-legend { color: var(--fg); font-size: .85rem; }
+.u-legend th, .u-legend td { border-bottom: none; }
+.u-legend tr { background: transparent; }
 .tree, .tree ul { list-style: none; margin: 0; padding-left: 1.5rem; }
 .tree { padding-left: 0; }
 .tree li { border-left: 2px solid var(--line); padding-left: .75rem; }

@@ -18,7 +18,10 @@ import {
   type ParamsArgs,
   type ResultOf,
   type RpcError,
+  type TokenHolder,
+  type WebSocketConstructor,
 } from '@chain/rpc-client';
+import { type TokenBook, type TokenMeta, tokenOf, unquote } from './chain-format';
 
 export type {
   BlockInfo,
@@ -31,6 +34,7 @@ export type {
   OperationObject,
   ParticipationEntry,
   ProtocolVersion,
+  TokenHolder,
   TokenHolders,
   TokenInfo,
   WalletInfo,
@@ -47,9 +51,35 @@ const PUSH_GAP_MS = 250;
 /** At most this many new blocks are fetched at once when the feed catches up. */
 const CATCH_UP_BLOCKS = 100;
 
+/** A dropped push socket is told as "the node went away" only if it is not back within this. */
+const LOST_GRACE_MS = 1000;
+/** The push socket retries at most this long apart while the node is away. */
+const MAX_RECONNECT_MS = 3000;
+/** Calls per request when the page scans blocks (the node takes batches of up to 1000 calls). */
+const SCAN_CHUNK = 500;
+
+/** Tells the push feed when its socket opens and closes (set by `startPush`). */
+let onPushSocket: ((open: boolean) => void) | undefined;
+
+/**
+ * The browser's WebSocket, watched: the SDK reconnects by itself and says nothing while it does, so
+ * the page hears the socket's open and close events here, beside the SDK's own handlers.
+ */
+function watchedWebSocket(url: string, protocols?: string | string[]): WebSocket {
+  const socket = new WebSocket(url, protocols);
+  socket.addEventListener('open', () => onPushSocket?.(true));
+  socket.addEventListener('close', () => onPushSocket?.(false));
+  return socket;
+}
+
 // The page is served by the node it shows: JSON-RPC goes to the same address (the browser adds the
 // credentials it used for the page).
-const client = createClient({ url: new URL(location.pathname, location.href).href });
+const client = createClient({
+  url: new URL(location.pathname, location.href).href,
+  // A plain function that returns the socket serves as a constructor (`new` returns that object).
+  WebSocket: watchedWebSocket as unknown as WebSocketConstructor,
+  maxReconnectDelayMs: MAX_RECONNECT_MS,
+});
 
 /**
  * One HTTP request with every call as a JSON-RPC batch; an outcome per call, in order. A refusal of
@@ -99,7 +129,13 @@ export async function blockInfos(from: number, to: number): Promise<BlockInfo[]>
     calls.push({ method: 'getBlockInfo', params: { block } });
   }
   if (calls.length === 0) return [];
-  return (await batch(calls)).map((outcome) => resultOf(outcome as Outcome<BlockInfo>));
+  return remember((await batch(calls)).map((outcome) => resultOf(outcome as Outcome<BlockInfo>)));
+}
+
+/** Keeps the hashes of blocks read (for the search by hash); returns them. */
+function remember(infos: BlockInfo[]): BlockInfo[] {
+  for (const info of infos) blockByHash.set(info.hash.toLowerCase(), info.block);
+  return infos;
 }
 
 /** The operations of blocks `from` to `to` (inclusive), in one request, newest first. */
@@ -125,6 +161,11 @@ export interface ChainWatcher {
   changed?(): void;
   /** The node cannot be reached or refused the feed; the next `changed` means it is back. */
   problem?(error: unknown): void;
+  /**
+   * The push connection to the node went away (`lost`, with when) or came back (`back`, followed by
+   * the blocks missed meanwhile and a `changed`).
+   */
+  connection?(state: 'lost' | 'back', since: Date): void;
 }
 
 const watchers = new Set<ChainWatcher>();
@@ -180,8 +221,33 @@ function startPush(): void {
       Math.max(0, lastTold + PUSH_GAP_MS - Date.now()),
     );
   }
+  // The socket's first open is the feed starting; a close then an open is the node gone and back.
+  let lostAt: Date | undefined;
+  let lostTimer: ReturnType<typeof setTimeout> | undefined;
+  let told = false;
+  onPushSocket = (open) => {
+    if (!open) {
+      if (lostAt !== undefined) return;
+      lostAt = new Date();
+      lostTimer = setTimeout(() => {
+        told = true;
+        const since = lostAt!;
+        tell((watcher) => watcher.connection?.('lost', since));
+      }, LOST_GRACE_MS);
+      return;
+    }
+    if (lostAt === undefined) return;
+    clearTimeout(lostTimer);
+    const since = lostAt;
+    lostAt = undefined;
+    if (told) tell((watcher) => watcher.connection?.('back', since));
+    told = false;
+    // Pending operations may have changed meanwhile; missed blocks come as the SDK resubscribes.
+    soon();
+  };
   const subscriptions = [
     client.subscribe('newBlocks', {}, (block) => {
+      remember([block]);
       heldBlocks.push(block);
       soon();
     }),
@@ -189,6 +255,7 @@ function startPush(): void {
   ];
   Promise.all(subscriptions.map((subscription) => subscription.ready)).catch((error: unknown) => {
     console.warn('The node does not push to this page; it polls instead.', error);
+    onPushSocket = undefined;
     for (const subscription of subscriptions) void subscription.unsubscribe();
     startPolling();
   });
@@ -236,4 +303,164 @@ function startPolling(): void {
     if (!document.hidden) void look();
   });
   void look();
+}
+
+/** Runs `calls` in requests of at most SCAN_CHUNK calls; the outcomes in order. */
+async function chunked(calls: BatchCall[]): Promise<Outcome<unknown>[]> {
+  const outcomes: Outcome<unknown>[] = [];
+  for (let start = 0; start < calls.length; start += SCAN_CHUNK) {
+    outcomes.push(...(await batch(calls.slice(start, start + SCAN_CHUNK))));
+  }
+  return outcomes;
+}
+
+/** The infos of blocks `from` to `to` (inclusive), any number of them, oldest first. */
+export async function manyBlockInfos(from: number, to: number): Promise<BlockInfo[]> {
+  const calls: BatchCall[] = [];
+  for (let block = Math.max(0, from); block <= to; block++) {
+    calls.push({ method: 'getBlockInfo', params: { block } });
+  }
+  return remember((await chunked(calls)).map((outcome) => resultOf(outcome as Outcome<BlockInfo>)));
+}
+
+/**
+ * The operations of blocks `from` to `to` (inclusive), any number of them, newest first: the block
+ * infos first, then the operations of the blocks that have any.
+ */
+export async function manyOperations(from: number, to: number): Promise<OperationObject[]> {
+  const infos = await manyBlockInfos(from, to);
+  const calls: BatchCall[] = infos
+    .filter((info) => info.operations > 0)
+    .reverse()
+    .map((info) => ({ method: 'getBlockOperations', params: { block: info.block } }));
+  return (await chunked(calls)).flatMap((outcome) =>
+    resultOf(outcome as Outcome<OperationObject[]>)
+      .slice()
+      .reverse(),
+  );
+}
+
+const tokenMetas = new Map<string, TokenMeta>();
+
+/**
+ * What the page needs to show amounts of these tokens (symbol, decimals), by address: infoToken,
+ * asked once per token (a token's symbol, name and decimals never change). A token the node does not
+ * know (or refused to describe) is left out.
+ */
+export async function tokenBook(addresses: Iterable<string>): Promise<TokenBook> {
+  const wanted = [...new Set(addresses)];
+  const unknown = wanted.filter((address) => !tokenMetas.has(address));
+  if (unknown.length > 0) {
+    const outcomes = await batch(
+      unknown.map((wallet) => ({ method: 'infoToken', params: { wallet } }) as const),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (failed(outcome)) return;
+      const address = unknown[i]!;
+      tokenMetas.set(address, {
+        address,
+        symbol: unquote(outcome.symbol),
+        name: unquote(outcome.name),
+        decimals: Number(outcome.decimal),
+      });
+    });
+  }
+  return new Map(
+    wanted.flatMap((address) => {
+      const meta = tokenMetas.get(address);
+      return meta === undefined ? [] : [[address, meta] as const];
+    }),
+  );
+}
+
+/** The token book of the tokens these operations are about. */
+export function tokensOf(operations: OperationObject[]): Promise<TokenBook> {
+  return tokenBook(operations.flatMap((op) => tokenOf(op) ?? []));
+}
+
+/** holderToken pages read at most when looking for one holder. */
+const HOLDER_PAGES = 10;
+const HOLDER_PAGE_SIZE = 1000;
+
+/**
+ * One wallet's holding of a token, from the token's holders (holderToken pages in joining order):
+ * `null` when it holds none, `undefined` when it is not among the first HOLDER_PAGES pages.
+ */
+export async function tokenHolding(
+  token: string,
+  wallet: string,
+): Promise<TokenHolder | null | undefined> {
+  let after: string | undefined;
+  for (let page = 0; page < HOLDER_PAGES; page++) {
+    const holders = await rpc('holderToken', {
+      wallet: token,
+      max: HOLDER_PAGE_SIZE,
+      ...(after === undefined ? {} : { after }),
+    });
+    const list = holders.holder ?? [];
+    const found = list.find((holder) => holder.wallet === wallet);
+    if (found !== undefined) return found;
+    if (!holders.more || list.length === 0) return null;
+    after = list[list.length - 1]!.wallet;
+  }
+  return undefined;
+}
+
+/** Blocks scanned back at most when searching by block hash or token symbol. */
+export const SEARCH_SCAN_BLOCKS = 20_000;
+
+/** Block numbers by hash (`0x` and lowercase hex), of every block the page has read. */
+const blockByHash = new Map<string, number>();
+
+/** The number of the block with this hash among the latest SEARCH_SCAN_BLOCKS blocks. */
+export async function findBlockByHash(hash: string): Promise<number | undefined> {
+  const wanted = `0x${hash.replace(/^0x/i, '').toLowerCase()}`;
+  const known = blockByHash.get(wanted);
+  if (known !== undefined) return known;
+  const height = await rpc('getBlockCount');
+  const lowest = Math.max(0, height - SEARCH_SCAN_BLOCKS);
+  for (let to = height - 1; to >= lowest; to -= SCAN_CHUNK) {
+    // manyBlockInfos remembers each block's hash.
+    await manyBlockInfos(Math.max(lowest, to - SCAN_CHUNK + 1), to);
+    const found = blockByHash.get(wanted);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** A token created on chain: its address, the block and the createToken operation. */
+export interface CreatedToken {
+  address: string;
+  operation: OperationObject;
+  meta: TokenMeta | undefined;
+}
+
+/** createToken operations the page has found, and the blocks it has looked at for them. */
+const createdTokens: OperationObject[] = [];
+let tokenScan: { from: number; to: number } | undefined;
+
+/**
+ * The tokens created in the latest SEARCH_SCAN_BLOCKS blocks whose symbol is `symbol` (any case),
+ * newest first. Blocks looked at once are not read again.
+ */
+export async function findTokensBySymbol(symbol: string): Promise<CreatedToken[]> {
+  const height = await rpc('getBlockCount');
+  const from = tokenScan?.to ?? Math.max(0, height - SEARCH_SCAN_BLOCKS);
+  if (height - 1 >= from) {
+    const operations = await manyOperations(from, height - 1);
+    createdTokens.unshift(...operations.filter((op) => op.optype === 6));
+    tokenScan = { from: tokenScan?.from ?? from, to: height };
+  }
+  const created = createdTokens.filter((op) => tokenOf(op) !== undefined);
+  const book = await tokensOf(created);
+  const wanted = symbol
+    .trim()
+    .replace(/^'(.*)'$/, '$1')
+    .toLowerCase();
+  return created
+    .map((operation) => {
+      const address = tokenOf(operation)!;
+      return { address, operation, meta: book.get(address) };
+    })
+    .filter((token) => token.meta?.symbol.toLowerCase() === wanted);
 }

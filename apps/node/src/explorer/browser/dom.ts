@@ -71,7 +71,7 @@ export function table(caption: string, headers: string[], rows: Child[][]): HTML
   );
 }
 
-export function facts(entries: Array<[string, Child]>): HTMLElement {
+export function facts(entries: Array<[Child, Child]>): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },

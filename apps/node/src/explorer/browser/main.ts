@@ -3,6 +3,7 @@
  * wires search, routing and live updates together once the document is parsed.
  */
 import { rpc } from './chain-data';
+import { refreshTimes } from './chain-format';
 import { startRouting } from './router';
 import { watchSearch } from './search';
 
@@ -20,3 +21,8 @@ rpc('getNodeVersion')
   .catch(() => undefined);
 
 startRouting();
+
+// Relative times ("5 s ago") stay true while the page is open.
+setInterval(() => {
+  if (!document.hidden) refreshTimes();
+}, 1000);

@@ -10,6 +10,7 @@ const problem = document.getElementById('problem')!;
 const liveButton = document.getElementById('live')!;
 
 export function showProblem(error: unknown): void {
+  if (lostSince !== undefined) return;
   const text = isRpcError(error)
     ? `The node refused the request: ${error.message}`
     : `Cannot reach the node: ${error instanceof Error ? error.message : String(error)}`;
@@ -17,7 +18,37 @@ export function showProblem(error: unknown): void {
   problem.hidden = false;
 }
 
+/** Set while the push connection to the node is lost: other problems wait behind it. */
+let lostSince: Date | undefined;
+
+/**
+ * The node went away while the page listened to its push: the page says so (what it shows is the
+ * chain as it was then) until the node is back.
+ */
+export function showNodeLost(since: Date): void {
+  lostSince = since;
+  const at = since.toISOString().slice(11, 19);
+  problem.textContent =
+    `Lost the connection to the node at ${at} UTC: it stopped or the network is down. ` +
+    'The page shows the chain as it was then and resumes by itself when the node is back.';
+  problem.hidden = false;
+  status.textContent = 'Not connected to the node: retrying…';
+}
+
+/** The node is back: the banner goes and the shown view catches up. */
+export function showNodeBack(): void {
+  lostSince = undefined;
+  clearProblem();
+  status.textContent = 'Connected to the node again.';
+}
+
+/** Whether the node is away (its push connection lost). */
+export function nodeLost(): boolean {
+  return lostSince !== undefined;
+}
+
 export function clearProblem(): void {
+  if (lostSince !== undefined) return;
   problem.hidden = true;
   problem.textContent = '';
 }

@@ -1,16 +1,27 @@
 /**
- * Hash routes (`#/`, `#/block/N`, `#/op/H`, `#/wallet/A`, `#/token/A`, `#/network`,
- * `#/participation[/A]`) to views, and live updates: what the data layer's feed says about the
+ * Hash routes (`#/`, `#/block/N`, `#/block/0xHASH`, `#/op/H`, `#/wallet/A`, `#/token/A`,
+ * `#/tokens/SYMBOL`, `#/network`, `#/producers`, `#/participation[/A]`) to views, and live updates: what the data layer's feed says about the
  * chain goes to the shown view, held while the user pauses live updates.
  */
 import { type BlockInfo, watchChain } from './chain-data';
 import { heading, link, notice, replace } from './dom';
-import { clearProblem, isLive, showProblem, status, view, watchLiveSwitch } from './page-frame';
+import {
+  clearProblem,
+  isLive,
+  showNodeBack,
+  showNodeLost,
+  showProblem,
+  status,
+  view,
+  watchLiveSwitch,
+} from './page-frame';
 import { blockView } from './views/block-view';
 import { homeView } from './views/home-view';
 import { networkView } from './views/network-view';
 import { operationView } from './views/operation-view';
 import { participationView, topNodesView } from './views/participation-view';
+import { producersView } from './views/producers-view';
+import { tokenSearchView } from './views/token-search-view';
 import { tokenView } from './views/token-view';
 import type { ViewContext } from './views/view-context';
 import { walletView } from './views/wallet-view';
@@ -33,6 +44,8 @@ function showView(context: ViewContext, kind: string, arg: string): Promise<void
   if (kind === 'wallet') return walletView(context, arg);
   if (kind === 'token') return tokenView(context, arg);
   if (kind === 'network') return networkView(context);
+  if (kind === 'producers') return producersView(context);
+  if (kind === 'tokens') return tokenSearchView(context, arg);
   if (kind === 'participation') {
     return arg === '' ? topNodesView(context) : participationView(context, arg);
   }
@@ -130,5 +143,9 @@ export function startRouting(): void {
     blocks: newBlocks,
     changed: () => void refresh(),
     problem: showProblem,
+    connection(state, since) {
+      if (state === 'lost') showNodeLost(since);
+      else showNodeBack();
+    },
   });
 }

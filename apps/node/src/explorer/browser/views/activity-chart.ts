@@ -32,6 +32,13 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   const element = h('figure', { class: 'activity' }, canvasBox, caption);
   let plot: uPlot | undefined;
   let resizes: ResizeObserver | undefined;
+  // The chart's colours come from the page's (light or dark) scheme: a change of scheme redraws it.
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  const redraw = () => {
+    if (plot === undefined) return;
+    plot.destroy();
+    plot = plotIn(canvasBox, width(), columns(), element);
+  };
 
   function columns(): Columns {
     const numbers = [...byNumber.keys()].sort((a, b) => a - b);
@@ -83,32 +90,67 @@ export function activityChart(initial: BlockInfo[]): ActivityChart {
   return {
     element,
     draw() {
-      const data = columns();
-      plot = new uPlot(chartOptions(width()), data, canvasBox);
+      plot = plotIn(canvasBox, width(), columns(), element);
       resizes = new ResizeObserver(() => plot?.setSize({ width: width(), height: HEIGHT }));
       resizes.observe(canvasBox);
+      scheme.addEventListener('change', redraw);
     },
     add(blocks) {
       if (blocks.length === 0) return;
       keep(blocks);
       const data = columns();
       plot?.setData(data);
+      // Away from the cursor the legend shows the latest block's values (see `latestOr`).
+      if (plot !== undefined && plot.cursor.idx == null)
+        plot.setLegend({ idxs: [null, null, null] });
       describe(data);
     },
     destroy() {
+      scheme.removeEventListener('change', redraw);
       resizes?.disconnect();
       plot?.destroy();
     },
   };
 }
 
+/** A uPlot chart of `data` in `box`; the figure keeps the grid colour it drew with (`data-grid`). */
+function plotIn(box: HTMLElement, width: number, data: Columns, figure: HTMLElement): uPlot {
+  const options: uPlot.Options = {
+    ...chartOptions(width),
+    hooks: { setScale: [(u, key) => key === 'x' && keepXRange(u, figure)] },
+  };
+  figure.setAttribute('data-grid', gridColor());
+  return new uPlot(options, data, box);
+}
+
+/** The figure keeps the block range its x axis spans (`data-x-min`, `data-x-max`). */
+function keepXRange(plot: uPlot, figure: HTMLElement): void {
+  const { min, max } = plot.scales.x ?? {};
+  figure.setAttribute('data-x-min', String(min ?? ''));
+  figure.setAttribute('data-x-max', String(max ?? ''));
+}
+
+function gridColor(): string {
+  return cssColor('--grid', '#d0d7de');
+}
+
 function cssColor(name: string, fallback: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 }
 
+/**
+ * A legend value: the hovered block's, or, with the cursor away from the chart, the latest block's
+ * (uPlot would show "--").
+ */
+function latestOr(u: uPlot, raw: number | null, seriesIdx: number, idx: number | null): string {
+  const column = u.data[seriesIdx] ?? [];
+  const value = idx == null ? column[column.length - 1] : raw;
+  return value == null ? '–' : String(value);
+}
+
 function chartOptions(width: number): uPlot.Options {
   const text = cssColor('--muted', '#57606a');
-  const grid = cssColor('--line', '#d0d7de');
+  const grid = gridColor();
   const accent = cssColor('--accent', '#0b57d0');
   // Blocks, operations and whole seconds: ticks at whole numbers only.
   const incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000];
@@ -117,7 +159,8 @@ function chartOptions(width: number): uPlot.Options {
     width,
     height: HEIGHT,
     scales: {
-      x: { time: false },
+      // Half a block of room at each end, so the first and last bars are drawn whole.
+      x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
       ops: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       s: { range: (_u, _min, max) => [0, Math.max(1, max)] },
     },
@@ -127,16 +170,24 @@ function chartOptions(width: number): uPlot.Options {
       { ...axis, scale: 's', label: 'seconds', side: 1, size: 60, grid: { show: false } },
     ],
     series: [
-      { label: 'Block' },
+      { label: 'Block', value: latestOr },
       {
         label: 'Operations',
+        value: latestOr,
         scale: 'ops',
         stroke: accent,
         fill: `${accent}55`,
         paths: uPlot.paths.bars?.({ size: [0.6, 24] }),
         points: { show: false },
       },
-      { label: 'Interval (s)', scale: 's', stroke: '#d97706', width: 2, spanGaps: false },
+      {
+        label: 'Interval (s)',
+        value: latestOr,
+        scale: 's',
+        stroke: '#d97706',
+        width: 2,
+        spanGaps: false,
+      },
     ],
   };
 }

@@ -1,14 +1,23 @@
-/** One block: header, neighbours, operations. */
-import { batch, failed, resultOf } from '../chain-data';
-import { coins, operationsTable, walletLink, when } from '../chain-format';
+/** One block (by number or hash): header, neighbours, operations. */
+import { batch, failed, findBlockByHash, resultOf, tokensOf } from '../chain-data';
+import { coinAmount, label, operationsTable, utcText, walletLink, when } from '../chain-format';
 import { type Child, facts, h, heading, link, mono, notice, replace, section } from '../dom';
 import { view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
 export async function blockView(context: ViewContext, arg: string): Promise<void> {
-  const number = /^\d+$/.test(arg) ? Number(arg) : Number.NaN;
+  let number = /^\d+$/.test(arg) ? Number(arg) : Number.NaN;
+  if (/^(0x)?[0-9a-f]{64}$/i.test(arg)) {
+    const found = await findBlockByHash(arg);
+    if (context.stale()) return;
+    if (found === undefined) {
+      replace(view, heading('Block'), notice(`No block of this node has the hash ${arg}.`));
+      return;
+    }
+    number = found;
+  }
   if (!Number.isSafeInteger(number)) {
-    replace(view, heading('Block'), notice(`"${arg}" is not a block number.`));
+    replace(view, heading('Block'), notice(`"${arg}" is not a block number or hash.`));
     return;
   }
   const [info, operations, count] = await batch([
@@ -23,15 +32,18 @@ export async function blockView(context: ViewContext, arg: string): Promise<void
   }
   const ops = resultOf(operations);
   const height = resultOf(count);
+  const tokens = await tokensOf(ops);
+  if (context.stale()) return;
   const pager = h(
     'nav',
     { 'aria-label': 'Blocks', class: 'pager' },
     number > 0 ? link(`#/block/${number - 1}`, '← Previous block') : '',
     number + 1 < height ? link(`#/block/${number + 1}`, 'Next block →') : '',
   );
-  const fields: Array<[string, Child]> = Object.entries(info).map(([key, value]) =>
+  const fields: Array<[Child, Child]> = Object.entries(info).map(([key, value]) => [
+    label(key),
     blockField(number, key, value),
-  );
+  ]);
   replace(
     view,
     heading(`Block ${number}`),
@@ -42,20 +54,19 @@ export async function blockView(context: ViewContext, arg: string): Promise<void
       'block-ops-heading',
       ops.length === 0
         ? notice('This block has no operations.')
-        : operationsTable(`Operations of block ${number}`, ops),
+        : operationsTable(`Operations of block ${number}`, ops, tokens),
     ),
   );
 }
 
-function blockField(number: number, key: string, value: unknown): [string, Child] {
-  if (key === 'timestamp')
-    return [key, h('span', null, String(value), ' (', when(String(value)), ')')];
-  if (key === 'trx_fee') return [key, `${value} (${coins(String(value))})`];
-  if (key === 'hmr') return [key, walletLink(String(value))];
-  if (key === 'one_hash' && number > 0)
-    return [
-      key,
-      link(`#/block/${number - 1}`, mono(String(value)), `previous block ${number - 1}`),
-    ];
-  return [key, typeof value === 'string' && value.length > 20 ? mono(value) : String(value)];
+function blockField(number: number, key: string, value: unknown): Child {
+  const text = String(value);
+  if (key === 'timestamp') return h('span', null, utcText(text), ' (', when(text), ')');
+  if (key === 'trx_fee') return coinAmount(text);
+  if (key === 'hmr') return walletLink(text);
+  if (key === 'one_hash' && number > 0) {
+    return link(`#/block/${number - 1}`, mono(text), `previous block ${number - 1} hash ${text}`);
+  }
+  if (key === 'operations' || key === 'nopsp' || key === 'niopsp') return text;
+  return typeof value === 'string' && value.length > 20 ? mono(value) : text;
 }

@@ -7,9 +7,17 @@ import {
   type OperationObject,
   type Outcome,
   resultOf,
+  tokensOf,
 } from '../chain-data';
-import { blockLink, coins, operationsTable, short, walletLink, when } from '../chain-format';
-import { facts, h, heading, mono, notice, replace, section, table } from '../dom';
+import {
+  blockHashLink,
+  blockLink,
+  coinAmount,
+  operationsTable,
+  walletLink,
+  when,
+} from '../chain-format';
+import { facts, h, heading, notice, replace, section, table } from '../dom';
 import { status, view } from '../page-frame';
 import { type ActivityChart, activityChart, CHART_BLOCKS } from './activity-chart';
 import { peersText, syncText, type ViewContext } from './view-context';
@@ -44,6 +52,7 @@ export async function homeView(context: ViewContext): Promise<void> {
     ]);
     const height = resultOf(count);
     const pendingOps = resultOf(pending);
+    const pendingTokens = await tokensOf(pendingOps);
     if (context.stale()) return;
     replace(
       summary,
@@ -62,11 +71,13 @@ export async function homeView(context: ViewContext): Promise<void> {
         pendingPart,
         pendingOps.length === 0
           ? notice('No operations are waiting for a block.')
-          : operationsTable('Pending operations', pendingOps),
+          : operationsTable('Pending operations', pendingOps, pendingTokens),
       );
     }
     if (height === shownHeight) return;
     const { blocks, operations } = await latestBlocks(height);
+    const shownOps = operations.slice(0, LATEST_OPERATIONS);
+    const tokens = await tokensOf(shownOps);
     if (context.stale()) return;
     shownHeight = height;
     replace(blocksPart, blocksTable(blocks));
@@ -74,7 +85,7 @@ export async function homeView(context: ViewContext): Promise<void> {
       operationsPart,
       operations.length === 0
         ? notice(`No operations in the latest ${blocks.length} blocks.`)
-        : operationsTable('Latest operations', operations.slice(0, LATEST_OPERATIONS)),
+        : operationsTable('Latest operations', shownOps, tokens),
     );
     status.textContent = `Block ${height - 1} is the latest.`;
   }
@@ -122,14 +133,14 @@ async function latestBlocks(
 function blocksTable(blocks: BlockInfo[]): HTMLElement {
   return table(
     'Latest blocks',
-    ['Block', 'Time', 'Operations', 'Fees', 'Producer', 'Hash'],
+    ['Block', 'Age', 'Operations', 'Fees', 'Producer', 'Hash'],
     blocks.map((block) => [
       blockLink(block.block),
       when(block.timestamp),
       String(block.operations),
-      coins(block.trx_fee),
+      coinAmount(block.trx_fee),
       walletLink(block.hmr),
-      mono(short(block.hash)),
+      blockHashLink(block.hash, block.block),
     ]),
   );
 }

@@ -11,6 +11,7 @@ import {
   type ProtocolVersion,
   resultOf,
 } from '../chain-data';
+import { label } from '../chain-format';
 import { type Child, facts, h, heading, mono, notice, replace, section, table } from '../dom';
 import { view } from '../page-frame';
 import { syncPercent, syncText, type ViewContext } from './view-context';
@@ -67,8 +68,8 @@ function nodeFacts(
   node: Outcome<NodeStatus>,
   version: Outcome<NodeVersion>,
   protocol: Outcome<ProtocolVersion>,
-): Array<[string, Child]> {
-  const shown: Array<[string, Child]> = [];
+): Array<[Child, Child]> {
+  const shown: Array<[Child, Child]> = [];
   if (!failed(version)) shown.push(['Version', version.version]);
   if (!failed(protocol)) {
     const { netprotocol } = protocol;
@@ -79,7 +80,7 @@ function nodeFacts(
   } else if (!failed(node)) {
     const data = node as unknown as Record<string, unknown>;
     for (const key of ['status_s', 'ready_s', 'port', 'blocks']) {
-      if (data[key] !== undefined) shown.push([key, String(data[key])]);
+      if (data[key] !== undefined) shown.push([label(key), String(data[key])]);
     }
     const stats = node.netstats as Partial<NodeStatus['netstats']> | undefined;
     if (stats)

@@ -1,6 +1,18 @@
 /** One operation by ophash: details, senders, receivers; followed live until it is in a block. */
-import { type OperationObject, rpc } from '../chain-data';
-import { amountOf, blockLink, coins, optypeName, walletLink, when } from '../chain-format';
+import { type OperationObject, rpc, tokensOf } from '../chain-data';
+import {
+  amountOf,
+  blockLink,
+  coinAmount,
+  label,
+  operationKind,
+  type TokenBook,
+  tokenLink,
+  tokenOf,
+  utcText,
+  walletLink,
+  when,
+} from '../chain-format';
 import { type Child, facts, h, heading, mono, notice, replace, section, table } from '../dom';
 import { status, view } from '../page-frame';
 import type { ViewContext } from './view-context';
@@ -11,12 +23,16 @@ const SHOWN_FIELDS = new Set([
   'block',
   'maturation',
   'optype',
+  'subtype',
   'optxt',
   'signer_account',
   'n_operation',
   'amount',
   'oprice',
+  'ioprice',
   'time',
+  'opblock',
+  'token',
   'senders',
   'receivers',
 ]);
@@ -41,16 +57,19 @@ export async function operationView(context: ViewContext, arg: string): Promise<
       return;
     }
     if (op.block === shownBlock) return;
+    const tokens = await tokensOf([op]);
+    if (context.stale()) return;
     shownBlock = op.block;
     replace(
       view,
       heading('Operation'),
-      section('Details', 'op-heading', facts(detailFields(op))),
+      section('Details', 'op-heading', facts(detailFields(op, tokens))),
       section('Senders', 'senders-heading', sendersPart(op)),
       section('Receivers', 'receivers-heading', receiversPart(op)),
     );
-    status.textContent =
-      op.block > 0 ? `Operation is in block ${op.block}.` : 'Operation is pending.';
+    status.textContent = pending(op)
+      ? 'Operation is pending.'
+      : `Operation is in block ${op.block}.`;
   }
   await refresh();
   context.onChainChange(async () => {
@@ -58,32 +77,72 @@ export async function operationView(context: ViewContext, arg: string): Promise<
   });
 }
 
-function detailFields(op: OperationObject): Array<[string, Child]> {
-  const fields: Array<[string, Child]> = [
-    ['ophash', mono(op.ophash)],
+/** A pending operation says block 0 (and maturation null): the page says "pending". */
+function pending(op: OperationObject): boolean {
+  return op.block <= 0 || op.maturation === null;
+}
+
+function detailFields(op: OperationObject, tokens: TokenBook): Array<[Child, Child]> {
+  const token = tokenOf(op);
+  const amount = amountOf(op, tokens);
+  const fields: Array<[Child, Child]> = [
+    [label('ophash', 'operation'), mono(op.ophash)],
     [
-      'status',
-      op.block > 0
-        ? h(
+      h('span', { title: 'spec names: block, maturation', 'data-spec': 'block' }, 'Status'),
+      pending(op)
+        ? 'pending'
+        : h(
             'span',
             null,
             'in block ',
             blockLink(op.block),
             ` (${op.maturation ?? 0} blocks on top)`,
-          )
-        : 'pending',
+          ),
     ],
-    ['type', `${optypeName(op.optype)} (optype ${op.optype})`],
-    ['description', op.optxt],
-    ['signer', walletLink(op.signer_account)],
-    ['n_operation', String(op.n_operation)],
-    ['amount', op.amount === undefined ? '' : `${op.amount} (${amountOf(op)})`],
-    ['fee', `${op.oprice} (${coins(op.oprice)})`],
-    ['time', when(op.time)],
+    [
+      h('span', { title: 'spec names: optype, subtype', 'data-spec': 'optype' }, 'Type'),
+      h(
+        'span',
+        null,
+        operationKind(op, tokens),
+        ` (optype ${op.optype}${op.subtype === undefined ? '' : `, subtype ${op.subtype}`})`,
+      ),
+    ],
   ];
+  if (token !== undefined) {
+    const meta = tokens.get(token);
+    fields.push([
+      label('token', 'operation'),
+      h(
+        'span',
+        null,
+        tokenLink(token, tokens),
+        meta === undefined ? '' : ` (${meta.name}) `,
+        mono(token),
+      ),
+    ]);
+  }
+  fields.push(
+    [label('optxt', 'operation'), op.optxt],
+    [label('signer_account', 'operation'), walletLink(op.signer_account)],
+    [label('n_operation', 'operation'), String(op.n_operation)],
+  );
+  if (amount !== '') fields.push([label('amount', 'operation'), amount]);
+  fields.push(
+    [label('oprice', 'operation'), coinAmount(op.oprice)],
+    [label('ioprice', 'operation'), coinAmount(op.ioprice)],
+    [label('time', 'operation'), h('span', null, utcText(op.time), ' (', when(op.time), ')')],
+    [
+      label('opblock', 'operation'),
+      pending(op) ? `${op.opblock} in the pending pool` : String(op.opblock),
+    ],
+  );
   for (const [key, value] of Object.entries(op)) {
     if (SHOWN_FIELDS.has(key)) continue;
-    fields.push([key, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
+    fields.push([
+      label(key, 'operation'),
+      typeof value === 'object' ? JSON.stringify(value) : String(value),
+    ]);
   }
   return fields;
 }

@@ -31,6 +31,7 @@ import {
 } from '../chain-format';
 import { type Child, facts, h, heading, link, mono, notice, replace, section, table } from '../dom';
 import { showProblem, view } from '../page-frame';
+import { loadProducers, type ProducerScan, producersTable } from './producers-view';
 import type { ViewContext } from './view-context';
 
 /** Blocks scanned per request when looking for nodeStep1 operations. */
@@ -222,6 +223,7 @@ export async function topNodesView(context: ViewContext): Promise<void> {
   const height = await rpc('getBlockCount');
   if (context.stale()) return;
   const listPart = h('div');
+  const producersPart = h('div');
   const more = h('button', { type: 'button' }, `Look ${SCAN_BLOCKS} blocks further back`);
   replace(
     view,
@@ -231,22 +233,42 @@ export async function topNodesView(context: ViewContext): Promise<void> {
         "see its tree, or a wallet's page to see its participation.",
     ),
     section('TOP nodes', 'top-nodes-heading', listPart, more),
+    section('Block producers', 'producers-heading', producersPart),
   );
   const found: OperationObject[] = [];
   let scannedFrom = height;
+  let producers: ProducerScan | undefined;
 
   async function scanBack(): Promise<void> {
     const from = Math.max(0, scannedFrom - SCAN_BLOCKS);
     const ops = await operationsOfBlocks(from, scannedFrom - 1);
+    producers ??= await loadProducers(Math.max(0, height - SCAN_BLOCKS), height - 1);
     if (context.stale()) return;
     found.push(...ops.filter((op) => op.optype === OPTYPE_TOP_JOIN));
     scannedFrom = from;
     more.hidden = from === 0;
     const range = `blocks ${from} to ${height - 1}`;
+    const genesis: ProducerScan = {
+      ...producers,
+      producers: producers.producers.filter((producer) => producer.genesis),
+    };
+    replace(
+      producersPart,
+      notice(
+        'The genesis producers sign blocks from the start; the mine wallet of each TOP node joins ' +
+          'them at its blockchainStart.',
+      ),
+      producersTable('Genesis producers', genesis),
+      link('#/producers', 'All block producers'),
+    );
     replace(
       listPart,
       found.length === 0
-        ? notice(`No TOP node joined in ${range}.`)
+        ? notice(
+            from === 0
+              ? 'No TOP node has joined yet: the genesis producers below produce the blocks.'
+              : `No TOP node joined in ${range}: the genesis producers below produce the blocks.`,
+          )
         : table(
             `TOP nodes that joined in ${range}`,
             ['TOP node', 'Node code', 'Joined in block', 'Stake'],

@@ -1,4 +1,8 @@
-/** One wallet: balance and state, its pending operations and those of recent blocks (scanned back). */
+/**
+ * One wallet: balance and state, its token balances, its pending operations and those of recent
+ * blocks (scanned back). No method lists a wallet's tokens: the tokens are those of the wallet's
+ * operations found so far, each balance read from the token's holders.
+ */
 import {
   type BatchCall,
   batch,
@@ -8,9 +12,22 @@ import {
   type OperationObject,
   type Outcome,
   resultOf,
+  type TokenHolder,
+  tokenBook,
+  tokenHolding,
 } from '../chain-data';
-import { coins, nodeStateText, operationsTable, roleOf } from '../chain-format';
-import { type Child, facts, h, heading, link, mono, notice, replace, section } from '../dom';
+import {
+  amount,
+  coinAmount,
+  label,
+  nodeStateText,
+  operationsTable,
+  roleOf,
+  type TokenBook,
+  tokenLink,
+  tokenOf,
+} from '../chain-format';
+import { type Child, facts, h, heading, link, mono, notice, replace, section, table } from '../dom';
 import { showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
@@ -39,18 +56,20 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
   }
   const height = resultOf(count);
   const found: OperationObject[] = resultOf(pending).filter((op) => involves(op, wallet));
-  const fields: Array<[string, Child]> = Object.entries(info).map(([key, value]) => {
-    if (key === 'wallet') return ['wallet', mono(String(value))];
-    if (COIN_FIELDS.has(key)) return [key, coins(String(value))];
-    return [key, String(value)];
+  const fields: Array<[Child, Child]> = Object.entries(info).map(([key, value]) => {
+    if (key === 'wallet') return [label(key), mono(String(value))];
+    if (COIN_FIELDS.has(key)) return [label(key), coinAmount(String(value))];
+    return [label(key), String(value)];
   });
   const opsPart = h('div');
+  const tokensPart = h('div');
   const more = h('button', { type: 'button' }, `Look ${WALLET_SCAN_BLOCKS} blocks further back`);
   let scannedFrom = height;
   replace(
     view,
     heading('Wallet', ' ', mono(wallet)),
     section('Balance and state', 'wallet-heading', facts(fields)),
+    section('Token balances', 'wallet-tokens-heading', tokensPart),
     section('Participation', 'wallet-part-heading', participationPart(wallet, part)),
     section('Operations', 'wallet-ops-heading', opsPart, more),
   );
@@ -74,17 +93,57 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
     scannedFrom = from;
     more.hidden = from === 0;
     const range = `blocks ${from} to ${height - 1}`;
+    const tokens = await tokenBook(found.flatMap((op) => tokenOf(op) ?? []));
+    const holdings = await Promise.all(
+      [...tokens.keys()].map(async (token) => [token, await tokenHolding(token, wallet)] as const),
+    );
+    if (context.stale()) return;
     replace(
       opsPart,
       found.length === 0
         ? notice(`No operations of this wallet in ${range} or pending.`)
-        : operationsTable(`Operations of this wallet (pending and ${range})`, found),
+        : operationsTable(`Operations of this wallet (pending and ${range})`, found, tokens),
     );
+    replace(tokensPart, tokenBalances(tokens, holdings, range));
   }
   more.addEventListener('click', () => {
     scanBack().catch(showProblem);
   });
   await scanBack();
+}
+
+/** The wallet's holding of each token its operations found so far are about. */
+function tokenBalances(
+  tokens: TokenBook,
+  holdings: ReadonlyArray<readonly [string, TokenHolder | null | undefined]>,
+  range: string,
+): HTMLElement {
+  const rows = holdings.filter(([, holding]) => holding !== null);
+  if (rows.length === 0) {
+    return notice(`This wallet holds none of the tokens of its operations in ${range}.`);
+  }
+  return h(
+    'div',
+    null,
+    table(
+      'Token balances',
+      ['Token', 'Balance', 'Locked', 'Time-locked', 'Can send'],
+      rows.map(([token, holding]) => {
+        const meta = tokens.get(token)!;
+        const of = (base: string) => amount(base, meta.decimals, meta.symbol);
+        return !holding
+          ? [tokenLink(token, tokens), 'not found among its first holders', '', '', '']
+          : [
+              tokenLink(token, tokens),
+              of(String(holding.balance)),
+              of(String(holding.volumeLock)),
+              of(String(holding.volumeTimeLock)),
+              holding.transfer ? 'yes' : 'no',
+            ];
+      }),
+    ),
+    notice(`Tokens of this wallet's operations in ${range}; look further back for older ones.`),
+  );
 }
 
 /** Whether the wallet takes part in a participation tree (or mines for one), and a link to it. */

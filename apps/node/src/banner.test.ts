@@ -1,0 +1,41 @@
+import { PassThrough } from 'node:stream';
+import type { Chain } from '@chain/ledger';
+import { describe, expect, it } from 'vitest';
+import { printBanner } from './banner';
+import type { NodeOptions } from './options';
+
+const chain = {
+  genesis: { network: 'dev' },
+  genesisHash: new Uint8Array(32),
+  blockCount: () => 1,
+} as unknown as Chain;
+const options = {
+  datadir: '/tmp/data',
+  p2pPort: 4000,
+  blockTimeMs: 1000,
+  mine: true,
+} as unknown as NodeOptions;
+
+function banner(explorerBuilt: boolean): string {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (chunk) => {
+    text += chunk;
+  });
+  printBanner(options, chain, { rpcUrl: 'http://127.0.0.1:8545/' }, out, explorerBuilt);
+  return text;
+}
+
+describe('start banner', () => {
+  it('names the explorer URL: the page at the root of the RPC port', () => {
+    const text = banner(true);
+    expect(text).toMatch(/^ {2}JSON-RPC {8}http:\/\/127\.0\.0\.1:8545\/$/m);
+    expect(text).toMatch(
+      /^ {2}explorer {8}http:\/\/127\.0\.0\.1:8545\/ {2}\(open it in a browser\)$/m,
+    );
+  });
+
+  it('says how to build the explorer when its script is missing', () => {
+    expect(banner(false)).toMatch(/^ {2}explorer {8}not built \(npx nx run chain-node:build\)$/m);
+  });
+});
