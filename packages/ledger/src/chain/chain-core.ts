@@ -1,6 +1,6 @@
 import { ErrorCode, getPublicKey, type Hashes, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
-import { decodeBlock, ZERO_HASH } from '../block/block';
+import { type Block, decodeBlock, ZERO_HASH } from '../block/block';
 import { LedgerError } from '../errors';
 import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
 import { createRegistry } from '../operation/ledger-registry';
@@ -106,6 +106,8 @@ export class ChainCore {
   closing: Promise<void> | undefined;
   /** importBlock calls not finished yet. */
   importsWaiting = 0;
+  /** Blocks inspectBlock decoded, by their bytes, for the import that usually follows. */
+  readonly inspected = new WeakMap<Uint8Array, Block>();
   /** Blocks verifyAhead decoded, by their bytes, with what it found of their signatures. */
   readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
 

@@ -120,8 +120,9 @@ export interface OperationType<B = unknown> extends OperationCodec<B> {
    * The committed entries applying it reads beside its signer's account (a receiver, a token),
    * added to `keys`: the chain loads them from disk before the apply, which then finds them in
    * memory. A type without it is applied all the same, reading what it misses synchronously.
+   * `signer` is the signer's account number when known (not for a request still to be signed).
    */
-  stateKeys?(body: B, keys: StateKeys): void;
+  stateKeys?(body: B, keys: StateKeys, signer: number | undefined): void;
 }
 
 export interface BlockHookInfo {

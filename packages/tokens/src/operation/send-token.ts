@@ -1,7 +1,7 @@
 import { bytesToHex } from '@chain/crypto';
 import type { OperationType } from '@chain/ledger';
 import { tokenRule } from '../errors';
-import { tokenKey, tokenSpace, unlockedBalance } from '../state';
+import { holderKey, holderSpace, tokenKey, tokenSpace, unlockedBalance } from '../state';
 import { TokenBook } from '../token-book';
 import { type SendTokenBody, sendTokenCodec } from './codecs';
 import { describeAmount, holderAccount, requireToken } from './common';
@@ -15,6 +15,12 @@ export type { SendTokenBody } from './codecs';
 export const sendTokenOperation: OperationType<SendTokenBody> = {
   ...sendTokenCodec,
 
+  stateKeys(body, keys, signer) {
+    const key = tokenKey(body.token);
+    keys.spaces.push([tokenSpace.name, key], [tokenSpace.name, tokenKey(body.receiver)]);
+    keys.hashes.push(body.receiver);
+    if (signer !== undefined) keys.spaces.push([holderSpace.name, holderKey(key, signer)]);
+  },
   apply(ctx, op) {
     const { amount } = op.body;
     const { key, token } = requireToken(ctx, op.body.token);

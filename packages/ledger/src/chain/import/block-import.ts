@@ -29,6 +29,7 @@ import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
 export type ImportCore = Pick<
   ChainCore,
   | 'blockEnv'
+  | 'inspected'
   | 'checkSignature'
   | 'clique'
   | 'closing'
@@ -139,7 +140,7 @@ export async function importBlock(core: ImportCore, bytes: Uint8Array): Promise<
 function verifyAhead(core: ImportCore, bytes: Uint8Array): { settle(): Promise<void> } | undefined {
   let block: Block;
   try {
-    block = decodeBlock(bytes, core.hashes);
+    block = decodedBlock(core, bytes);
   } catch {
     // A malformed block is refused by executeImported, with the reason.
     return undefined;
@@ -209,6 +210,16 @@ function aheadCheckOf(core: ImportCore, operation: Uint8Array): VerifyItem | nul
   };
 }
 
+/** The block of `bytes`, decoded once: an inspection (inspectBlock) may have done it already. */
+function decodedBlock(core: ImportCore, bytes: Uint8Array): Block {
+  const inspected = core.inspected.get(bytes);
+  if (inspected !== undefined) {
+    core.inspected.delete(bytes);
+    return inspected;
+  }
+  return decodeBlock(bytes, core.hashes);
+}
+
 /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
 export async function executeImported(core: ImportCore, bytes: Uint8Array): Promise<ExecutedBlock> {
   const ahead = core.decodedAhead.get(bytes);
@@ -216,7 +227,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
   core.decodedAhead.delete(bytes);
   let block: Block;
   try {
-    block = ahead?.block ?? decodeBlock(bytes, core.hashes);
+    block = ahead?.block ?? decodedBlock(core, bytes);
   } catch (error) {
     throw invalidBlock('MALFORMED_BLOCK', `malformed block: ${(error as Error).message}`, error);
   }

@@ -341,7 +341,9 @@ function signRequestKeys(core: AdmissionCore, batch: readonly WaitingSignRequest
   for (const { request } of batch) {
     try {
       keys.hashes.push(decodeAddress(request.signer, core.prefix, 'signer').hash160);
-      core.registry.get(request.optype, request.subtype ?? 0)?.stateKeys?.(request.body, keys);
+      core.registry
+        .get(request.optype, request.subtype ?? 0)
+        ?.stateKeys?.(request.body, keys, undefined);
     } catch {
       // A request this bad is refused by signNow, which says why.
     }

@@ -22,6 +22,7 @@ import {
 export type QueriesCore = Pick<
   ChainCore,
   | 'blockCache'
+  | 'inspected'
   | 'hashes'
   | 'headState'
   | 'headWeight'
@@ -77,7 +78,10 @@ export async function heightOfHash(
 }
 
 export function inspectBlock(core: QueriesCore, bytes: Uint8Array): BlockPlacement {
-  const { header, hash } = decodeBlock(bytes, core.hashes);
+  const block = decodeBlock(bytes, core.hashes);
+  // A block inspected is usually imported next (gossip, sync): the import takes this decoding.
+  core.inspected.set(bytes, block);
+  const { header, hash } = block;
   return {
     height: header.height,
     hash,

@@ -19,7 +19,7 @@ export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operatio
   const keys = emptyStateKeys();
   for (const op of ops) {
     if (op.signer !== NEW_ACCOUNT) keys.accounts.push(op.signer);
-    core.registry.get(op.optype, op.subtype)?.stateKeys?.(op.body, keys);
+    core.registry.get(op.optype, op.subtype)?.stateKeys?.(op.body, keys, op.signer);
   }
   return keys;
 }
