@@ -182,6 +182,7 @@ describe('discoverBenchmarks', () => {
       'rpc-reads',
       'rpc-throughput',
       'sendto-throughput',
+      'state-scale',
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual(['memory']);
