@@ -9,8 +9,15 @@
  * genesis accounts, with a hash160 derived from its number (fixtureHash160), so that a benchmark
  * picks existing accounts at random without reading the database.
  *
- * Fixtures are cached between runs under `root`, keyed by the account count and FIXTURE_FORMAT;
- * a run that writes works on a copy (copyFixture).
+ * Beside the accounts, two tokens made by real createToken operations of the dev wallet (on the
+ * genesis node, before it stops): a large one whose holders are the first `holders` synthetic
+ * accounts and a small one held by the first SMALL_TOKEN_HOLDERS of them. Their holder entries are
+ * written straight into the `spaces` sublevel in @chain/tokens' layout (holderSpace, appended to
+ * the token's linked holder list after the dev wallet), the token entries and the dev wallet's
+ * holder entry rewritten to match, the state checksum adjusted for each.
+ *
+ * Fixtures are cached between runs under `root`, keyed by the account count, the holder count and
+ * FIXTURE_FORMAT; a run that writes works on a copy (copyFixture).
  */
 import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -18,25 +25,38 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { addressFromHash160 } from '@chain/crypto';
+import { addressFromHash160, bytesToHex, decodeAddress } from '@chain/crypto';
 import { ByteWriter } from '@chain/ledger';
-import { DEV_PREFIX } from './dev-chain.js';
+import { type HolderState, holderSpace, type TokenState, tokenSpace } from '@chain/tokens';
+import { createDevTokenFor, DEV_PREFIX } from './dev-chain.js';
 import { createNodeProcess } from './node-process.js';
 
 /** Bumped whenever what a fixture holds changes: older cached fixtures are then not used. */
-export const FIXTURE_FORMAT = 1;
+export const FIXTURE_FORMAT = 2;
 /** Where fixtures are cached by default. */
 export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
 /** Every synthetic account's balance, in base units (any value: nothing sums the balances). */
 export const FIXTURE_BALANCE = 1_000_000n;
 
+/** Holders of the small token (synthetic accounts, the first ones). */
+export const SMALL_TOKEN_HOLDERS = 100;
+/** Each synthetic holder's balance of either token (decimal 0: whole tokens). */
+export const FIXTURE_TOKEN_BALANCE = 1_000n;
+/** Supply of either token: the dev wallet keeps what the synthetic holders do not hold. */
+const TOKEN_SUPPLY = 100_000_000_000n;
+/** "No holder" in a holder list's links (NO_HOLDER of packages/tokens/src/state.ts). */
+const NO_HOLDER = 0xffffffff;
+
 /** ChainStore's sublevels and keys this module writes (packages/ledger/src/chain/storage/store.ts). */
 const SUBLEVEL_ACCOUNTS = 'accounts';
 const SUBLEVEL_ADDRESSES = 'addresses';
 const SUBLEVEL_META = 'meta';
+const SUBLEVEL_SPACES = 'spaces';
 const META_STATE_CHECKSUM = 'state-checksum';
 /** StateChecksum's entry kind of an account (packages/ledger/src/chain/storage/state-checksum.ts). */
 const ENTRY_ACCOUNT = 1;
+/** ... and of a state-space entry, keyed by the utf8 bytes of `<space>\u0000<key>`. */
+const ENTRY_SPACE = 2;
 /** Accounts per write batch. */
 const WRITE_BATCH = 50_000;
 const READY_FILE = 'fixture-ready.json';
@@ -129,10 +149,14 @@ class Checksum {
     return new Checksum(view.getUint32(0, true), view.getUint32(4, true));
   }
 
-  add(kind: number, key: Uint8Array, value: Uint8Array): void {
-    const low = this.low + crc32(value, crc32(key, kind));
+  add(kind: number, key: Uint8Array, value: Uint8Array, sign: 1 | -1 = 1): void {
+    const low = this.low + sign * crc32(value, crc32(key, kind));
     this.low = low >>> 0;
     this.high = (this.high + Math.floor(low / 0x1_0000_0000)) >>> 0;
+  }
+
+  remove(kind: number, key: Uint8Array, value: Uint8Array): void {
+    this.add(kind, key, value, -1);
   }
 
   toBytes(): Uint8Array {
@@ -151,9 +175,21 @@ function concat(prefix: Uint8Array, key: Uint8Array): Uint8Array {
   return out;
 }
 
+/** A token of a fixture. */
+export interface FixtureToken {
+  address: string;
+  /** Listed holders: the dev wallet and the synthetic ones. */
+  holders: number;
+  /** Its synthetic holders are accounts firstHolder .. firstHolder + holders - 2. */
+  firstHolder: number;
+}
+
 export interface StateFixture {
   /** The cached data directory (do not write to it: copyFixture). */
   dir: string;
+  /** The token with `holders` synthetic holders, and the one with SMALL_TOKEN_HOLDERS. */
+  largeToken: FixtureToken;
+  smallToken: FixtureToken;
   /** Accounts in its state, genesis accounts included. */
   accounts: number;
   /** The first synthetic account: accounts genesisAccounts .. accounts-1 are fixtureAddress(n). */
@@ -165,6 +201,8 @@ export interface StateFixture {
 }
 
 interface ReadyRecord {
+  largeToken: FixtureToken;
+  smallToken: FixtureToken;
   accounts: number;
   firstSynthetic: number;
   rawBytesPerAccount: number;
@@ -180,15 +218,16 @@ export async function directoryBytes(dir: string): Promise<number> {
 }
 
 /**
- * The cached fixture of `accounts` accounts under `root`, built first when missing. `log` sees
- * the build's progress.
+ * The cached fixture of `accounts` accounts and a token of `holders` holders (at most the synthetic
+ * accounts) under `root`, built first when missing. `log` sees the build's progress.
  */
 export async function stateFixture(
   accounts: number,
+  holders: number,
   log: (message: string) => void,
   root = DEFAULT_FIXTURE_ROOT,
 ): Promise<StateFixture> {
-  const dir = join(root, `v${FIXTURE_FORMAT}-${accounts}`);
+  const dir = join(root, `v${FIXTURE_FORMAT}-${accounts}-${holders}h`);
   let ready: ReadyRecord | undefined;
   try {
     ready = JSON.parse(await readFile(join(dir, READY_FILE), 'utf8')) as ReadyRecord;
@@ -200,7 +239,7 @@ export async function stateFixture(
     await rm(building, { recursive: true, force: true });
     await mkdir(building, { recursive: true });
     try {
-      ready = await buildFixture(building, accounts, log);
+      ready = await buildFixture(building, accounts, holders, log);
       await writeFile(join(building, READY_FILE), JSON.stringify(ready));
       await rm(dir, { recursive: true, force: true });
       await rename(building, dir);
@@ -215,14 +254,29 @@ export async function stateFixture(
 async function buildFixture(
   dir: string,
   accounts: number,
+  holders: number,
   log: (message: string) => void,
 ): Promise<ReadyRecord> {
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(0);
-  log(`    fixture of ${accounts.toLocaleString('en-US')} accounts: dev genesis`);
-  const genesisNode = createNodeProcess({ datadir: dir, args: ['--log-level', 'warn'] });
+  log(`    fixture of ${accounts.toLocaleString('en-US')} accounts: dev genesis and two tokens`);
+  const genesisNode = createNodeProcess({
+    datadir: dir,
+    args: ['--block-time', '200', '--log-level', 'warn'],
+  });
+  const tokenAddresses: string[] = [];
   try {
     await genesisNode.start();
+    for (const symbol of ['LARGE', 'SMALL']) {
+      tokenAddresses.push(
+        await createDevTokenFor(
+          genesisNode.client,
+          { name: `Fixture ${symbol}`, symbol, totalAmount: String(TOKEN_SUPPLY), decimal: 0 },
+          [],
+          '0',
+        ),
+      );
+    }
   } finally {
     await genesisNode.close();
   }
@@ -232,6 +286,8 @@ async function buildFixture(
   await db.open();
   let firstSynthetic: number;
   let rawBytesPerAccount = 0;
+  let largeToken: FixtureToken;
+  let smallToken: FixtureToken;
   try {
     const encoder = new TextEncoder();
     const accountsPrefix = encoder.encode(db.sublevel(SUBLEVEL_ACCOUNTS).prefix);
@@ -285,6 +341,28 @@ async function buildFixture(
         nextReport = Date.now() + 15_000;
       }
     }
+    const synthetic = accounts - firstSynthetic;
+    const spaces: SpaceWriter = {
+      db,
+      prefix: encoder.encode(db.sublevel(SUBLEVEL_SPACES).prefix),
+      checksum,
+    };
+    const [largeAddress, smallAddress] = tokenAddresses as [string, string];
+    largeToken = await addHolders(
+      spaces,
+      largeAddress,
+      firstSynthetic,
+      Math.min(holders, synthetic),
+    );
+    log(
+      `    fixture: ${(largeToken.holders - 1).toLocaleString('en-US')} token holders written after ${seconds()} s`,
+    );
+    smallToken = await addHolders(
+      spaces,
+      smallAddress,
+      firstSynthetic,
+      Math.min(SMALL_TOKEN_HOLDERS, synthetic),
+    );
     await db.batch().put(checksumKey, checksum.toBytes()).write({ sync: true });
   } finally {
     await db.close();
@@ -303,7 +381,108 @@ async function buildFixture(
     await verifier.close();
   }
   log(`    fixture: built and checked in ${seconds()} s`);
-  return { accounts, firstSynthetic, rawBytesPerAccount };
+  return { accounts, firstSynthetic, rawBytesPerAccount, largeToken, smallToken };
+}
+
+interface SpaceWriter {
+  db: Database;
+  /** The `spaces` sublevel's prefix. */
+  prefix: Uint8Array;
+  checksum: Checksum;
+}
+
+const utf8 = new TextEncoder();
+
+/** Reads a state-space entry (`<space>\u0000<key>`), undefined when absent. */
+async function readSpace(w: SpaceWriter, fullKey: string): Promise<Uint8Array | undefined> {
+  return w.db.get(concat(w.prefix, utf8.encode(fullKey)));
+}
+
+/** Writes a state-space entry into `batch`, the checksum moved from `before` to `value`. */
+function putSpace(
+  w: SpaceWriter,
+  batch: ChainedBatch,
+  fullKey: string,
+  before: Uint8Array | undefined,
+  value: Uint8Array,
+): void {
+  const key = utf8.encode(fullKey);
+  if (before !== undefined) w.checksum.remove(ENTRY_SPACE, key, before);
+  w.checksum.add(ENTRY_SPACE, key, value);
+  batch.put(concat(w.prefix, key), value);
+}
+
+/**
+ * Appends accounts first .. first+count-1 to the holder list of the token at `address` (whose only
+ * holder is the dev wallet, its creator), each holding FIXTURE_TOKEN_BALANCE taken from the dev
+ * wallet's balance.
+ */
+async function addHolders(
+  w: SpaceWriter,
+  address: string,
+  first: number,
+  count: number,
+): Promise<FixtureToken> {
+  const tokenKey = bytesToHex(decodeAddress(address, DEV_PREFIX).hash160);
+  const tokenEntryKey = `${tokenSpace.name}\u0000${tokenKey}`;
+  const holderEntryKey = (account: number) => `${holderSpace.name}\u0000${tokenKey}/${account}`;
+  const tokenBytes = await readSpace(w, tokenEntryKey);
+  if (tokenBytes === undefined) throw new Error(`token ${address} is not in the state`);
+  const token: TokenState = tokenSpace.decode(tokenBytes);
+  if (token.listed !== 1 || token.first !== token.issuer || token.last !== token.issuer) {
+    throw new Error(`token ${address} has holders besides its creator`);
+  }
+  const issuerKey = holderEntryKey(token.issuer);
+  const issuerBytes = await readSpace(w, issuerKey);
+  if (issuerBytes === undefined)
+    throw new Error(`token ${address} has no holder entry of its creator`);
+  const issuer: HolderState = holderSpace.decode(issuerBytes);
+  if (count === 0) return { address, holders: 1, firstHolder: first };
+
+  let batch = w.db.batch();
+  let inBatch = 0;
+  for (let i = 0; i < count; i++) {
+    const account = first + i;
+    const holder: HolderState = {
+      balance: FIXTURE_TOKEN_BALANCE,
+      transfer: true,
+      volumeLock: 0n,
+      timeLock: 0n,
+      timeLockUntil: 0,
+      prev: i === 0 ? token.issuer : account - 1,
+      next: i === count - 1 ? NO_HOLDER : account + 1,
+    };
+    putSpace(w, batch, holderEntryKey(account), undefined, holderSpace.encode(holder));
+    if (++inBatch === WRITE_BATCH) {
+      await batch.write({ sync: false });
+      batch = w.db.batch();
+      inBatch = 0;
+    }
+  }
+  const moved = FIXTURE_TOKEN_BALANCE * BigInt(count);
+  if (issuer.balance < moved)
+    throw new Error(`token ${address}: supply too small for ${count} holders`);
+  putSpace(
+    w,
+    batch,
+    issuerKey,
+    issuerBytes,
+    holderSpace.encode({ ...issuer, balance: issuer.balance - moved, next: first }),
+  );
+  putSpace(
+    w,
+    batch,
+    tokenEntryKey,
+    tokenBytes,
+    tokenSpace.encode({
+      ...token,
+      holders: token.holders + count,
+      listed: token.listed + count,
+      last: first + count - 1,
+    }),
+  );
+  await batch.write({ sync: false });
+  return { address, holders: count + 1, firstHolder: first };
 }
 
 /** A writable copy of `fixture` in a fresh directory beside it (remove it when done). */
@@ -312,6 +491,15 @@ export async function copyFixture(fixture: StateFixture): Promise<string> {
   await cp(fixture.dir, dir, { recursive: true });
   await rm(join(dir, READY_FILE), { force: true });
   return dir;
+}
+
+/** `count` addresses of the synthetic holders of `token` picked at random (repeats possible). */
+export function randomHolderAddresses(token: FixtureToken, count: number): string[] {
+  const span = token.holders - 1;
+  if (span <= 0) throw new Error('the token has no synthetic holders');
+  return Array.from({ length: count }, () =>
+    fixtureAddress(token.firstHolder + Math.floor(Math.random() * span)),
+  );
 }
 
 /** `count` addresses of synthetic accounts of `fixture` picked at random (repeats possible). */

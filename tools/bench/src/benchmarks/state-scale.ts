@@ -10,13 +10,19 @@
  * - getWalletInfo of random wallets (cache misses): at least 0.5 of repeated reads of 8 wallets
  *   (cached), on the same node;
  * - bytes on disk per account (the chain database of the fixture / its accounts), beside the raw
- *   bytes of an account's keys and values.
+ *   bytes of an account's keys and values;
+ * - with a token of 1,000,000 holders in the state: holderToken (a page of 100 after a random
+ *   holder) and infoToken of it, against the same calls on a token of 100 holders on the same node;
+ *   sendToken to random holders of it, against the same at 10,000 accounts (reference figures: the
+ *   issue sets no bound);
+ * - block import (state-import.ts: blocks of transfers to random existing accounts produced on one
+ *   copy of the fixture, imported in-process into another): at least 0.7 of the same at 10,000
+ *   accounts.
  *
  * The state is built fast (state-fixture.ts): the real dev genesis, then synthetic accounts written
  * straight into the chain database in the node's layout, checked once by `--verify-state`, cached
- * between runs and copied for each. Those accounts are in no block: this measures the state layer at
- * scale; a follower syncing from genesis would not have them. Not measured here (yet): token
- * holders (issue 32 asks for 1,000,000 beside the accounts) and block import at scale.
+ * between runs and copied for each. Those accounts and token holders are in no block: this measures
+ * the state layer at scale; a follower syncing from genesis would not have them.
  *
  * Opt-in (`--only state-scale`). BENCH_STATE_ACCOUNTS sets the large scale (e.g. 1000000 to try
  * the machinery); BENCH_FIXTURE_DIR where the fixtures are cached.
@@ -29,16 +35,25 @@ import {
   type Figure,
 } from '../benchmark.js';
 import { type CallLoadResult, runCallLoad } from '../call-load.js';
-import { createSenders, createSignerKeys, sleep } from '../dev-chain.js';
+import {
+  createSenders,
+  createSignerKeys,
+  DEV_PASSPHRASE,
+  devWalletAddress,
+  sleep,
+  waitUntilNothingPending,
+} from '../dev-chain.js';
 import { createNodeProcess } from '../node-process.js';
 import { readResidentParts, sampleRss } from '../rss-sampler.js';
 import {
   copyFixture,
   DEFAULT_FIXTURE_ROOT,
   randomFixtureAddresses,
+  randomHolderAddresses,
   type StateFixture,
   stateFixture,
 } from '../state-fixture.js';
+import { type ImportAtScale, type ImportScale, measureImportAtScale } from '../state-import.js';
 import { executeRawUntilMined, presign } from './execute-raw-throughput.js';
 import {
   BLOCK_TIME_MS,
@@ -52,6 +67,7 @@ export const STARTUP_BOUND_SEC = 3;
 export const RSS_BOUND_MB = 400;
 export const WRITE_RATIO_TARGET = 0.8;
 export const READ_RATIO_TARGET = 0.5;
+export const IMPORT_RATIO_TARGET = 0.7;
 
 export interface StateScale {
   /** Accounts in the large state (genesis accounts included). */
@@ -70,6 +86,14 @@ export interface StateScale {
   receivers: number;
   /** Wallets the cache-miss load reads, picked at random: far more than its calls. */
   randomWallets: number;
+  /** Holders of the large fixture's token (at most its synthetic accounts). */
+  holders: number;
+  /** Seconds of each holderToken and infoToken load. */
+  tokenReadSec: number;
+  /** Seconds of sendToken load. */
+  sendTokenSec: number;
+  /** The block import's blocks. */
+  import: ImportScale;
   /** Where the fixtures are cached. */
   fixtureRoot: string;
 }
@@ -83,6 +107,10 @@ export const ISSUE_SCALE: StateScale = {
   readSec: 8,
   receivers: 10_007,
   randomWallets: 200_003,
+  holders: 1_000_000,
+  tokenReadSec: 6,
+  sendTokenSec: 15,
+  import: { senders: 200, perBlock: 1_000, warmUpBlocks: 5, timedBlocks: 25 },
   fixtureRoot: DEFAULT_FIXTURE_ROOT,
 };
 
@@ -90,12 +118,15 @@ const SENDERS = 16;
 const PER_CALL = 20;
 const READ_CONNECTIONS = 32;
 const CACHED_WALLETS = 8;
+const HOLDER_PAGE = 100;
 const SAMPLE_MS = 250;
 const MB = 1024 * 1024;
 
 /** What one node (one state size) measured. */
 export interface ScaleRun {
   accounts: number;
+  /** Holders of the fixture's large token. */
+  holders: number;
   startupSec: number;
   /** Largest RSS sample during the sendTo load. */
   sendToPeakBytes: number;
@@ -107,10 +138,33 @@ export interface ScaleRun {
   executeRawRate: number;
   randomReads: CallLoadResult;
   cachedReads: CallLoadResult;
+  /** holderToken pages after random holders of the large token, and of the small token. */
+  largeHolderPages: CallLoadResult;
+  smallHolderPages: CallLoadResult;
+  largeTokenInfo: CallLoadResult;
+  smallTokenInfo: CallLoadResult;
+  sendTokenRate: number;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
 const mb = (bytes: number) => Math.round(bytes / MB);
+
+async function tokenLoad(
+  url: string,
+  method: 'holderToken' | 'infoToken',
+  params: Record<string, unknown>,
+  cycle: Record<string, readonly unknown[]>,
+  seconds: number,
+) {
+  return runCallLoad({
+    url,
+    method,
+    params,
+    cycle,
+    connections: READ_CONNECTIONS,
+    durationSec: seconds,
+  });
+}
 
 async function readLoad(url: string, wallets: readonly string[], seconds: number) {
   return runCallLoad({
@@ -143,6 +197,10 @@ export async function measureScale(
   const receivers = randomFixtureAddresses(fixture, scale.receivers);
   const randomWallets = randomFixtureAddresses(fixture, scale.randomWallets);
   const cachedWallets = receivers.slice(0, CACHED_WALLETS);
+  const holderAfters = randomHolderAddresses(fixture.largeToken, scale.receivers);
+  const tokenReceivers = randomHolderAddresses(fixture.largeToken, scale.receivers);
+  const large = fixture.largeToken.address;
+  const small = fixture.smallToken.address;
   ctx.log(`  ${label}: copying the fixture`);
   const datadir = await copyFixture(fixture);
   const node = createNodeProcess({
@@ -168,9 +226,63 @@ export async function measureScale(
           `${Math.round(cachedReads.succeededPerSec)}/s of ${CACHED_WALLETS} wallets (p99 ${cachedReads.p99Ms.toFixed(1)} ms)`,
       );
 
+      // Token reads, the cache still cold for the large token's holders.
+      const largeHolderPages = await tokenLoad(
+        node.rpcUrl,
+        'holderToken',
+        { wallet: large, max: HOLDER_PAGE },
+        { after: holderAfters },
+        scale.tokenReadSec,
+      );
+      checkReads('holderToken of the large token', largeHolderPages);
+      const smallHolderPages = await tokenLoad(
+        node.rpcUrl,
+        'holderToken',
+        { wallet: small, max: HOLDER_PAGE },
+        {},
+        scale.tokenReadSec,
+      );
+      checkReads('holderToken of the small token', smallHolderPages);
+      const largeTokenInfo = await tokenLoad(
+        node.rpcUrl,
+        'infoToken',
+        { wallet: large },
+        {},
+        scale.tokenReadSec,
+      );
+      checkReads('infoToken of the large token', largeTokenInfo);
+      const smallTokenInfo = await tokenLoad(
+        node.rpcUrl,
+        'infoToken',
+        { wallet: small },
+        {},
+        scale.tokenReadSec,
+      );
+      checkReads('infoToken of the small token', smallTokenInfo);
+      const holders = count(fixture.largeToken.holders);
+      ctx.log(
+        `  ${label}: holderToken (pages of ${HOLDER_PAGE}) ${Math.round(largeHolderPages.succeededPerSec)}/s after random holders of ${holders} (p99 ${largeHolderPages.p99Ms.toFixed(1)} ms), ` +
+          `${Math.round(smallHolderPages.succeededPerSec)}/s of ${count(fixture.smallToken.holders)} holders; ` +
+          `infoToken ${Math.round(largeTokenInfo.succeededPerSec)}/s vs ${Math.round(smallTokenInfo.succeededPerSec)}/s`,
+      );
+
       ctx.log(`  ${label}: funding ${SENDERS} senders and ${scale.signers} signers`);
       const senders = await createSenders(node.client, SENDERS, '1000000');
       const signers = await createSignerKeys(node.client, scale.signers, '1000000');
+      // The senders also send the large token: the dev wallet (its creator) hands them some.
+      const dev = devWalletAddress();
+      await Promise.all(
+        senders.map((sender) =>
+          node.client.token.sendToken({
+            sender: dev,
+            passphrase: DEV_PASSPHRASE,
+            receiver: sender.address,
+            amount: '1000000',
+            token: large,
+          }),
+        ),
+      );
+      await waitUntilNothingPending(node.client, 60_000);
 
       const sampler = sampleRss(pid, SAMPLE_MS);
       let sendToPeakBytes: number;
@@ -223,10 +335,30 @@ export async function measureScale(
       ctx.log(
         `  ${label}: excuteRaw ${raw.operations} mined in ${raw.blocks} blocks, ${Math.round(executeRawRate)}/s`,
       );
+
+      const tokens = await sendToUntilDrained({
+        client: node.client,
+        url: node.rpcUrl,
+        senders,
+        receivers: tokenReceivers,
+        call: {
+          method: 'sendToken',
+          params: { amount: '1', passphrase: senders[0]!.passphrase, token: large },
+        },
+        load: { connections: SENDTO_CONNECTIONS, durationSec: scale.sendTokenSec },
+        drainTimeoutMs: Math.max(60_000, scale.sendTokenSec * 3_000),
+      });
+      const tokenRun = await tokens.verify();
+      const sendTokenRate = endToEndRate(tokenRun);
+      ctx.log(
+        `  ${label}: sendToken to random holders ${tokenRun.mined} mined in ${tokenRun.blocks} blocks, ${Math.round(sendTokenRate)}/s ` +
+          `(p99 ${tokenRun.load.p99Ms.toFixed(1)} ms, refused ${tokenRun.load.refused}, failed ${tokenRun.load.failed})`,
+      );
       const wholePeakBytes = (await whole.stop()).maxBytes;
       ctx.log(`  ${label}: max RSS over the node's whole run ${mb(wholePeakBytes)} MB`);
       return {
         accounts: fixture.accounts,
+        holders: fixture.largeToken.holders,
         startupSec,
         sendToPeakBytes,
         sendToPeakAnonBytes,
@@ -235,6 +367,11 @@ export async function measureScale(
         executeRawRate,
         randomReads,
         cachedReads,
+        largeHolderPages,
+        smallHolderPages,
+        largeTokenInfo,
+        smallTokenInfo,
+        sendTokenRate,
       };
     } catch (error) {
       await whole.stop();
@@ -250,9 +387,15 @@ export async function measureScale(
 export function stateScaleFigures(
   small: ScaleRun,
   large: ScaleRun,
-  fixture: Pick<StateFixture, 'accounts' | 'chainBytes' | 'rawBytesPerAccount'>,
+  fixture: Pick<
+    StateFixture,
+    'accounts' | 'chainBytes' | 'rawBytesPerAccount' | 'largeToken' | 'smallToken'
+  >,
+  imports: { small: ImportAtScale; large: ImportAtScale },
 ): Figure[] {
   const at = `${count(large.accounts)} accounts`;
+  const holders = `${count(fixture.largeToken.holders)} holders`;
+  const fewHolders = `${count(fixture.smallToken.holders)} holders`;
   const vs = `the same at ${count(small.accounts)} accounts`;
   return [
     compareWithCeiling({
@@ -321,6 +464,41 @@ export function stateScaleFigures(
       targetOf: 'none',
       higherIsBetter: false,
     }),
+    compareWithCeiling({
+      name: `block import, transfers to random existing accounts, ${at}`,
+      value: imports.large.opsPerSec,
+      unit: 'ops/s',
+      ceiling: imports.small.opsPerSec,
+      ceilingName: `the same at ${count(imports.small.accounts)} accounts`,
+      target: IMPORT_RATIO_TARGET,
+    }),
+    compareWithCeiling({
+      name: `holderToken, a page of ${HOLDER_PAGE} after a random holder, token of ${holders}, ${at}`,
+      value: large.largeHolderPages.succeededPerSec,
+      unit: 'calls/s',
+      ceiling: large.smallHolderPages.succeededPerSec,
+      ceilingName: `holderToken of a token of ${fewHolders}, same node`,
+      target: 0,
+      targetOf: 'none',
+    }),
+    compareWithCeiling({
+      name: `infoToken, token of ${holders}, ${at}`,
+      value: large.largeTokenInfo.succeededPerSec,
+      unit: 'calls/s',
+      ceiling: large.smallTokenInfo.succeededPerSec,
+      ceilingName: `infoToken of a token of ${fewHolders}, same node`,
+      target: 0,
+      targetOf: 'none',
+    }),
+    compareWithCeiling({
+      name: `sendToken to random holders, token of ${holders}, ${at}`,
+      value: large.sendTokenRate,
+      unit: 'ops/s',
+      ceiling: small.sendTokenRate,
+      ceilingName: `the same at ${count(small.accounts)} accounts (token of ${count(small.holders)} holders)`,
+      target: 0,
+      targetOf: 'none',
+    }),
   ];
 }
 
@@ -328,14 +506,28 @@ export async function measureStateScale(ctx: BenchContext, scale: StateScale): P
   ctx.log(
     `  fixtures: ${count(scale.baseline)} and ${count(scale.accounts)} accounts (${scale.fixtureRoot})`,
   );
-  const smallFixture = await stateFixture(scale.baseline, ctx.log, scale.fixtureRoot);
-  const largeFixture = await stateFixture(scale.accounts, ctx.log, scale.fixtureRoot);
+  const smallFixture = await stateFixture(
+    scale.baseline,
+    scale.holders,
+    ctx.log,
+    scale.fixtureRoot,
+  );
+  const largeFixture = await stateFixture(
+    scale.accounts,
+    scale.holders,
+    ctx.log,
+    scale.fixtureRoot,
+  );
   ctx.log(
-    `  ${count(largeFixture.accounts)} accounts: chain database ${mb(largeFixture.chainBytes)} MB; token holders: not built (left out)`,
+    `  ${count(largeFixture.accounts)} accounts: chain database ${mb(largeFixture.chainBytes)} MB, ` +
+      `a token of ${count(largeFixture.largeToken.holders)} holders and one of ${count(largeFixture.smallToken.holders)}`,
   );
   const small = await measureScale(ctx, smallFixture, scale);
   const large = await measureScale(ctx, largeFixture, scale);
-  return stateScaleFigures(small, large, largeFixture);
+  ctx.log('  block import (in-process, @chain/ledger with the node registry and defaults)');
+  const smallImport = await measureImportAtScale(smallFixture, scale.import, ctx.log);
+  const largeImport = await measureImportAtScale(largeFixture, scale.import, ctx.log);
+  return stateScaleFigures(small, large, largeFixture, { small: smallImport, large: largeImport });
 }
 
 /** The issue's scale, the large account count and the fixture cache taken from the environment. */
@@ -352,13 +544,14 @@ export function scaleFromEnvironment(env: NodeJS.ProcessEnv = process.env): Stat
   return {
     ...ISSUE_SCALE,
     accounts,
+    holders: Math.min(ISSUE_SCALE.holders, accounts),
     fixtureRoot: env.BENCH_FIXTURE_DIR ?? ISSUE_SCALE.fixtureRoot,
   };
 }
 
 export default defineBenchmark({
   name: 'state-scale',
-  description: `state on disk at ${count(ISSUE_SCALE.accounts)} accounts vs ${count(ISSUE_SCALE.baseline)}: start-up, peak RSS, sendTo and excuteRaw, getWalletInfo cache misses, bytes per account`,
+  description: `state on disk at ${count(ISSUE_SCALE.accounts)} accounts and ${count(ISSUE_SCALE.holders)} token holders vs ${count(ISSUE_SCALE.baseline)}: start-up, peak RSS, sendTo, excuteRaw and sendToken, getWalletInfo cache misses, token reads, block import, bytes per account`,
   optIn: true,
   run: (ctx) => measureStateScale(ctx, scaleFromEnvironment()),
 });
