@@ -22,13 +22,13 @@ export function checkDecimal(decimal: number, param = 'decimal'): void {
  * (`<FIELD>_TOO_LONG`).
  */
 function checkText(text: string, field: 'name' | 'symbol' | 'summary', maxLength: number): void {
-  const upper = field.toUpperCase();
+  const upper = field.toUpperCase() as Uppercase<typeof field>;
   if (text.trim().length === 0) {
-    throw tokenRule(`${upper}_EMPTY`, `the token ${field} must not be empty`, field);
+    throw tokenRule(`${upper}_EMPTY` as const, `the token ${field} must not be empty`, field);
   }
   if (text.length > maxLength) {
     throw tokenRule(
-      `${upper}_TOO_LONG`,
+      `${upper}_TOO_LONG` as const,
       `the token ${field} is ${text.length} characters long, at most ${maxLength} allowed`,
       field,
     );

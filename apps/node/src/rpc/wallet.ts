@@ -8,7 +8,7 @@ import {
 } from '@chain/crypto';
 import type { RefreshResult } from '@chain/keystore';
 import { activationRequest, type WalletInfo } from '@chain/ledger';
-import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
+import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
@@ -46,23 +46,7 @@ export function walletInfoWithKeyState(
   return { ...info, key_state: keyState };
 }
 
-export function walletHandlers(
-  node: NodeContext,
-): Pick<
-  Handlers,
-  | 'newWallet'
-  | 'activeWallet'
-  | 'getWalletInfo'
-  | 'getKeyStoreInfo'
-  | 'getKeyStoreCount'
-  | 'lockWallet'
-  | 'unlockWallet'
-  | 'dumpPrivateKey'
-  | 'inputPrivateKey'
-  | 'signMessage'
-  | 'verifyMessage'
-  | 'walletRefresh'
-> {
+export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
   return {
     async newWallet({ passphrase }) {
       return { wallet: await node.keystore.create(passphrase) };
