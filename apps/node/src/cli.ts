@@ -1,4 +1,5 @@
 import process from 'node:process';
+import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
 import yargs, { type Arguments, type Argv } from 'yargs';
 import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
@@ -15,6 +16,8 @@ import { startupFailureMessage } from './startup-failure';
 import { APP_VERSION } from './version';
 
 const defaults = DEFAULT_NODE_OPTIONS;
+/** The RPC server's own defaults, for the flags that leave them unset (help prints them). */
+const rpcDefaults = DEFAULT_RPC_SERVER_OPTIONS;
 
 function startOptions(args: Argv) {
   return args
@@ -54,20 +57,19 @@ function startOptions(args: Argv) {
     })
     .option('rpc-ws-max-connections', {
       type: 'number',
-      describe: 'WebSocket connections at once, in total (default 1000)',
+      describe: `WebSocket connections at once, in total (default ${rpcDefaults.wsMaxConnections})`,
     })
     .option('rpc-ws-max-connections-per-ip', {
       type: 'number',
-      describe: 'WebSocket connections at once from one IP (default 100)',
+      describe: `WebSocket connections at once from one IP (default ${rpcDefaults.wsMaxConnectionsPerIp})`,
     })
     .option('rpc-ws-max-subscriptions', {
       type: 'number',
-      describe: 'subscriptions per WebSocket connection (default 100)',
+      describe: `subscriptions per WebSocket connection (default ${rpcDefaults.wsMaxSubscriptions})`,
     })
     .option('rpc-ws-max-buffered-bytes', {
       type: 'number',
-      describe:
-        'bytes a WebSocket client may leave unread before it is disconnected (default 4 MiB)',
+      describe: `bytes a WebSocket client may leave unread before it is disconnected (default ${rpcDefaults.wsMaxBufferedBytes / 1024 ** 2} MiB)`,
     })
     .option('p2p-port', {
       type: 'number',

@@ -26,8 +26,7 @@ describe('node options', () => {
   });
 });
 
-// options.ts repeats @chain/p2p-libp2p's defaults rather than importing it (that would load libp2p
-// for `chain-node call` and `init` too): this keeps them the same numbers.
+// options.ts reads @chain/p2p-libp2p's defaults from its `options` entry (no libp2p loaded).
 describe('P2P limit defaults', () => {
   it('are the P2P package defaults', () => {
     expect(DEFAULT_NODE_OPTIONS.p2pMaxConnections).toBe(DEFAULT_P2P_OPTIONS.maxConnections);

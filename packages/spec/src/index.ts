@@ -103,6 +103,7 @@ export {
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { networkMethods } from './network.js';
 export { operationMethods } from './operations.js';
+export { type GivenOptions, type WithDefaults, withDefaults } from './options.js';
 export {
   type AnyParam,
   Param,
