@@ -196,6 +196,17 @@ function startOptions(args: Argv) {
     });
 }
 
+/**
+ * `chain-node call ... | head`: once the reader of stdout is gone, the command has nothing left to
+ * say: it exits quietly (as cast and bitcoin-cli do) instead of dying on EPIPE with a stack trace.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 type StartArgs = Awaited<ReturnType<ReturnType<typeof startOptions>['parse']>>;
 
 function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
@@ -318,6 +329,7 @@ function ignoreUnknownEnvVariables(argv: Arguments, cli: DeclaredOptions): void 
 }
 
 adoptMainTerminal();
+quietOnClosedPipe(process.stdout);
 // One instance throughout: yargs resets it for the chosen command and runs that command's builder
 // on it, so while the middleware runs its options are the command's.
 const cli = yargs(hideBin(process.argv));

@@ -218,3 +218,6 @@ export interface RpcServer {
   /** `http://host:port/` once started; empty before. */
   readonly url: string;
 }
+
+// The server's "did you mean" rule, on this light entry too: `chain-node call` suggests the same.
+export { didYouMean } from './did-you-mean.js';

@@ -14,6 +14,7 @@ import { formatResult } from './call-output';
 import {
   buildCallParams,
   CallUsageError,
+  describeMethod,
   describeMethods,
   exactParamsJson,
   resolveMethod,
@@ -127,6 +128,7 @@ function callOptions(args: Argv) {
     })
     .options(START_OPTIONS_TAKEN_ALONG)
     .example('$0 call getBlockCount', 'chain height')
+    .example('$0 call help getBlockInfo', "one method's params and an example")
     .example('$0 call getBlockInfo 3', 'block 3 (bare values fill params in order)')
     .example('$0 call getWalletInfo wallet=CH…', 'a wallet, pretty printed')
     .example(
@@ -155,6 +157,14 @@ async function runCall(argv: CallArgs): Promise<number> {
     }
     if (argv.method === undefined) {
       throw new CallUsageError('say which method to call, e.g. `chain-node call getBlockCount`');
+    }
+    if (argv.method === 'help') {
+      const [name] = argv.args ?? [];
+      if (name === undefined) {
+        throw new CallUsageError('say which method, e.g. `chain-node call help getBlockInfo`');
+      }
+      process.stdout.write(`${describeMethod(name)}\n`);
+      return CALL_EXIT.OK;
     }
     if (!Number.isFinite(argv.timeout) || argv.timeout <= 0) {
       throw new CallUsageError(`--timeout must be a positive number of milliseconds`);
