@@ -1,5 +1,6 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
 import type {
+  Blame,
   CodeOfReason,
   LEDGER_REASONS,
   PARTICIPATION_REASONS,
@@ -17,12 +18,7 @@ type ReasonTable = typeof LEDGER_REASONS & typeof EXAMPLE_PLUGIN_REASONS;
 /** Every reason a LedgerError carries (@chain/spec's LEDGER_REASONS, with their codes). */
 export type LedgerReason = keyof ReasonTable;
 
-/**
- * Whose fault a refusal is. `sender`: the block or operation itself breaks a rule, whoever sends it
- * again; `none`: it says where the block stands against this node's chain, or this node's own
- * condition (full, closed, its data directory), so the one who sent it did nothing wrong.
- */
-export type Blame = 'sender' | 'none';
+export type { Blame };
 
 /** The blame of every ledger reason (their codes are @chain/spec's LEDGER_REASONS). */
 export const LEDGER_BLAME = {

@@ -8,6 +8,13 @@ import { DOMAIN_ERROR_CODES } from './error-codes.js';
  */
 export type DomainErrorName = keyof typeof DOMAIN_ERROR_CODES;
 
+/**
+ * Whose fault a refusal is. `sender`: the block or operation itself breaks a rule, whoever sends it
+ * again; `none`: it says where a block stands against the node's chain, or the node's own condition.
+ * Each package that raises reasons gives each its blame (@chain/ledger's LEDGER_BLAME, ...).
+ */
+export type Blame = 'sender' | 'none';
+
 /** The ledger's reasons: blocks, operations, accounts, the mempool, the data directory, codecs. */
 export const LEDGER_REASONS = {
   // A block refused: INVALID_BLOCK (see `blame` in @chain/ledger for whose fault each is).

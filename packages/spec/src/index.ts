@@ -87,6 +87,7 @@ export {
   type ProtocolErrorSpec,
 } from './error-codes.js';
 export {
+  type Blame,
   type CodeOfReason,
   DOMAIN_ERROR_REASONS,
   type DomainErrorName,

@@ -1,6 +1,5 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
-import type { Blame } from '@chain/ledger';
-import { PARTICIPATION_REASONS, type ParticipationReason } from '@chain/spec';
+import { type Blame, PARTICIPATION_REASONS, type ParticipationReason } from '@chain/spec';
 
 export type { ParticipationReason };
 

@@ -1,6 +1,5 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
-import type { Blame } from '@chain/ledger';
-import { TOKEN_REASONS, type TokenReason } from '@chain/spec';
+import { type Blame, TOKEN_REASONS, type TokenReason } from '@chain/spec';
 
 export type { TokenReason };
 
