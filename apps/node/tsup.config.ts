@@ -25,6 +25,10 @@ export const EXPLORER_BUNDLE: Options = {
 
 export default defineConfig([
   // The explorer bundle is built beside this one at the same time: its clean leaves it alone.
-  packageOptions(['src/index.ts', 'src/cli.ts', 'src/launcher.ts'], { clean: ['!explorer/**'] }),
+  // The SDK, which `chain-node call` talks through, is bundled in (a devDependency, as for the page).
+  packageOptions(['src/index.ts', 'src/cli.ts', 'src/launcher.ts'], {
+    clean: ['!explorer/**'],
+    noExternal: ['@chain/rpc-client'],
+  }),
   EXPLORER_BUNDLE,
 ]);

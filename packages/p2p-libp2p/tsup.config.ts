@@ -1,4 +1,9 @@
 import { packageBuild } from '../../tsup.preset';
 
 // `testing`: the hand-driven hostile peer of `@chain/p2p-libp2p/testing` (the network lab's).
-export default packageBuild({ index: 'src/index.ts', testing: 'src/testing/index.ts' });
+// `options`: the defaults (`@chain/p2p-libp2p/options`), readable without loading libp2p.
+export default packageBuild({
+  index: 'src/index.ts',
+  options: 'src/p2p-options.ts',
+  testing: 'src/testing/index.ts',
+});

@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.preset';
 
-export default packageBuild(['src/index.ts']);
+// `options`: the defaults and the loopback rule (`@chain/rpc-jayson/options`), without the server.
+export default packageBuild({ index: 'src/index.ts', options: 'src/options.ts' });

@@ -1,4 +1,5 @@
 import process from 'node:process';
+import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
 import yargs, { type Arguments, type Argv } from 'yargs';
 import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
@@ -15,6 +16,8 @@ import { startupFailureMessage } from './startup-failure';
 import { APP_VERSION } from './version';
 
 const defaults = DEFAULT_NODE_OPTIONS;
+/** The RPC server's own defaults, for the flags that leave them unset (help prints them). */
+const rpcDefaults = DEFAULT_RPC_SERVER_OPTIONS;
 
 function startOptions(args: Argv) {
   return args
@@ -54,20 +57,19 @@ function startOptions(args: Argv) {
     })
     .option('rpc-ws-max-connections', {
       type: 'number',
-      describe: 'WebSocket connections at once, in total (default 1000)',
+      describe: `WebSocket connections at once, in total (default ${rpcDefaults.wsMaxConnections})`,
     })
     .option('rpc-ws-max-connections-per-ip', {
       type: 'number',
-      describe: 'WebSocket connections at once from one IP (default 100)',
+      describe: `WebSocket connections at once from one IP (default ${rpcDefaults.wsMaxConnectionsPerIp})`,
     })
     .option('rpc-ws-max-subscriptions', {
       type: 'number',
-      describe: 'subscriptions per WebSocket connection (default 100)',
+      describe: `subscriptions per WebSocket connection (default ${rpcDefaults.wsMaxSubscriptions})`,
     })
     .option('rpc-ws-max-buffered-bytes', {
       type: 'number',
-      describe:
-        'bytes a WebSocket client may leave unread before it is disconnected (default 4 MiB)',
+      describe: `bytes a WebSocket client may leave unread before it is disconnected (default ${rpcDefaults.wsMaxBufferedBytes / 1024 ** 2} MiB)`,
     })
     .option('p2p-port', {
       type: 'number',
@@ -208,6 +210,17 @@ function startOptions(args: Argv) {
     });
 }
 
+/**
+ * `chain-node call ... | head`: once the reader of stdout is gone, the command has nothing left to
+ * say: it exits quietly (as cast and bitcoin-cli do) instead of dying on EPIPE with a stack trace.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 type StartArgs = Awaited<ReturnType<ReturnType<typeof startOptions>['parse']>>;
 
 function toNodeOptions(argv: StartArgs): Partial<NodeOptions> {
@@ -332,6 +345,7 @@ function ignoreUnknownEnvVariables(argv: Arguments, cli: DeclaredOptions): void 
 }
 
 adoptMainTerminal();
+quietOnClosedPipe(process.stdout);
 // One instance throughout: yargs resets it for the chosen command and runs that command's builder
 // on it, so while the middleware runs its options are the command's.
 const cli = yargs(hideBin(process.argv));

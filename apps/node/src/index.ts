@@ -15,7 +15,7 @@ export {
   moduleLogger,
   parseLogLevels,
 } from './logger';
-export { type ChainNode, createNode, type DevWallet, isLoopbackHost, loadGenesis } from './node';
+export { type ChainNode, createNode, type DevWallet, loadGenesis } from './node';
 export {
   DEFAULT_METRICS_PORT,
   DEFAULT_NODE_OPTIONS,

@@ -10,7 +10,7 @@ import {
   DEV_PRIVATE_KEY,
 } from '@chain/ledger';
 import type { P2PNode } from '@chain/p2p-libp2p';
-import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
+import { createRpcServer, isLoopbackAddress, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { logBlocks } from './block-log';
 import { createExplorerHandler } from './explorer/serve';
@@ -63,12 +63,8 @@ export { loadGenesis } from './genesis-file';
  */
 function rpcAuthentication(options: NodeOptions) {
   if (options.rpcUser) return { auth: { user: options.rpcUser, password: options.rpcPassword } };
-  if (isLoopbackHost(options.rpcHost)) return {};
+  if (isLoopbackAddress(options.rpcHost)) return {};
   return { cookieFile: join(options.datadir, '.cookie') };
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Both revisions only grow, so their sum moves whenever either does. */

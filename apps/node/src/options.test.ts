@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NODE_OPTIONS, resolveNodeOptions } from './options';
@@ -27,18 +26,11 @@ describe('node options', () => {
   });
 });
 
-// options.ts repeats @chain/p2p-libp2p's defaults rather than importing it (that would load libp2p
-// for `chain-node call` and `init` too): this keeps them the same numbers.
+// options.ts reads @chain/p2p-libp2p's defaults from its `options` entry (no libp2p loaded).
 describe('P2P limit defaults', () => {
   it('are the P2P package defaults', () => {
     expect(DEFAULT_NODE_OPTIONS.p2pMaxConnections).toBe(DEFAULT_P2P_OPTIONS.maxConnections);
     expect(DEFAULT_NODE_OPTIONS.p2pMaxInboundPerIp).toBe(DEFAULT_P2P_OPTIONS.maxInboundPerIp);
-  });
-});
-
-describe('state cache default', () => {
-  it("is the ledger's default", () => {
-    expect(DEFAULT_NODE_OPTIONS.stateCacheMb).toBe(DEFAULT_CHAIN_OPTIONS.stateCacheMb);
   });
 });
 

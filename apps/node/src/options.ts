@@ -1,5 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
+import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p/options';
+import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
+import { withDefaults } from '@chain/spec';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -74,14 +78,8 @@ export interface NodeOptions {
   verifyState: boolean;
 }
 
-/**
- * @chain/ledger's DEFAULT_CHAIN_OPTIONS.stateCacheMb (options.test.ts keeps them equal; importing the
- * ledger here would load LevelDB for every command).
- */
-export const DEFAULT_STATE_CACHE_MB = 64;
-
-export const DEFAULT_RPC_PORT = 9713;
-export const DEFAULT_P2P_PORT = 9714;
+export const DEFAULT_RPC_PORT = DEFAULT_RPC_SERVER_OPTIONS.port;
+export const DEFAULT_P2P_PORT = DEFAULT_P2P_OPTIONS.port;
 export const DEFAULT_METRICS_PORT = 9715;
 /**
  * Keeps RSS under 300 MB with 100,000 accounts and 100,000 token holders in state while a million
@@ -97,19 +95,18 @@ export const DEFAULT_MAX_HEAP_MB = 240;
 export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Object.freeze({
   network: 'dev',
   genesis: '',
-  rpcHost: '127.0.0.1',
+  rpcHost: DEFAULT_RPC_SERVER_OPTIONS.host,
   rpcPort: DEFAULT_RPC_PORT,
   rpcUser: '',
   rpcPassword: '',
   rpcAllowKeys: false,
   rpcCors: [],
   rpcAllowedHosts: [],
-  p2pHost: '0.0.0.0',
+  // @chain/p2p-libp2p's defaults, read from its `options` entry (which loads no libp2p).
+  p2pHost: DEFAULT_P2P_OPTIONS.host,
   p2pPort: DEFAULT_P2P_PORT,
-  // @chain/p2p-libp2p's defaults (a test keeps them equal; importing it here would load libp2p
-  // for every command).
-  p2pMaxConnections: 64,
-  p2pMaxInboundPerIp: 4,
+  p2pMaxConnections: DEFAULT_P2P_OPTIONS.maxConnections,
+  p2pMaxInboundPerIp: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
   peers: [],
   mineWallets: [],
   minePassphraseFile: '',
@@ -125,7 +122,7 @@ export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Obje
   metricsHost: '127.0.0.1',
   metricsPort: DEFAULT_METRICS_PORT,
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
-  stateCacheMb: DEFAULT_STATE_CACHE_MB,
+  stateCacheMb: DEFAULT_CHAIN_OPTIONS.stateCacheMb,
   verifyState: false,
 });
 
@@ -136,12 +133,7 @@ export function defaultDatadir(network: string): string {
 export function resolveNodeOptions(partial: Partial<NodeOptions>): NodeOptions {
   const network = partial.network ?? DEFAULT_NODE_OPTIONS.network;
   return {
-    ...DEFAULT_NODE_OPTIONS,
-    ...stripUndefined(partial),
+    ...withDefaults(DEFAULT_NODE_OPTIONS, partial),
     datadir: partial.datadir || defaultDatadir(network),
   };
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,19 +1,8 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
+import { KEYSTORE_REASONS, type KeyStoreReason } from '@chain/spec';
 
-const CODE_BY_REASON = {
-  UNKNOWN_WALLET: ErrorCode.NOT_FOUND,
-  WRONG_PASSPHRASE: ErrorCode.WRONG_PASSPHRASE,
-  WALLET_LOCKED: ErrorCode.WALLET_LOCKED,
-  TOO_MANY_ATTEMPTS: ErrorCode.TOO_MANY_ATTEMPTS,
-  INVALID_KEY_FILE: ErrorCode.INVALID_DATA,
-  INVALID_PRIVATE_KEY: ErrorCode.INVALID_KEY,
-  /** The persisted lock state cannot be read: refusing to guess which wallets were locked. */
-  INVALID_LOCK_STATE: ErrorCode.INVALID_DATA,
-  /** A call before open() or after close(). */
-  KEYSTORE_CLOSED: ErrorCode.NOT_ALLOWED,
-} as const;
-
-export type KeyStoreErrorReason = keyof typeof CODE_BY_REASON;
+/** The reasons of the key store, each with its code in @chain/spec's KEYSTORE_REASONS. */
+export type KeyStoreErrorReason = KeyStoreReason;
 
 /**
  * Every failure of the key store. Messages name wallets and files, never passphrases or keys.
@@ -24,6 +13,6 @@ export class KeyStoreError extends ChainError {
   declare readonly reason: KeyStoreErrorReason;
 
   constructor(reason: KeyStoreErrorReason, message: string, options: ChainErrorOptions = {}) {
-    super(CODE_BY_REASON[reason], reason, message, options);
+    super(ErrorCode[KEYSTORE_REASONS[reason]], reason, message, options);
   }
 }

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { bytesToHex, getPublicKey, isValidPrivateKey, randomPrivateKey } from '@chain/crypto';
+import { withDefaults } from '@chain/spec';
 import { writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
 import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address';
@@ -37,7 +38,7 @@ const MINUTE_MS = 60_000;
 
 export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const { dir, addressOf } = options;
-  const settings = { ...DEFAULT_KEYSTORE_OPTIONS, ...definedOnly(options) };
+  const settings = withDefaults(DEFAULT_KEYSTORE_OPTIONS, options);
   const { scrypt } = settings;
   const scryptProblem = scryptParamsProblem(scrypt);
   if (scryptProblem !== null) throw new RangeError(`KeyStoreOptions.scrypt: ${scryptProblem}`);
@@ -596,12 +597,6 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 }
 
 /** The options a caller set, so an explicit `undefined` does not hide a default. */
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(options).filter(([, value]) => value !== undefined),
-  ) as Partial<T>;
-}
-
 /** Caller input echoed in a message, bounded so a hostile value cannot flood logs. */
 function shown(value: unknown): string {
   const text = String(value);

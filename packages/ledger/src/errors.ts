@@ -1,23 +1,160 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
+import type {
+  Blame,
+  CodeOfReason,
+  LEDGER_REASONS,
+  PARTICIPATION_REASONS,
+  TOKEN_REASONS,
+} from '@chain/spec';
 
-/** An operation or block refused by the ledger's rules. */
-export class LedgerError extends ChainError {}
+/**
+ * The reason only the example plug-in of the ledger's tests raises (chain/extension.test.ts); it goes
+ * when that test throws an error class of its own.
+ */
+const EXAMPLE_PLUGIN_REASONS = { NOT_YOUR_NOTE: 'NOT_ALLOWED' } as const;
 
-/** Bytes that do not decode as the format they claim to be. */
-export class DecodeError extends LedgerError {
-  constructor(reason: string, message: string, options: ChainErrorOptions = {}) {
-    super(ErrorCode.INVALID_DATA, reason, message, options);
-  }
+type ReasonTable = typeof LEDGER_REASONS & typeof EXAMPLE_PLUGIN_REASONS;
+
+/** Every reason a LedgerError carries (@chain/spec's LEDGER_REASONS, with their codes). */
+export type LedgerReason = keyof ReasonTable;
+
+export type { Blame };
+
+/** The blame of every ledger reason (their codes are @chain/spec's LEDGER_REASONS). */
+export const LEDGER_BLAME = {
+  MALFORMED_BLOCK: 'sender',
+  NOT_NEXT_BLOCK: 'none',
+  WRONG_PARENT: 'none',
+  TIMESTAMP_TOO_EARLY: 'sender',
+  TIMESTAMP_IN_FUTURE: 'none',
+  BAD_BLOCK_SIGNATURE: 'sender',
+  TOO_MANY_OPERATIONS: 'sender',
+  BAD_OPERATION: 'sender',
+  BAD_OPERATION_SIGNATURE: 'sender',
+  BAD_OPERATIONS_ROOT: 'sender',
+  INVALID_OPERATION_IN_BLOCK: 'sender',
+  BAD_STATE_ROOT: 'sender',
+  BAD_FORK_POINT: 'none',
+  BAD_ROLLBACK: 'none',
+  ROLLBACK_TOO_DEEP: 'none',
+  BLOCK_NOT_FOUND: 'none',
+  NOT_A_PRODUCER: 'sender',
+  RECENT_SIGNER: 'sender',
+  UNKNOWN_OPTYPE: 'sender',
+  ALREADY_ACTIVE: 'sender',
+  UNKNOWN_ACCOUNT: 'sender',
+  UNKNOWN_RECEIVER: 'sender',
+  ACCOUNT_EXISTS: 'sender',
+  SELF_TRANSFER: 'sender',
+  RECEIVER_IS_TOKEN: 'sender',
+  INACTIVE_ACCOUNT: 'sender',
+  INSUFFICIENT_FUNDS: 'sender',
+  INVALID_N_OPERATION: 'sender',
+  KEY_NOT_OF_ACCOUNT: 'sender',
+  SIGNATURE_MISMATCH: 'sender',
+  BAD_PUBLIC_KEY: 'sender',
+  BAD_AMOUNT: 'sender',
+  FEE_TOO_LOW: 'none',
+  ZERO_FEE_USED: 'none',
+  DUPLICATE_OPERATION: 'none',
+  MEMPOOL_FULL: 'none',
+  NEW_ACCOUNTS_FULL: 'none',
+  BAD_AMOUNT_ENCODING: 'sender',
+  BAD_BODY: 'sender',
+  BAD_COUNT: 'sender',
+  BAD_GENESIS: 'sender',
+  BAD_OPTYPE: 'sender',
+  BAD_PAYLOAD_TYPE: 'sender',
+  BAD_RECEIVER: 'sender',
+  BAD_SIGNATURE: 'sender',
+  BAD_SPACE_NAME: 'sender',
+  BAD_SUBTYPE: 'sender',
+  BAD_UTF8: 'sender',
+  OUT_OF_RANGE: 'sender',
+  PAYLOAD_TOO_LONG: 'sender',
+  TOO_LONG: 'sender',
+  TRAILING_BYTES: 'sender',
+  TRUNCATED: 'sender',
+  CHAIN_CLOSED: 'none',
+  CORRUPT_DATADIR: 'none',
+  DATADIR_IN_USE: 'none',
+  DATADIR_TOO_NEW: 'none',
+  DATADIR_UNUSABLE: 'none',
+  GENESIS_MISMATCH: 'none',
+  STORE_FAILED: 'none',
+  DUPLICATE_OPTYPE: 'none',
+  DUPLICATE_SPACE: 'none',
+  REGISTRY_SEALED: 'none',
+  UNREGISTERED_SPACE: 'none',
+  NOT_YOUR_NOTE: 'sender',
+} as const satisfies Record<LedgerReason, Blame>;
+
+/**
+ * Whose fault a ledger refusal is. A reason outside the union (a string the chain built) is the
+ * sender's: only the reasons listed as `none` excuse a peer.
+ */
+export function blameOf(reason: string): Blame {
+  return Object.hasOwn(LEDGER_BLAME, reason) ? LEDGER_BLAME[reason as LedgerReason] : 'sender';
 }
 
-/** A problem with the data directory or its contents (in use, other genesis, corrupt). */
-export class StoreError extends LedgerError {}
+/** The ledger's own reasons answered with INVALID_DATA. */
+export type LedgerDataReason = {
+  [R in LedgerReason]: ReasonTable[R] extends 'INVALID_DATA' ? R : never;
+}[LedgerReason];
 
-export function ledgerError(
-  code: number,
-  reason: string,
-  message: string,
-  param?: string,
-): LedgerError {
-  return new LedgerError(code, reason, message, param === undefined ? {} : { param });
+type DecodeTable = ReasonTable & typeof TOKEN_REASONS & typeof PARTICIPATION_REASONS;
+
+/**
+ * The reasons answered with INVALID_DATA: the ones a DecodeError carries (the ledger's, and those of
+ * the plug-ins' codecs, which decode with the ledger's reader).
+ */
+export type DataReason = {
+  [R in keyof DecodeTable]: DecodeTable[R] extends 'INVALID_DATA' ? R : never;
+}[keyof DecodeTable];
+
+/** The code of a ledger reason. */
+export type LedgerCodeOf<R extends LedgerReason> = CodeOfReason<ReasonTable, R> & number;
+
+type CodeArg<R extends string> = string extends R
+  ? number
+  : R extends LedgerReason
+    ? LedgerCodeOf<R>
+    : never;
+
+/**
+ * The constructor of a ledger error: a literal reason must be one of LedgerReason and come with its
+ * code. A reason typed `string` (built by a helper that takes any reason) is let through; the ledger's
+ * tests check the literals such helpers are called with.
+ */
+export interface LedgerErrorConstructor<E> {
+  new <R extends string = string>(
+    code: CodeArg<R>,
+    reason: string extends R ? R : LedgerReason,
+    message: string,
+    options?: ChainErrorOptions,
+  ): E;
+  readonly prototype: E;
+}
+
+const LedgerErrorClass = class LedgerError extends ChainError {
+  /** A ledger reason, or a plug-in codec's INVALID_DATA one (a DecodeError of its reader). */
+  declare readonly reason: LedgerReason | DataReason;
+};
+const StoreErrorClass = class StoreError extends LedgerErrorClass {};
+
+/** An operation or block refused by the ledger's rules. */
+export type LedgerError = InstanceType<typeof LedgerErrorClass>;
+export const LedgerError = LedgerErrorClass as LedgerErrorConstructor<LedgerError>;
+
+/** A problem with the data directory or its contents (in use, other genesis, corrupt). */
+export type StoreError = InstanceType<typeof StoreErrorClass>;
+export const StoreError = StoreErrorClass as LedgerErrorConstructor<StoreError>;
+
+/** Bytes that do not decode as the format they claim to be. */
+export class DecodeError extends LedgerErrorClass {
+  declare readonly reason: DataReason;
+
+  constructor(reason: DataReason, message: string, options: ChainErrorOptions = {}) {
+    super(ErrorCode.INVALID_DATA, reason, message, options);
+  }
 }

@@ -11,7 +11,7 @@ import {
   utf8ToBytes,
 } from '@chain/crypto';
 import { ByteWriter } from './codec/byte-writer';
-import { LedgerError } from './errors';
+import { type LedgerDataReason, LedgerError } from './errors';
 
 /** The founding document of a network: who holds what at block 0 and the network's parameters. */
 export interface Genesis {
@@ -92,7 +92,7 @@ export function createDevGenesis(overrides: Partial<Genesis> = {}): Genesis {
   };
 }
 
-function invalid(reason: string, message: string, param?: string): LedgerError {
+function invalid(reason: LedgerDataReason, message: string, param?: string): LedgerError {
   return new LedgerError(ErrorCode.INVALID_DATA, reason, message, param ? { param } : {});
 }
 

@@ -56,7 +56,17 @@ export type {
 export { type ChainStoreCopy, copyChainStore } from './chain/storage/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';
-export { DecodeError, LedgerError, StoreError } from './errors';
+export {
+  type Blame,
+  blameOf,
+  type DataReason,
+  DecodeError,
+  LEDGER_BLAME,
+  LedgerError,
+  type LedgerErrorConstructor,
+  type LedgerReason,
+  StoreError,
+} from './errors';
 export {
   createDevGenesis,
   DEV_BALANCE,
@@ -105,7 +115,6 @@ export {
   type StateSpace,
 } from './operation/registry';
 export {
-  MAX_PAYLOAD_BYTES,
   TRANSFER_OPTYPE,
   type TransferBody,
   type TransferReceiver,

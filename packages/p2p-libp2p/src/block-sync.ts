@@ -1,6 +1,6 @@
-import { type Chain, ChainError, ErrorCode, isPreferredTip } from '@chain/ledger';
+import { equalBytes } from '@chain/crypto';
+import { blameOf, type Chain, ErrorCode, isPreferredTip, LedgerError } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { equalBytes } from './bytes';
 import { abortStream, FrameReader, writeFrame, writeFrames } from './framing';
 import { LIMITS } from './limits';
 import { BLOCKS_PROTOCOL } from './message-table';
@@ -61,25 +61,6 @@ export const PREOPENED_STREAM_MS = 10_000;
 /** How long a sync that another peer's hello started waits for the hello of the peer it asked. */
 const ASKED_PEER_WAIT_MS = 100;
 
-/**
- * The chain's INVALID_BLOCK reasons that say where a block stands against this node's chain, not
- * that the block is bad: its sender is not at fault.
- */
-type PlacementReason =
-  | 'NOT_NEXT_BLOCK'
-  | 'WRONG_PARENT'
-  | 'TIMESTAMP_IN_FUTURE'
-  | 'BAD_FORK_POINT'
-  | 'ROLLBACK_TOO_DEEP';
-
-const PLACEMENT_REASONS: ReadonlySet<string> = new Set<PlacementReason>([
-  'NOT_NEXT_BLOCK',
-  'WRONG_PARENT',
-  'TIMESTAMP_IN_FUTURE',
-  'BAD_FORK_POINT',
-  'ROLLBACK_TOO_DEEP',
-]);
-
 /** A block a peer sent that the chain refused as invalid: the sender misbehaved. */
 export interface InvalidBlockFault {
   readonly code: number;
@@ -87,12 +68,13 @@ export interface InvalidBlockFault {
 }
 
 /**
- * The peer's fault in a failed import: the chain's own INVALID_BLOCK error (a ChainError) whose
- * reason is not a placement one. Anything else (the chain moved, a store error) is no fault.
+ * The peer's fault in a failed import: the chain's own INVALID_BLOCK error (a LedgerError) whose
+ * reason the ledger blames on the sender (`blameOf`: not one that says where the block stands
+ * against this chain). Anything else (the chain moved, a store error) is no fault.
  */
 export function blockFault(error: unknown): InvalidBlockFault | undefined {
-  if (!(error instanceof ChainError) || error.code !== ErrorCode.INVALID_BLOCK) return undefined;
-  if (PLACEMENT_REASONS.has(error.reason)) return undefined;
+  if (!(error instanceof LedgerError) || error.code !== ErrorCode.INVALID_BLOCK) return undefined;
+  if (blameOf(error.reason) !== 'sender') return undefined;
   return { code: error.code, text: errorText(error) };
 }
 

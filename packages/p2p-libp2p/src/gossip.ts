@@ -1,8 +1,8 @@
+import { bytesToHex, equalBytes } from '@chain/crypto';
 import { type Chain, ErrorCode } from '@chain/ledger';
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Libp2p, PeerId } from '@libp2p/interface';
 import { blockFault } from './block-sync';
-import { bytesToHex, equalBytes } from './bytes';
 import { LIMITS } from './limits';
 import { GOSSIP_MESSAGES, type GossipTopic } from './message-table';
 import type { PeerDiscipline } from './peer-discipline';

@@ -1,6 +1,6 @@
+import { bytesToHex, equalBytes } from '@chain/crypto';
 import { ErrorCode } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { bytesToHex, equalBytes } from './bytes';
 import { abortStream, FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import { HELLO_PROTOCOL, REQUEST_MESSAGES } from './message-table';

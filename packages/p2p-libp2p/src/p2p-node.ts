@@ -1,4 +1,5 @@
 import { ErrorCode } from '@chain/ledger';
+import { withDefaults } from '@chain/spec';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub } from '@libp2p/gossipsub';
@@ -93,10 +94,9 @@ class ChainP2PNode implements P2PNode {
     this.initialPeers = options.peers ?? [];
     this.libp2pMetrics = options.libp2pMetrics;
     this.actualPort = this.opts.port;
-    const rateLimits: RateLimits = Object.freeze({
-      ...DEFAULT_P2P_OPTIONS.rateLimits,
-      ...options.rateLimits,
-    });
+    const rateLimits: RateLimits = Object.freeze(
+      withDefaults(DEFAULT_P2P_OPTIONS.rateLimits, options.rateLimits),
+    );
     this.ctx = {
       chain: options.chain,
       opts: this.opts,

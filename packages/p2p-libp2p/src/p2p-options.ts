@@ -1,4 +1,5 @@
 import type { Chain } from '@chain/ledger';
+import { withDefaults } from '@chain/spec';
 import type { Libp2pInit } from 'libp2p';
 import { RATE_LIMITS, type RateLimits } from './message-table';
 
@@ -113,29 +114,7 @@ export type ResolvedP2POptions = Required<
 >;
 
 export function resolveP2POptions(options: P2PNodeOptions): ResolvedP2POptions {
-  const d = DEFAULT_P2P_OPTIONS;
-  return {
-    dir: options.dir,
-    host: options.host ?? d.host,
-    port: options.port ?? d.port,
-    defaultPeerPort: options.defaultPeerPort ?? d.defaultPeerPort,
-    appVersion: options.appVersion,
-    netProtocol: options.netProtocol,
-    maxConnections: options.maxConnections ?? d.maxConnections,
-    maxPendingInbound: options.maxPendingInbound ?? d.maxPendingInbound,
-    maxInboundPerIp: options.maxInboundPerIp ?? d.maxInboundPerIp,
-    inboundConnectionsPerSecond:
-      options.inboundConnectionsPerSecond ?? d.inboundConnectionsPerSecond,
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? d.handshakeTimeoutMs,
-    statusIntervalMs: options.statusIntervalMs ?? d.statusIntervalMs,
-    dialIntervalMs: options.dialIntervalMs ?? d.dialIntervalMs,
-    helloTimeoutMs: options.helloTimeoutMs ?? d.helloTimeoutMs,
-    autoBlacklistMs: options.autoBlacklistMs ?? d.autoBlacklistMs,
-    manualBlacklistMs: options.manualBlacklistMs ?? d.manualBlacklistMs,
-    startupGraceMs: options.startupGraceMs ?? d.startupGraceMs,
-    discoveryIntervalMs: options.discoveryIntervalMs ?? d.discoveryIntervalMs,
-    rebroadcastIntervalMs: options.rebroadcastIntervalMs ?? d.rebroadcastIntervalMs,
-    syncRetryMs: options.syncRetryMs ?? d.syncRetryMs,
-    maxRollback: options.maxRollback ?? d.maxRollback,
-  };
+  const { chain, log, peers, rateLimits, libp2pMetrics, ...given } = options;
+  const { rateLimits: _rates, ...defaults } = DEFAULT_P2P_OPTIONS;
+  return withDefaults(defaults, given);
 }

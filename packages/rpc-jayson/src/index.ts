@@ -11,10 +11,12 @@ export {
 export { quoteInexactNumbers } from './exact-json.js';
 export { OPENRPC_VERSION, openRpcDocument, paramSchema } from './openrpc.js';
 export {
+  type BuiltInMethod,
   type CallContext,
   type CreateRpcServerOptions,
   DEFAULT_RPC_SERVER_OPTIONS,
   type GetRoute,
+  type GroupHandlers,
   type Handler,
   type Handlers,
   isLoopbackAddress,
@@ -25,6 +27,7 @@ export {
   type RpcServer,
   type RpcServerAddress,
   type RpcServerOptions,
+  type ServedHandlers,
 } from './options.js';
 export { createRpcServer } from './server.js';
 export { requirePush, SLOW_CONSUMER_CLOSE_CODE } from './ws-front.js';

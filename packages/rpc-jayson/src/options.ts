@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallStat, HandlerParamsOf, HandlerResultOf, MethodName } from '@chain/spec';
+import type {
+  CallStat,
+  HandlerParamsOf,
+  HandlerResultOf,
+  MethodGroup,
+  MethodName,
+  MethodOfGroup,
+} from '@chain/spec';
 import type { MethodCounter } from './call-stats.js';
 
 /** A pino-compatible structured logger. */
@@ -59,6 +66,18 @@ export type Handler<M extends MethodName> = (
 
 /** One handler per catalogue method; the server answers NOT_AVAILABLE for the missing ones. */
 export type Handlers = { [M in MethodName]: Handler<M> };
+
+/** The methods the server answers itself (createRpcServer's built-ins). */
+export type BuiltInMethod = 'rpcCallStats' | 'nodeUptime' | 'unsubscribe' | 'rpc.discover';
+
+/** What an application serves: a handler for every catalogue method but the built-ins. */
+export type ServedHandlers = Omit<Handlers, BuiltInMethod>;
+
+/** The handlers of one catalogue group (the built-ins left out): a missing one is a type error. */
+export type GroupHandlers<G extends MethodGroup> = Pick<
+  ServedHandlers,
+  Exclude<MethodOfGroup<G>, BuiltInMethod>
+>;
 
 export interface RpcAuth {
   user: string;
@@ -199,3 +218,6 @@ export interface RpcServer {
   /** `http://host:port/` once started; empty before. */
   readonly url: string;
 }
+
+// The server's "did you mean" rule, on this light entry too: `chain-node call` suggests the same.
+export { didYouMean } from './did-you-mean.js';

@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { withDefaults } from '@chain/spec';
 import { deleteCookieFile, writeCookieFile } from './access.js';
 import { createAccessRules } from './access-rules.js';
 import { answerClientError } from './client-errors.js';
@@ -24,17 +25,9 @@ import {
 } from './options.js';
 import { createWsFront, requirePush } from './ws-front.js';
 
-function withoutUndefined<T extends object>(options: T): Partial<T> {
-  const out: Partial<T> = {};
-  for (const key of Object.keys(options) as (keyof T)[]) {
-    if (options[key] !== undefined) out[key] = options[key];
-  }
-  return out;
-}
-
 export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   const { handlers, log, ...rest } = options;
-  const config: RpcServerOptions = { ...DEFAULT_RPC_SERVER_OPTIONS, ...withoutUndefined(rest) };
+  const config: RpcServerOptions = withDefaults(DEFAULT_RPC_SERVER_OPTIONS, rest);
   const boundLoopback = config.isLoopbackAddress(config.host);
 
   let startedAt: number | undefined;
@@ -56,7 +49,7 @@ export function createRpcServer(options: CreateRpcServerOptions): RpcServer {
   };
   const access = createAccessRules(config);
   const dispatcher = createDispatcher({
-    handlers: { ...builtIns, ...withoutUndefined(handlers) },
+    handlers: withDefaults(builtIns, handlers),
     maxBatch: config.maxBatch,
     keysAllowed: access.keysAllowed,
     resultCacheEntries: config.resultCacheEntries,

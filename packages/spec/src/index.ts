@@ -6,7 +6,7 @@
  * tables from it and the SDK derives its types from it.
  */
 import { blockMethods } from './block.js';
-import type { MethodSpec } from './method.js';
+import type { MethodGroup, MethodSpec } from './method.js';
 import { networkMethods } from './network.js';
 import { operationMethods } from './operations.js';
 import type { AnyParam, ParamValue, ResultMarker } from './param.js';
@@ -30,6 +30,11 @@ export const catalogue = {
 
 export type Catalogue = typeof catalogue;
 export type MethodName = keyof Catalogue;
+
+/** The methods of one catalogue group. */
+export type MethodOfGroup<G extends MethodGroup> = {
+  [M in MethodName]: Catalogue[M]['group'] extends G ? M : never;
+}[MethodName];
 
 /** Every method name, in catalogue order. */
 export const METHOD_NAMES = Object.keys(catalogue) as MethodName[];
@@ -81,9 +86,25 @@ export {
   type ProtocolErrorReason,
   type ProtocolErrorSpec,
 } from './error-codes.js';
+export {
+  type Blame,
+  type CodeOfReason,
+  DOMAIN_ERROR_REASONS,
+  type DomainErrorName,
+  KEYSTORE_REASONS,
+  type KeyStoreReason,
+  LEDGER_REASONS,
+  type LedgerReason,
+  PARTICIPATION_REASONS,
+  type ParticipationReason,
+  reasonsByCode,
+  TOKEN_REASONS,
+  type TokenReason,
+} from './error-reasons.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { networkMethods } from './network.js';
 export { operationMethods } from './operations.js';
+export { type GivenOptions, type WithDefaults, withDefaults } from './options.js';
 export {
   type AnyParam,
   Param,

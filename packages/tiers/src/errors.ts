@@ -1,48 +1,58 @@
-import { ChainError, ErrorCode } from '@chain/crypto';
+import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
+import { type Blame, PARTICIPATION_REASONS, type ParticipationReason } from '@chain/spec';
+
+export type { ParticipationReason };
+
+type ReasonsCoded<C extends string> = {
+  [R in ParticipationReason]: (typeof PARTICIPATION_REASONS)[R] extends C ? R : never;
+}[ParticipationReason];
 
 /**
  * A participation operation or request refused by a rule of the three-tier procedure
  * (`ErrorCode.PARTICIPATION_RULE`, 1060), or a participation that does not exist
- * (`ErrorCode.NOT_FOUND`, 1010). Reasons are stable UPPER_SNAKE strings; `param` names the request
- * parameter at fault.
+ * (`ErrorCode.NOT_FOUND`, 1010). Each reason has its one code in @chain/spec's
+ * PARTICIPATION_REASONS; `param` names the request parameter at fault.
  */
-export class ParticipationError extends ChainError {}
+export class ParticipationError extends ChainError {
+  declare readonly reason: ParticipationReason;
+
+  constructor(reason: ParticipationReason, message: string, options: ChainErrorOptions = {}) {
+    super(ErrorCode[PARTICIPATION_REASONS[reason]], reason, message, options);
+  }
+}
+
+/**
+ * Whose fault a participation refusal is: always the sender's. Every rule judges the operation
+ * against the state it names; none says where a block stands.
+ */
+export function participationBlame(_reason: ParticipationReason): Blame {
+  return 'sender';
+}
+
+function refusal(reason: ParticipationReason, message: string, param?: string): ParticipationError {
+  return new ParticipationError(reason, message, param === undefined ? {} : { param });
+}
 
 export function participationRule(
-  reason: string,
+  reason: ReasonsCoded<'PARTICIPATION_RULE' | 'INSUFFICIENT_FUNDS'>,
   message: string,
   param?: string,
 ): ParticipationError {
-  return new ParticipationError(
-    ErrorCode.PARTICIPATION_RULE,
-    reason,
-    message,
-    param === undefined ? {} : { param },
-  );
+  return refusal(reason, message, param);
 }
 
 export function participationNotFound(
-  reason: string,
+  reason: ReasonsCoded<'NOT_FOUND'>,
   message: string,
   param?: string,
 ): ParticipationError {
-  return new ParticipationError(
-    ErrorCode.NOT_FOUND,
-    reason,
-    message,
-    param === undefined ? {} : { param },
-  );
+  return refusal(reason, message, param);
 }
 
 export function invalidParticipationData(
-  reason: string,
+  reason: ReasonsCoded<'INVALID_DATA'>,
   message: string,
   param?: string,
 ): ParticipationError {
-  return new ParticipationError(
-    ErrorCode.INVALID_DATA,
-    reason,
-    message,
-    param === undefined ? {} : { param },
-  );
+  return refusal(reason, message, param);
 }

@@ -1,4 +1,4 @@
-export { ParticipationError } from './errors';
+export { ParticipationError, type ParticipationReason, participationBlame } from './errors';
 export {
   describeHardware,
   HARDWARE_FIELDS,

@@ -1,4 +1,4 @@
-import { ChainError, ErrorCode, formatUnits, parseUnits } from '@chain/crypto';
+import { ChainError, formatUnits, parseUnits } from '@chain/crypto';
 import { TokenError, tokenRule } from './errors';
 import { checkDecimal } from './rules';
 
@@ -14,7 +14,6 @@ export function parseTokenAmount(text: string, decimal: number, param = 'amount'
   } catch (error) {
     if (error instanceof ChainError && error.reason === 'TOO_PRECISE') {
       throw new TokenError(
-        ErrorCode.INVALID_AMOUNT,
         'TOO_PRECISE',
         `'${param}' has more than ${decimal} fraction digits, the token's decimal`,
         { param },

@@ -1,5 +1,5 @@
 export { formatTokenAmount, parseTokenAmount, parseTotalAmount } from './amounts';
-export { TokenError } from './errors';
+export { TokenError, type TokenReason, tokenBlame } from './errors';
 export {
   DEFAULT_HOLDER_PAGE,
   MAX_HOLDER_PAGE,

@@ -29,15 +29,15 @@ export function textLength(text: string): number {
  * counted in Unicode code points (`<FIELD>_TOO_LONG`).
  */
 function checkText(text: string, field: 'name' | 'symbol' | 'summary', maxLength: number): void {
-  const upper = field.toUpperCase();
+  const upper = field.toUpperCase() as Uppercase<typeof field>;
   if (text.trim().length === 0) {
-    throw tokenRule(`${upper}_EMPTY`, `the token ${field} must not be empty`, field);
+    throw tokenRule(`${upper}_EMPTY` as const, `the token ${field} must not be empty`, field);
   }
   // UTF-16 units are never fewer than code points: count them only past the limit.
   const length = text.length > maxLength ? textLength(text) : text.length;
   if (length > maxLength) {
     throw tokenRule(
-      `${upper}_TOO_LONG`,
+      `${upper}_TOO_LONG` as const,
       `the token ${field} is ${length} characters long, at most ${maxLength} allowed`,
       field,
     );

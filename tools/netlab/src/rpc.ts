@@ -1,4 +1,5 @@
 /** JSON-RPC calls to a lab node (Basic auth: the lab's nodes serve RPC off loopback). */
+import { createClient, isRpcError } from '@chain/rpc-client';
 
 export class RpcError extends Error {
   constructor(
@@ -17,29 +18,29 @@ export interface RpcEndpoint {
   password: string;
 }
 
-let nextId = 1;
-
+/**
+ * One call through the SDK (@chain/rpc-client), not retried (the lab judges timings itself); a
+ * JSON-RPC error comes back as this module's RpcError, naming the method.
+ */
 export async function rpcCall<T = unknown>(
   endpoint: RpcEndpoint,
   method: string,
   params: Record<string, unknown> = {},
   timeoutMs = 10_000,
 ): Promise<T> {
-  const auth = Buffer.from(`${endpoint.user}:${endpoint.password}`).toString('base64');
-  const response = await fetch(endpoint.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` },
-    body: JSON.stringify({ jsonrpc: '2.0', method, params, id: nextId++ }),
-    signal: AbortSignal.timeout(timeoutMs),
+  const client = createClient({
+    url: endpoint.url,
+    auth: { user: endpoint.user, password: endpoint.password },
+    timeoutMs,
+    retries: 0,
   });
-  const reply = (await response.json()) as {
-    result?: T;
-    error?: { code: number; message: string; data?: { reason?: string } };
-  };
-  if (reply.error) {
-    throw new RpcError(method, reply.error.code, reply.error.message, reply.error.data?.reason);
+  const call = client.call as (name: string, params?: unknown) => Promise<unknown>;
+  try {
+    return (await call(method, params)) as T;
+  } catch (error) {
+    if (isRpcError(error)) throw new RpcError(method, error.code, error.message, error.reason);
+    throw error;
   }
-  return reply.result as T;
 }
 
 /** The fields of an operation object the lab reads. */

@@ -3,6 +3,7 @@
  * into the params of one JSON-RPC call, typed by the method catalogue: the shell hands over strings
  * only, and the catalogue says which of them are integers, booleans or objects.
  */
+import { didYouMean } from '@chain/rpc-jayson/options';
 import { type AnyParam, catalogue, isMethodName, METHOD_NAMES, type MethodName } from '@chain/spec';
 
 /** A mistake in how the command was called (exit code 2); nothing was sent. */
@@ -18,11 +19,13 @@ export type CallParams = Record<string, unknown> | unknown[];
 /** The catalogue method a name means; a usage error with a suggestion when there is none. */
 export function resolveMethod(name: string): MethodName {
   if (isMethodName(name)) return name;
+  // The server's rule (edit distance 2, any case), then the methods whose name holds the one given.
+  const closest = didYouMean(name, METHOD_NAMES);
   const lower = name.toLowerCase();
-  const suggestions = METHOD_NAMES.filter(
-    (method) =>
-      method.toLowerCase() === lower || (lower.length >= 3 && method.toLowerCase().includes(lower)),
-  );
+  const suggestions =
+    closest !== undefined
+      ? [closest]
+      : METHOD_NAMES.filter((method) => lower.length >= 3 && method.toLowerCase().includes(lower));
   const hint =
     suggestions.length > 0
       ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(' or ')}?`
@@ -186,6 +189,39 @@ export function describeMethods(): string {
     lines.push(`  ${[name, ...params].join(' ')}`);
     lines.push(`      ${spec.summary}`);
   }
+  return lines.join('\n');
+}
+
+/** A value of each kind that an example may show. */
+const EXAMPLE_VALUES: Readonly<Record<AnyParam['kind'], string>> = {
+  string: 'text',
+  integer: '1',
+  boolean: 'true',
+  amount: '1.5',
+  hex: '00ff',
+  wallet: 'CH…',
+  object: "'{}'",
+  enum: '',
+};
+
+/** `chain-node call help METHOD`: one method's summary, params and an example call. */
+export function describeMethod(name: string): string {
+  const method = resolveMethod(name);
+  const spec = catalogue[method];
+  const params = Object.entries(spec.params as Readonly<Record<string, AnyParam>>);
+  const lines = [`${method} (${spec.group}): ${spec.summary}`, ''];
+  if (params.length === 0) lines.push('params: none');
+  else {
+    lines.push('params:');
+    for (const [key, param] of params) lines.push(`  ${describeParam(key, param)}`);
+  }
+  const required = params.filter(([, param]) => param.presence === 'required');
+  const example = required.map(([key, param]) => {
+    const value =
+      param.kind === 'enum' ? (param.bounds.values?.[0] ?? '') : EXAMPLE_VALUES[param.kind];
+    return `${key}=${value}`;
+  });
+  lines.push('', 'example:', `  chain-node call ${[method, ...example].join(' ')}`);
   return lines.join('\n');
 }
 

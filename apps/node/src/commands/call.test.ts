@@ -7,6 +7,7 @@ import {
   buildCallParams,
   CallUsageError,
   coerceValue,
+  describeMethod,
   describeMethods,
   exactParamsJson,
   resolveMethod,
@@ -19,6 +20,8 @@ describe('resolveMethod', () => {
     expect(resolveMethod('getBlockInfo')).toBe('getBlockInfo');
     expect(() => resolveMethod('getblockinfo')).toThrow(/did you mean 'getBlockInfo'/);
     expect(() => resolveMethod('nosuchthing')).toThrow(CallUsageError);
+    // The server's edit distance: one letter left out.
+    expect(() => resolveMethod('getBlokInfo')).toThrow(/did you mean 'getBlockInfo'/);
   });
 });
 
@@ -191,5 +194,18 @@ describe('describeMethods', () => {
     for (const name of Object.keys(catalogue))
       expect(text).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     expect(text).toContain('getKeyStoreInfo [max=<integer, default 100>]');
+  });
+});
+
+describe('describeMethod (chain-node call help METHOD)', () => {
+  it("prints one method's params and an example with its required params", () => {
+    const text = describeMethod('getBlockInfo');
+    expect(text).toMatch(/^getBlockInfo \(block\): /);
+    expect(text).toMatch(/params:\n {2}block=<integer>/);
+    expect(text).toContain('chain-node call getBlockInfo block=1');
+  });
+
+  it('suggests a method for a mistyped name', () => {
+    expect(() => describeMethod('getBlokInfo')).toThrow(/did you mean 'getBlockInfo'/);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
+import { createClient, isRpcError, TimeoutError, TransportError } from '@chain/rpc-client';
 import { catalogue } from '@chain/spec';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_NODE_OPTIONS } from '../options';
@@ -13,6 +14,7 @@ import { formatResult } from './call-output';
 import {
   buildCallParams,
   CallUsageError,
+  describeMethod,
   describeMethods,
   exactParamsJson,
   resolveMethod,
@@ -126,6 +128,7 @@ function callOptions(args: Argv) {
     })
     .options(START_OPTIONS_TAKEN_ALONG)
     .example('$0 call getBlockCount', 'chain height')
+    .example('$0 call help getBlockInfo', "one method's params and an example")
     .example('$0 call getBlockInfo 3', 'block 3 (bare values fill params in order)')
     .example('$0 call getWalletInfo wallet=CH…', 'a wallet, pretty printed')
     .example(
@@ -154,6 +157,14 @@ async function runCall(argv: CallArgs): Promise<number> {
     }
     if (argv.method === undefined) {
       throw new CallUsageError('say which method to call, e.g. `chain-node call getBlockCount`');
+    }
+    if (argv.method === 'help') {
+      const [name] = argv.args ?? [];
+      if (name === undefined) {
+        throw new CallUsageError('say which method, e.g. `chain-node call help getBlockInfo`');
+      }
+      process.stdout.write(`${describeMethod(name)}\n`);
+      return CALL_EXIT.OK;
     }
     if (!Number.isFinite(argv.timeout) || argv.timeout <= 0) {
       throw new CallUsageError(`--timeout must be a positive number of milliseconds`);
@@ -273,64 +284,73 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * One call through the SDK (@chain/rpc-client), not retried: the reply's result or JSON-RPC error;
+ * NoReplyError when no JSON-RPC reply comes (cannot connect, timeout, not a chain-node endpoint).
+ */
 export async function postCall(
   endpoint: Endpoint,
   method: string,
   params: unknown,
   timeoutMs: number,
 ): Promise<{ result: unknown } | { error: JsonRpcError }> {
-  let response: Response;
-  let text: string;
+  const client = createClient({
+    url: endpoint.url,
+    timeoutMs,
+    retries: 0,
+    ...(endpoint.authorization ? { headers: { authorization: endpoint.authorization } } : {}),
+  });
   try {
-    response = await fetch(endpoint.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(endpoint.authorization ? { authorization: endpoint.authorization } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    text = await response.text();
+    const call = client.call as (name: string, params?: unknown) => Promise<unknown>;
+    return { result: await call(method, exactAmounts(method, params)) };
   } catch (error) {
-    if ((error as Error).name === 'TimeoutError') {
+    if (isRpcError(error)) {
+      const data = error.data;
+      return {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(typeof data === 'object' && data !== null ? { data } : {}),
+        },
+      };
+    }
+    if (error instanceof TimeoutError) {
       throw new NoReplyError(`no reply from ${endpoint.shown} within ${timeoutMs} ms`);
     }
-    throw new NoReplyError(
-      `cannot connect to ${endpoint.shown} (${networkCause(error)}); is the node running? (chain-node start)`,
-    );
+    if (error instanceof TransportError && error.reason === 'NETWORK') {
+      throw new NoReplyError(
+        `cannot connect to ${endpoint.shown} (${networkCause(error.cause)}); is the node running? (chain-node start)`,
+      );
+    }
+    if (error instanceof TransportError) {
+      const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
+      throw new NoReplyError(
+        `no JSON-RPC reply from ${endpoint.shown}${status}; is it a chain-node RPC endpoint?`,
+      );
+    }
+    throw error;
   }
-  const reply = parseReply(text);
-  if (reply === undefined) {
-    throw new NoReplyError(
-      `no JSON-RPC reply from ${endpoint.shown} (HTTP ${response.status}); is it a chain-node RPC endpoint?`,
-    );
-  }
-  return reply;
 }
 
-function parseReply(text: string): { result: unknown } | { error: JsonRpcError } | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const reply = body as { jsonrpc?: unknown; result?: unknown; error?: unknown };
-  if (reply.jsonrpc !== '2.0') return undefined;
-  if (typeof reply.error === 'object' && reply.error !== null) {
-    const error = reply.error as Partial<JsonRpcError>;
-    if (typeof error.code !== 'number') return undefined;
-    return {
-      error: {
-        code: error.code,
-        message: typeof error.message === 'string' ? error.message : '',
-        ...(typeof error.data === 'object' && error.data !== null ? { data: error.data } : {}),
-      },
-    };
-  }
-  return 'result' in reply ? { result: reply.result } : undefined;
+/**
+ * The SDK takes amounts only as decimal strings; a number the command line gave for one is exact
+ * (quoteInexactNumbers quoted the others), so it goes as its own text.
+ */
+function exactAmounts(method: string, params: unknown): unknown {
+  const spec = (catalogue as Record<string, { params: Record<string, { kind: string }> }>)[method];
+  if (spec === undefined || typeof params !== 'object' || params === null) return params;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(params)
+    ? [...params]
+    : { ...(params as Record<string, unknown>) };
+  Object.entries(spec.params).forEach(([name, param], index) => {
+    if (param.kind !== 'amount') return;
+    const key = Array.isArray(copy) ? index : name;
+    const value = (copy as Record<string | number, unknown>)[key];
+    if (typeof value === 'number' || typeof value === 'bigint') {
+      (copy as Record<string | number, unknown>)[key] = String(value);
+    }
+  });
+  return copy;
 }
 
 function networkCause(error: unknown): string {

@@ -1,9 +1,7 @@
-import type { Handlers } from '@chain/rpc-jayson';
+import type { GroupHandlers } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
 
-export function blockHandlers(
-  node: NodeContext,
-): Pick<Handlers, 'getBlockCount' | 'getBlockInfo' | 'blockSyncing'> {
+export function blockHandlers(node: NodeContext): GroupHandlers<'block'> {
   return {
     getBlockCount() {
       return node.chain.blockCount();

@@ -1,4 +1,4 @@
-import type { Handlers } from '@chain/rpc-jayson';
+import type { ServedHandlers } from '@chain/rpc-jayson';
 import { blockHandlers } from './block';
 import type { NodeContext } from './context';
 import { networkHandlers } from './network';
@@ -9,8 +9,11 @@ import { statsHandlers } from './stats';
 import { tokenHandlers } from './token';
 import { walletHandlers } from './wallet';
 
-/** Every RPC handler the node serves; catalogue methods without one answer "not available yet". */
-export function createHandlers(node: NodeContext): Partial<Handlers> {
+/**
+ * Every RPC handler the node serves: one per catalogue method (the server's built-ins aside), each
+ * group's from its file; a catalogue method without a handler is a type error.
+ */
+export function createHandlers(node: NodeContext): ServedHandlers {
   return {
     ...tokenHandlers(node),
     ...operationsHandlers(node),

@@ -1,7 +1,7 @@
 import { bytesToHex } from '@chain/crypto';
 import type { BlacklistEntry } from '@chain/p2p-libp2p';
 import { maskIp } from '@chain/p2p-libp2p';
-import type { Handlers } from '@chain/rpc-jayson';
+import type { GroupHandlers } from '@chain/rpc-jayson';
 import { APP_VERSION, NET_PROTOCOL } from '../version';
 import type { NodeContext } from './context';
 
@@ -89,7 +89,7 @@ function blacklistObject(entries: readonly BlacklistEntry[]) {
 }
 
 /** The Network node group: the peer-to-peer node of @chain/p2p-libp2p. */
-export function networkHandlers(node: NodeContext): Partial<Handlers> {
+export function networkHandlers(node: NodeContext): GroupHandlers<'network'> {
   const network = node.network;
   return {
     getNodeVersion() {

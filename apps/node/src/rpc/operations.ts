@@ -10,7 +10,7 @@ import {
 } from '@chain/crypto';
 import { type OperationObject, type TransferBody, transferRequest } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
-import type { Handlers } from '@chain/rpc-jayson';
+import type { GroupHandlers } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
 import type { NodeContext } from './context';
 import { keyForWallet, keyFromStore, submitSigned, usingKey, wallet } from './keys';
@@ -74,22 +74,7 @@ interface ExecuteRawError {
   errors: string;
 }
 
-export function operationsHandlers(
-  node: NodeContext,
-): Pick<
-  Handlers,
-  | 'sendTo'
-  | 'rawSendTo'
-  | 'InfoRaw'
-  | 'excuteRaw'
-  | 'privSendTo'
-  | 'getPendingOperation'
-  | 'getPendingCount'
-  | 'getBlockOperations'
-  | 'getActPrice'
-  | 'findOperation'
-  | 'decodeOpHash'
-> {
+export function operationsHandlers(node: NodeContext): GroupHandlers<'operations'> {
   return {
     async sendTo(params, caller) {
       const sender = checkedWallet(node, params.sender, 'sender').address;

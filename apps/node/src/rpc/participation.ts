@@ -1,6 +1,6 @@
 import { COIN_DECIMALS, decodeAddress, parseUnits } from '@chain/crypto';
 import type { OperationObject } from '@chain/ledger';
-import type { CallContext, HandlerResultOf, Handlers } from '@chain/rpc-jayson';
+import type { CallContext, GroupHandlers, HandlerResultOf } from '@chain/rpc-jayson';
 import {
   bottomList,
   describeHardware,
@@ -33,24 +33,7 @@ function withHardware(op: OperationObject): HardwareCheckResult {
  * in @chain/tiers and run when the operation enters the mempool. H/W checks describe this machine
  * at request time and carry the description in the operation.
  */
-export function participationHandlers(
-  node: NodeContext,
-): Pick<
-  Handlers,
-  | 'getNodePart'
-  | 'nodeStep1'
-  | 'nodeStep2'
-  | 'nodeStepMDList'
-  | 'nodeStep3_1'
-  | 'nodeStep3_2'
-  | 'nodeStep4_1'
-  | 'nodeStep4_2'
-  | 'nodeStepBTList'
-  | 'nodeStep5_1'
-  | 'nodeStep5_2'
-  | 'blockchainStart'
-  | 'nodeCancel'
-> {
+export function participationHandlers(node: NodeContext): GroupHandlers<'participation'> {
   /** A wallet param: checked, canonical, and its address hash for the operation body. */
   const walletParam = (address: string, param: string) => {
     const canonical = wallet(node, address, param);

@@ -1,9 +1,9 @@
-import { type Handlers, requirePush } from '@chain/rpc-jayson';
+import { type GroupHandlers, requirePush } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
 import { wallet } from './keys';
 
 /** `subscribe` (push over WebSocket); `unsubscribe` is the RPC server's own. */
-export function pushHandlers(node: NodeContext): Pick<Handlers, 'subscribe'> {
+export function pushHandlers(node: NodeContext): GroupHandlers<'push'> {
   return {
     subscribe(params, caller) {
       const channel = requirePush(caller, 'subscribe');

@@ -1,6 +1,6 @@
 import { ChainError, ErrorCode } from '@chain/crypto';
 import { type IpTraffic, isValidIp, maskIp } from '@chain/p2p-libp2p';
-import type { Handlers } from '@chain/rpc-jayson';
+import type { GroupHandlers } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
 
 /** Every IP's statistics (IPs masked) for `*`, `all` or an empty `ip`. */
@@ -30,7 +30,7 @@ function ipStatsObject(traffic: IpTraffic, ip: string) {
  * The Stats group. rpcCallStats and nodeUptime are answered by the RPC server itself; nodeIPStats
  * reads the peer-to-peer node's per-IP counters since start.
  */
-export function statsHandlers(node: NodeContext): Partial<Handlers> {
+export function statsHandlers(node: NodeContext): GroupHandlers<'stats'> {
   return {
     nodeIPStats({ ip }) {
       const wanted = ip.trim();

@@ -3,7 +3,7 @@ import type { OperationObject, SignRequest } from '@chain/ledger';
 import {
   type CallContext,
   type CreateTokenResult,
-  type Handlers,
+  type GroupHandlers,
   InvalidParamsError,
 } from '@chain/rpc-jayson';
 import {
@@ -64,9 +64,7 @@ function required<T>(value: T | undefined, param: string, method: string): T {
 }
 
 /** The Token group (createToken, adminToken, sendToken, holderToken, infoToken). */
-export function tokenHandlers(
-  node: NodeContext,
-): Pick<Handlers, 'createToken' | 'adminToken' | 'sendToken' | 'holderToken' | 'infoToken'> {
+export function tokenHandlers(node: NodeContext): GroupHandlers<'token'> {
   return {
     async createToken(params, caller) {
       const issuer = wallet(node, params.wallet, 'wallet');

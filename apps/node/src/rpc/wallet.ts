@@ -10,7 +10,7 @@ import {
 } from '@chain/crypto';
 import type { RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
-import type { Handlers, WalletRefreshDetails } from '@chain/rpc-jayson';
+import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
 import { isTokenAddress, tokenAddressEntry } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
@@ -80,23 +80,7 @@ function afterLoading<T>(
   return loading === undefined ? read() : loading.then(read);
 }
 
-export function walletHandlers(
-  node: NodeContext,
-): Pick<
-  Handlers,
-  | 'newWallet'
-  | 'activeWallet'
-  | 'getWalletInfo'
-  | 'getKeyStoreInfo'
-  | 'getKeyStoreCount'
-  | 'lockWallet'
-  | 'unlockWallet'
-  | 'dumpPrivateKey'
-  | 'inputPrivateKey'
-  | 'signMessage'
-  | 'verifyMessage'
-  | 'walletRefresh'
-> {
+export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
   return {
     async newWallet({ passphrase }) {
       return { wallet: await node.keystore.create(passphrase) };

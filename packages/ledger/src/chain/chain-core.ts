@@ -1,5 +1,6 @@
 import { ErrorCode, getPublicKey, type Hashes, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import { withDefaults } from '@chain/spec';
 import { type Block, decodeBlock, ZERO_HASH } from '../block/block';
 import { LedgerError } from '../errors';
 import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
@@ -111,29 +112,25 @@ export class ChainCore {
   /** Blocks verifyAhead decoded, by their bytes, with what it found of their signatures. */
   readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
 
-  constructor(options: ChainOptions) {
+  constructor(given: ChainOptions) {
+    const options = withDefaults(DEFAULT_CHAIN_OPTIONS, given);
     this.genesis = parseGenesis(options.genesis);
     this.genesisHash = computeGenesisHash(this.genesis);
     this.dataDir = options.dataDir;
     this.secp = options.secp256k1 ?? nativeSecp256k1;
     this.hashes = options.hashes ?? nativeHashes;
     this.registry = options.registry ?? createRegistry();
-    this.maxPending = options.maxPending ?? DEFAULT_CHAIN_OPTIONS.maxPending;
-    this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
-    this.stateCacheMb = options.stateCacheMb ?? DEFAULT_CHAIN_OPTIONS.stateCacheMb;
-    this.verifyStateAtOpen = options.verifyStateAtOpen ?? false;
+    this.maxPending = options.maxPending;
+    this.maxRollback = options.maxRollback;
+    this.stateCacheMb = options.stateCacheMb;
+    this.verifyStateAtOpen = options.verifyStateAtOpen;
     this.onStateScanProgress = options.onStateScanProgress;
     this.root = this.committedState(undefined);
     this.mempool = new Mempool(this.root);
-    this.maxFutureSeconds = options.maxFutureSeconds ?? DEFAULT_CHAIN_OPTIONS.maxFutureSeconds;
+    this.maxFutureSeconds = options.maxFutureSeconds;
     this.onListenerError = options.onListenerError;
-    this.sigCache = new SignatureCache(
-      options.signatureCacheSize ?? DEFAULT_CHAIN_OPTIONS.signatureCacheSize,
-      options.signatureCacheDepth ?? DEFAULT_CHAIN_OPTIONS.signatureCacheDepth,
-    );
-    this.blockCache = new BlockCache(
-      options.blockCacheOperations ?? DEFAULT_CHAIN_OPTIONS.blockCacheOperations,
-    );
+    this.sigCache = new SignatureCache(options.signatureCacheSize, options.signatureCacheDepth);
+    this.blockCache = new BlockCache(options.blockCacheOperations);
     this.verifier = new VerifierPool(
       this.secp,
       this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,

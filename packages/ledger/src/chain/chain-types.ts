@@ -72,6 +72,7 @@ export const DEFAULT_CHAIN_OPTIONS = {
   maxRollback: 64,
   stateCacheMb: 64,
   maxFutureSeconds: 15,
+  verifyStateAtOpen: false,
 } as const;
 
 /** Committed entries a read is about to need (Chain.loadState). */

@@ -111,7 +111,7 @@ export class ByteReader {
     const length = this.bytes[this.pos++]!;
     if (length > MAX_AMOUNT_BYTES) {
       throw new DecodeError(
-        'BAD_AMOUNT',
+        'BAD_AMOUNT_ENCODING',
         `${what} is ${length} bytes long, at most ${MAX_AMOUNT_BYTES} allowed`,
       );
     }
@@ -119,7 +119,7 @@ export class ByteReader {
     const start = this.pos;
     const bytes = this.bytes;
     if (length > 0 && bytes[start] === 0) {
-      throw new DecodeError('BAD_AMOUNT', `${what} has a leading zero byte (not minimal)`);
+      throw new DecodeError('BAD_AMOUNT_ENCODING', `${what} has a leading zero byte (not minimal)`);
     }
     this.pos += length;
     // Six bytes at a time in a Number (exact below 2^53), the shortest chunk first: an amount of up

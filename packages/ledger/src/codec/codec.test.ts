@@ -57,10 +57,10 @@ describe('amount encoding', () => {
 
   it('refuses non-minimal and over-long encodings when decoding', () => {
     expect(() => new ByteReader(Uint8Array.from([0x02, 0x00, 0x01])).amount()).toThrow(
-      expect.objectContaining({ reason: 'BAD_AMOUNT' }),
+      expect.objectContaining({ reason: 'BAD_AMOUNT_ENCODING' }),
     );
     expect(() => new ByteReader(new Uint8Array([33, ...new Array(33).fill(1)])).amount()).toThrow(
-      expect.objectContaining({ reason: 'BAD_AMOUNT' }),
+      expect.objectContaining({ reason: 'BAD_AMOUNT_ENCODING' }),
     );
   });
 });

@@ -11,7 +11,6 @@ export {
   activationCodec,
 } from '../operation/activation-codec';
 export {
-  MAX_PAYLOAD_BYTES,
   TRANSFER_OPTYPE,
   type TransferBody,
   type TransferReceiver,

@@ -135,6 +135,9 @@ export interface BlockHookInfo {
   operations: number;
 }
 
+/** The reasons an address reservation may give (INVALID_ACCOUNT ones). */
+export type AddressReservationReason = 'RECEIVER_IS_TOKEN';
+
 /**
  * Addresses a plug-in reserves for itself, which hold no key (a token's address): they must not
  * receive native coins. `reserved` returns why, or undefined when the address is free.
@@ -143,7 +146,7 @@ export interface AddressReservation {
   reserved(
     ctx: ApplyContext,
     hash160: Uint8Array,
-  ): { readonly reason: string; readonly message: string } | undefined;
+  ): { readonly reason: AddressReservationReason; readonly message: string } | undefined;
 }
 
 /** Runs once per block after its operations (rewards). With no hook, fees go to the producer. */

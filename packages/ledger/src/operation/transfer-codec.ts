@@ -1,11 +1,11 @@
 import { ErrorCode } from '@chain/crypto';
+import { MAX_PAYLOAD_BYTES } from '@chain/spec';
 import type { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
-import { DecodeError, LedgerError } from '../errors';
+import { DecodeError, type LedgerDataReason, LedgerError } from '../errors';
 import type { OperationCodec } from './wire';
 
 export const TRANSFER_OPTYPE = 2;
-export const MAX_PAYLOAD_BYTES = 255;
 
 /** The receiver by account number (rawSendTo) or by address hash (sendTo: may be a new account). */
 export type TransferReceiver = { account: number } | { hash160: Uint8Array };
@@ -17,7 +17,7 @@ export interface TransferBody {
   payload: Uint8Array;
 }
 
-function invalid(reason: string, message: string, param?: string): LedgerError {
+function invalid(reason: LedgerDataReason, message: string, param?: string): LedgerError {
   return new LedgerError(ErrorCode.INVALID_DATA, reason, message, param ? { param } : {});
 }
 

@@ -4,7 +4,6 @@ import type { OperationType } from './registry';
 import { type TransferBody, transferCodec } from './transfer-codec';
 
 export {
-  MAX_PAYLOAD_BYTES,
   TRANSFER_OPTYPE,
   type TransferBody,
   type TransferReceiver,

@@ -1,5 +1,5 @@
 import { ErrorCode, equalBytes, hash160 } from '@chain/crypto';
-import { LedgerError } from '../errors';
+import { type LedgerCodeOf, LedgerError, type LedgerReason } from '../errors';
 import { MAX_NEW_ACCOUNT_ACTIVATIONS_PER_BLOCK } from '../operation/activation';
 import { NEW_ACCOUNT, type Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
@@ -17,8 +17,13 @@ export interface AppliedOperation {
   publicKey: Uint8Array;
 }
 
-function refuse(code: number, reason: string, message: string, param?: string): LedgerError {
-  return new LedgerError(code, reason, message, param === undefined ? {} : { param });
+function refuse<R extends LedgerReason>(
+  code: LedgerCodeOf<R>,
+  reason: R,
+  message: string,
+  param?: string,
+): LedgerError {
+  return new LedgerError<string>(code, reason, message, param === undefined ? {} : { param });
 }
 
 export interface ApplyOptions {

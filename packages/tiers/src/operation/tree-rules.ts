@@ -194,16 +194,11 @@ export function treeMembers(ctx: ApplyContext, tree: NodeTree): Participant[] {
   return members;
 }
 
-/** The account number of a wallet named in a body, when it is on chain. */
-export function accountNumberOf(ctx: ApplyContext, hash160: Uint8Array): number | undefined {
-  return ctx.accountByHash160(hash160)?.number;
-}
-
 /** The TOP participant of `tree`, which must be the signer (else `reason`, naming `param`). */
 export function requireSignerIsTop(
   ctx: ApplyContext,
   tree: NodeTree,
-  reason: string,
+  reason: 'NOT_TOP_WALLET' | 'NOT_TOP_CONFIRMER',
   param: string,
 ): Participant {
   if (ctx.signer !== tree.top) {

@@ -4,14 +4,9 @@
  * signers and browser bundles. The operation types (create-token.ts, send-token.ts,
  * admin-token.ts) add their rules to these codecs. docs/wire-format.md describes the bytes.
  */
-import { concatBytes, ErrorCode, type Hashes, hash160, u32le, utf8ToBytes } from '@chain/crypto';
-import {
-  type ByteReader,
-  ByteWriter,
-  DecodeError,
-  MAX_PAYLOAD_BYTES,
-  type OperationCodec,
-} from '@chain/ledger/codec';
+import { concatBytes, type Hashes, hash160, u32le, utf8ToBytes } from '@chain/crypto';
+import { type ByteReader, ByteWriter, DecodeError, type OperationCodec } from '@chain/ledger/codec';
+import { ADMIN_TOKEN_METHODS, type AdminTokenMethod, MAX_PAYLOAD_BYTES } from '@chain/spec';
 import { TokenError } from '../errors';
 
 export const CREATE_TOKEN_OPTYPE = 6;
@@ -29,12 +24,9 @@ export function tokenHash(creator: number, nOperation: number, hashes?: Hashes):
 /** An address hash in a body being encoded: 20 bytes (INVALID_DATA naming `param` otherwise). */
 export function checkHash(hash: Uint8Array, param: string): Uint8Array {
   if (!(hash instanceof Uint8Array) || hash.length !== 20) {
-    throw new TokenError(
-      ErrorCode.INVALID_DATA,
-      'BAD_ADDRESS_HASH',
-      `'${param}' must be a 20-byte address hash`,
-      { param },
-    );
+    throw new TokenError('BAD_ADDRESS_HASH', `'${param}' must be a 20-byte address hash`, {
+      param,
+    });
   }
   return hash;
 }
@@ -62,7 +54,6 @@ export const sendTokenCodec: OperationCodec<SendTokenBody> = {
   encodeBody(body) {
     if (body.payload.length > MAX_PAYLOAD_BYTES) {
       throw new TokenError(
-        ErrorCode.INVALID_DATA,
         'PAYLOAD_TOO_LONG',
         `payload is ${body.payload.length} bytes, at most ${MAX_PAYLOAD_BYTES}`,
         { param: 'payload' },
@@ -133,16 +124,8 @@ export const createTokenCodec: OperationCodec<CreateTokenBody> = {
   },
 };
 
-export const ADMIN_TOKEN_METHODS = [
-  'transferEnabled',
-  'transferWalletEnabled',
-  'lockWalletVolume',
-  'burnWalletVolume',
-  'mintWalletVolume',
-  'ownershipWallet',
-] as const;
-
-export type AdminTokenMethod = (typeof ADMIN_TOKEN_METHODS)[number];
+/** The adminToken methods are the spec's (one list); their subtypes are the codec's, below. */
+export { ADMIN_TOKEN_METHODS, type AdminTokenMethod };
 
 /** Each adminToken method is its own subtype of optype 7 (sendToken is subtype 0). */
 export const ADMIN_TOKEN_SUBTYPES: Readonly<Record<AdminTokenMethod, number>> = {
@@ -230,7 +213,7 @@ export interface AdminTokenBody {
 }
 
 function missing(field: string): TokenError {
-  return new TokenError(ErrorCode.INVALID_DATA, 'MISSING_FIELD', `the body needs '${field}'`, {
+  return new TokenError('MISSING_FIELD', `the body needs '${field}'`, {
     param: field,
   });
 }

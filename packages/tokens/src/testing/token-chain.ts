@@ -13,6 +13,7 @@ import {
   type TempChain,
   type TestWallet,
 } from '@chain/ledger/testing';
+import { TOKEN_REASONS, type TokenReason } from '@chain/spec';
 import type { AdminTokenBody, AdminTokenMethod } from '../operation/admin-token';
 import { ADMIN_TOKEN_SUBTYPES } from '../operation/admin-token';
 import { CREATE_TOKEN_OPTYPE, SEND_TOKEN_SUBTYPE, TOKEN_OPTYPE } from '../operation/common';
@@ -114,9 +115,9 @@ export function adminToken(
   });
 }
 
-/** A refusal with this token rule reason (and param, when given). */
-export function rule(reason: string, param?: string) {
-  return expectRefusal(ErrorCode.TOKEN_RULE, reason, param);
+/** A refusal with this token reason, its code the spec's (and param, when given). */
+export function rule(reason: TokenReason, param?: string) {
+  return expectRefusal(ErrorCode[TOKEN_REASONS[reason]], reason, param);
 }
 
 export function expectRefusal(code: number, reason: string, param?: string) {
