@@ -281,6 +281,8 @@ export class CommittedState implements StateView {
     producers: number[] | undefined,
   ): void {
     for (const log of this.loads) log.all = true;
+    // The rollback's write came after every write before it (the store's queue): none is unwritten.
+    this.unwritten = [];
     for (const number of accounts) this.accounts.delete(number);
     for (const hash of removedHashes) this.numbers.delete(numberKey(hash));
     for (const key of spaces) this.spaces.delete(key);
