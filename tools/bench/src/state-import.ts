@@ -29,6 +29,11 @@ export interface ImportScale {
   warmUpBlocks: number;
   /** Transfer blocks timed. */
   timedBlocks: number;
+  /**
+   * Imports of the blocks, each into a fresh copy; the fastest is the figure (a busy moment of the
+   * shared machine lowers a rate, never raises it).
+   */
+  runs: number;
 }
 
 export interface ImportAtScale {
@@ -168,8 +173,24 @@ export async function measureImportAtScale(
     await rm(producerDir, { recursive: true, force: true });
   }
   log(
-    `  ${label}: ${scale.warmUpBlocks + scale.timedBlocks} blocks of ${scale.perBlock} transfers to random accounts produced at ${Math.round(produced.produceOpsPerSec)}/s; importing them into a fresh copy`,
+    `  ${label}: ${scale.warmUpBlocks + scale.timedBlocks} blocks of ${scale.perBlock} transfers to random accounts produced at ${Math.round(produced.produceOpsPerSec)}/s; importing them ${scale.runs} times, each into a fresh copy`,
   );
+  let fastest: ImportAtScale | undefined;
+  for (let run = 0; run < scale.runs; run++) {
+    const attempt = await importOnce(fixture, scale, produced, label, log);
+    if (fastest === undefined || attempt.opsPerSec > fastest.opsPerSec) fastest = attempt;
+  }
+  if (fastest === undefined) throw new Error('no import was measured');
+  return fastest;
+}
+
+async function importOnce(
+  fixture: StateFixture,
+  scale: ImportScale,
+  produced: Produced,
+  label: string,
+  log: (message: string) => void,
+): Promise<ImportAtScale> {
   const importerDir = await copyFixture(fixture);
   try {
     const chain = openFixtureChain(importerDir);

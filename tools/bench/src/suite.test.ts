@@ -185,7 +185,10 @@ describe('discoverBenchmarks', () => {
       'state-scale',
       'token-throughput',
     ]);
-    expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual(['memory', 'state-scale']);
+    expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
+      'memory',
+      'state-scale',
+    ]);
     expect(benchmarks.filter((b) => b.peer === 'anvil').map((b) => b.name)).toEqual(['peer-anvil']);
   });
 });
