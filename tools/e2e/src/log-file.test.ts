@@ -60,7 +60,7 @@ describe('--log-file', () => {
           receiver: wallet,
           amount: '1',
         });
-        const names = await readdir(join(dir, 'logs')).catch(() => []);
+        const names: string[] = await readdir(join(dir, 'logs')).catch(() => []);
         if (names.includes('node.log.3')) {
           const oldest = await recordsOf(`${path}.3`);
           // The first files were rotated away: the oldest kept one starts past the first blocks.
