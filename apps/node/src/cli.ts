@@ -10,7 +10,13 @@ import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
 import { watchCommand } from './commands/watch';
 import { adoptMainTerminal, placeCommand, runOnBudgetThread } from './heap-budget';
-import { createNodeLogger, LOG_MODULES, type Logger, parseLogLevels } from './logger';
+import {
+  closeNodeLogger,
+  createNodeLogger,
+  LOG_MODULES,
+  type Logger,
+  parseLogLevels,
+} from './logger';
 import { DEFAULT_NODE_OPTIONS, type NodeOptions } from './options';
 import { startupFailureMessage } from './startup-failure';
 import { APP_VERSION } from './version';
@@ -129,7 +135,8 @@ function startOptions(args: Argv) {
     })
     .option('log-file', {
       type: 'string',
-      describe: 'also log (JSON) to this file, rotated by size',
+      describe:
+        'also log (JSON) to this file, the live log; rotated by size to FILE.1 (newest) ... FILE.N',
     })
     .option('log-file-size', {
       type: 'string',
@@ -139,7 +146,7 @@ function startOptions(args: Argv) {
     .option('log-file-count', {
       type: 'number',
       default: defaults.logFileCount,
-      describe: 'rotated log files kept besides the current one',
+      describe: 'rotated log files kept beside the live one (FILE.1 ... FILE.N)',
     })
     .option('metrics', {
       type: 'boolean',
@@ -288,6 +295,7 @@ async function start(argv: StartArgs) {
     log.info({ signal }, 'shutting down');
     await node.close();
     log.info('stopped');
+    closeNodeLogger(log);
     process.exit(exitCode);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -302,6 +310,7 @@ async function start(argv: StartArgs) {
   } catch (error) {
     failStartup(error, node.options, log);
     await node.close().catch(() => undefined);
+    closeNodeLogger(log);
     process.exit(1);
   }
 }

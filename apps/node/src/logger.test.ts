@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger, createNodeLogger, moduleLogger, parseLogLevels } from './logger';
+import {
+  closeNodeLogger,
+  createLogger,
+  createNodeLogger,
+  moduleLogger,
+  parseLogLevels,
+} from './logger';
 
 function sink(): { stream: Writable; lines: () => string[] } {
   let text = '';
@@ -76,34 +82,34 @@ describe('log formats', () => {
 });
 
 describe('--log-file', () => {
-  it('writes JSON records to a file rotated by size, keeping the newest files, secrets redacted', async () => {
+  it('writes JSON records to the live file at PATH, rotated beside it, secrets redacted, none lost', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chain-log-'));
     dirs.push(dir);
     const out = sink();
+    const path = join(dir, 'node.log');
     const log = await createNodeLogger(
-      { level: 'info', format: 'json', file: join(dir, 'node.log'), fileSize: '1k', fileCount: 2 },
+      { level: 'info', format: 'json', file: path, fileSize: '1k', fileCount: 2 },
       out.stream,
     );
     for (let i = 0; i < 200; i++) {
       log.info({ i, passphrase: 'Sentinel-Secret', padding: 'x'.repeat(40) }, 'record');
-      // Rotation happens once the stream has drained.
-      if (i % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const files = (await readdir(dir)).sort();
-    expect(files.length).toBeGreaterThan(1);
-    expect(files.length).toBeLessThanOrEqual(3);
-    for (const file of files) expect(file).toMatch(/^node\.\d+\.log$/);
-    const text = (await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).join(
-      '',
+    closeNodeLogger(log);
+    log.info({ i: 200 }, 'after close: console only');
+    expect((await readdir(dir)).sort()).toEqual(['node.log', 'node.log.1', 'node.log.2']);
+    const read = async (file: string) =>
+      (await readFile(file, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { i: number; passphrase: string });
+    const files = await Promise.all([`${path}.2`, `${path}.1`, path].map(read));
+    const all = files.flat();
+    for (const record of all) expect(record.passphrase).toBe('[secret]');
+    // The newest records, consecutive from the oldest rotation to the live file.
+    expect(all.at(-1)!.i).toBe(199);
+    expect(all.map((record) => record.i)).toEqual(
+      Array.from({ length: all.length }, (_, k) => 200 - all.length + k),
     );
-    expect(text).not.toContain('Sentinel-Secret');
-    const last = text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line))
-      .map((record) => record.i);
-    expect(last).toContain(199);
-    expect(out.lines()).toHaveLength(200);
+    expect(out.lines()).toHaveLength(201);
   });
 });

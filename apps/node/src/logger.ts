@@ -1,5 +1,6 @@
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import pretty from 'pino-pretty';
+import { openRotatingFile, parseLogFileSize, type RotatingFile } from './log-file';
 import type { LogLevel } from './options';
 
 export type { Logger };
@@ -26,11 +27,11 @@ export interface LogOptions {
   level: string;
   /** `pretty` (human), `json` (one object a line), `auto`: pretty on a terminal, else JSON. */
   format: 'auto' | 'json' | 'pretty';
-  /** A file that also receives every record (JSON), rotated by size; empty for none. */
+  /** The live log file, also receiving every record (JSON), rotated by size beside it; empty for none. */
   file: string;
   /** Size at which the file is rotated: a number of MB, or with a unit: `500k`, `10m`, `1g`. */
   fileSize: string;
-  /** Rotated files kept besides the one being written; older ones are deleted. */
+  /** Rotated files kept beside the live one (`file.1` ... `file.N`); older ones are deleted. */
   fileCount: number;
 }
 
@@ -123,10 +124,13 @@ export function createLogger(
   return log;
 }
 
+const logFiles = new WeakMap<Logger, RotatingFile>();
+
 /**
- * The node's logger: the console in the chosen format and, with `file`, a JSON file rotated by
- * size (pino-roll: `<name>.1<ext>`, `<name>.2<ext>`, ... the newest the highest number, `fileCount`
- * kept besides it). Writes are synchronous, so nothing is lost when the process exits.
+ * The node's logger: the console in the chosen format and, with `file`, JSON records to the live
+ * log at exactly `file`, rotated by size beside it (`file.1` the newest rotation ... `file.N`,
+ * `fileCount` kept; log-file.ts). Writes are synchronous, so nothing is lost when the process
+ * exits; closeNodeLogger closes the file.
  */
 export async function createNodeLogger(
   options: LogOptions,
@@ -134,13 +138,10 @@ export async function createNodeLogger(
 ): Promise<Logger> {
   if (options.file === '') return createLogger(options.level, destination, options.format);
   const levels = parseLogLevels(options.level);
-  const { default: pinoRoll } = await import('pino-roll');
-  const file = await pinoRoll({
-    file: options.file,
-    size: options.fileSize,
-    limit: { count: options.fileCount },
-    mkdir: true,
-    sync: true,
+  const file = openRotatingFile({
+    path: options.file,
+    maxBytes: parseLogFileSize(options.fileSize),
+    count: options.fileCount,
   });
   // Each stream takes every record: the loggers (root and modules) have filtered by level already.
   const streams = pino.multistream([
@@ -149,7 +150,14 @@ export async function createNodeLogger(
   ]);
   const log = pino(loggerOptions(levels.level), streams);
   moduleLevels.set(log, levels.modules);
+  logFiles.set(log, file);
   return log;
+}
+
+/** Closes the log file of a createNodeLogger logger, if it has one (records after it go to the console only). */
+export function closeNodeLogger(log: Logger): void {
+  logFiles.get(log)?.close();
+  logFiles.delete(log);
 }
 
 /** The logger of one part of the node: records tagged `module`, at the module's level if set. */

@@ -225,6 +225,71 @@ describe('chain-node call', () => {
   });
 });
 
+describe('chain-node call: token amounts', () => {
+  it('shows token amounts in token units with the symbol and base units, exactly', async () => {
+    // A supply past 2^53 base units: a JS number would round it.
+    const created = await call<OperationObject & { token: string }>(node.url, 'createToken', {
+      wallet: dev,
+      passphrase: 'dev',
+      function: true,
+      name: 'Example',
+      symbol: 'EXT',
+      summary: 'CLI amounts',
+      totalAmount: '1000000000000000',
+      decimal: 4,
+    });
+    await mined(node, created.ophash);
+    const token = created.token;
+    const { wallet: receiver } = await call<{ wallet: string }>(node.url, 'newWallet', {
+      passphrase: 'pw',
+    });
+
+    const sent = await chainCall([
+      'sendToken',
+      `sender=${dev}`,
+      'passphrase=dev',
+      `receiver=${receiver}`,
+      'amount=1.5',
+      `token=${token}`,
+    ]);
+    expect(sent.stderr).toBe('');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(/^amount\s+1\.5 EXT\s+\(15000 base units\)$/m);
+    // The fee stays in coins.
+    expect(sent.stdout).toMatch(/^oprice\s+\d+\s+\([\d.]+ coins\)$/m);
+    const ophash = /^ophash\s+([0-9a-f]{64})$/m.exec(sent.stdout)![1]!;
+    await mined(node, ophash);
+
+    // A list of operations: each token operation's amount in its token's units.
+    const found = await chainCall(['findOperation', `ophash=${ophash}`]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toMatch(/^\s+amount\s+1\.5 EXT\s+\(15000 base units\)$/m);
+
+    // infoToken carries its own decimal places: its total in units and base units.
+    const info = await chainCall(['infoToken', token]);
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(
+      /^totalAmount\s+1000000000000000 EXT\s+\(10000000000000000000 base units\)$/m,
+    );
+
+    // holderToken's balances, in the units infoToken gives.
+    const holders = await chainCall(['holderToken', `wallet=${token}`]);
+    expect(holders.code).toBe(0);
+    expect(holders.stdout).toMatch(
+      /^\s+balance\s+999999999999998\.5 EXT\s+\(9999999999999985000 base units\)$/m,
+    );
+    expect(holders.stdout).toMatch(/^\s+balance\s+1\.5 EXT\s+\(15000 base units\)$/m);
+    expect(holders.stdout).toMatch(/^\s+volumeLock\s+0 EXT\s+\(0 base units\)$/m);
+
+    // --json stays the exact result, base units.
+    const json = await chainCall(['holderToken', `wallet=${token}`, '--json']);
+    const balances = (JSON.parse(json.stdout) as { holder: Array<{ balance: string }> }).holder.map(
+      (holder) => holder.balance,
+    );
+    expect(balances.sort()).toEqual(['15000', '9999999999999985000']);
+  });
+});
+
 async function listen(
   handler: Parameters<typeof createServer>[1],
 ): Promise<{ server: Server; url: string }> {

@@ -2,7 +2,7 @@ import { catalogue, p } from '@chain/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeError } from './call';
-import { formatCoins, formatResult } from './call-output';
+import { formatCoins, formatResult, formatTokenUnits, tokensToRead } from './call-output';
 import {
   buildCallParams,
   CallUsageError,
@@ -161,6 +161,80 @@ describe('formatResult', () => {
   it('does not call a token amount coins', () => {
     const text = formatResult({ optype: 7, amount: '1000000' }, 'OperationObject');
     expect(text).not.toContain('coins');
+  });
+});
+
+describe('token amounts', () => {
+  const TOKEN = `CH${'ab'.repeat(23)}`;
+  const EXT = new Map([[TOKEN, { symbol: 'EXT', decimals: 4 }]]);
+  const sendOp = {
+    optype: 7,
+    subtype: 0,
+    amount: '123456789012345678901',
+    optxt: `Transfer of 12345678901234567.8901 of token ${TOKEN} to ${WALLET}`,
+  };
+
+  it('names the tokens whose amounts a result shows', () => {
+    expect(tokensToRead(sendOp, 'OperationObject')).toEqual([TOKEN]);
+    expect(tokensToRead([sendOp, { ...sendOp }], 'OperationObject[]')).toEqual([TOKEN]);
+    // A switch moves nothing; a transfer of coins has no token.
+    expect(tokensToRead({ ...sendOp, subtype: 1 }, 'OperationObject')).toEqual([]);
+    expect(tokensToRead({ optype: 2, amount: '1' }, 'OperationObject')).toEqual([]);
+    expect(tokensToRead({ holder: [] }, 'TokenHolders', { wallet: TOKEN })).toEqual([TOKEN]);
+    expect(tokensToRead({ holder: [] }, 'TokenHolders', [TOKEN])).toEqual([TOKEN]);
+    expect(tokensToRead({ decimal: 4 }, 'TokenInfo', { wallet: TOKEN })).toEqual([]);
+  });
+
+  it('shows an operation amount in token units with the symbol and base units, exactly', () => {
+    const text = formatResult(sendOp, 'OperationObject', undefined, EXT);
+    expect(text).toContain(
+      'amount   12345678901234567.8901 EXT  (123456789012345678901 base units)',
+    );
+    const listed = formatResult([sendOp], 'OperationObject[]', undefined, EXT);
+    expect(listed).toContain(
+      'amount   12345678901234567.8901 EXT  (123456789012345678901 base units)',
+    );
+  });
+
+  it('keeps base units, naming the token, when infoToken did not tell', () => {
+    expect(formatResult(sendOp, 'OperationObject')).toContain(
+      `amount   123456789012345678901  (base units of token ${TOKEN})`,
+    );
+  });
+
+  it("shows holders' balances and locks in the units of the call's token", () => {
+    const text = formatResult(
+      {
+        transfer: true,
+        holder: [{ balance: '15000', wallet: WALLET, volumeLock: '0', volumeTimeLock: '1' }],
+      },
+      'TokenHolders',
+      { wallet: TOKEN },
+      EXT,
+    );
+    expect(text.split('\n')).toEqual([
+      'transfer  true',
+      'holder',
+      '  - balance         1.5 EXT  (15000 base units)',
+      `    wallet          ${WALLET}`,
+      '    volumeLock      0 EXT  (0 base units)',
+      '    volumeTimeLock  0.0001 EXT  (1 base units)',
+    ]);
+  });
+
+  it("shows infoToken's total in its own units with its symbol", () => {
+    const text = formatResult(
+      { symbol: "'EXT'", decimal: 4, totalAmount: '90071992547409.9300' },
+      'TokenInfo',
+    );
+    expect(text).toContain('totalAmount  90071992547409.93 EXT  (900719925474099300 base units)');
+  });
+
+  it('writes token units with only significant fraction digits, whole numbers kept', () => {
+    expect(formatTokenUnits(100n, 0)).toBe('100');
+    expect(formatTokenUnits(1000n, 2)).toBe('10');
+    expect(formatTokenUnits(1005n, 2)).toBe('10.05');
+    expect(formatTokenUnits(0n, 4)).toBe('0');
   });
 });
 

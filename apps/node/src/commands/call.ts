@@ -10,7 +10,7 @@ import { createClient, isRpcError, TimeoutError, TransportError } from '@chain/r
 import { catalogue } from '@chain/spec';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_NODE_OPTIONS } from '../options';
-import { formatResult } from './call-output';
+import { formatResult, type TokenBook, type TokenMeta, tokensToRead, unquote } from './call-output';
 import {
   buildCallParams,
   CallUsageError,
@@ -186,9 +186,15 @@ async function runCall(argv: CallArgs): Promise<number> {
       );
       return CALL_EXIT.RPC_ERROR;
     }
+    const resultName = catalogue[method].result.name;
     const text = argv.json
       ? JSON.stringify(reply.result)
-      : formatResult(reply.result, catalogue[method].result.name);
+      : formatResult(
+          reply.result,
+          resultName,
+          params,
+          await readTokens(endpoint, tokensToRead(reply.result, resultName, params), argv.timeout),
+        );
     process.stdout.write(`${text}\n`);
     return CALL_EXIT.OK;
   } catch (error) {
@@ -204,6 +210,29 @@ async function runCall(argv: CallArgs): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * The symbol and decimal places of each token (infoToken), for the pretty output of its amounts; a
+ * token the node cannot tell about is left out (its amounts show in base units).
+ */
+async function readTokens(
+  endpoint: Endpoint,
+  tokens: readonly string[],
+  timeoutMs: number,
+): Promise<TokenBook> {
+  const book = new Map<string, TokenMeta>();
+  for (const token of tokens) {
+    const reply = await postCall(endpoint, 'infoToken', { wallet: token }, timeoutMs).catch(
+      () => undefined,
+    );
+    if (reply === undefined || !('result' in reply)) continue;
+    const info = reply.result as { symbol?: unknown; decimal?: unknown };
+    if (typeof info.decimal !== 'number' || !Number.isInteger(info.decimal)) continue;
+    if (info.decimal < 0 || info.decimal > 18 || typeof info.symbol !== 'string') continue;
+    book.set(token, { symbol: unquote(info.symbol), decimals: info.decimal });
+  }
+  return book;
 }
 
 /** `error 1030 WRONG_PASSPHRASE: wrong passphrase for CH… (param passphrase)`. */
