@@ -8,6 +8,7 @@ import {
   type PushEvent,
   type PushResults,
   type ResultOf,
+  withDefaults,
 } from '@chain/spec';
 import { AmountError, RpcError, TransportError } from './errors.js';
 import { createHttpTransport, type HttpTransport } from './http-transport.js';
@@ -119,19 +120,19 @@ interface JsonRpcReply {
   error?: { code: number; message: string; data?: unknown };
 }
 
-export function createClient(options: ClientOptions): ChainClient {
+export function createClient(given: ClientOptions): ChainClient {
+  const options = withDefaults(DEFAULT_CLIENT_OPTIONS, given);
   const { url, credentials } = splitCredentials(options.url);
   const auth = options.auth ?? credentials;
   const headers: Record<string, string> = { ...options.headers };
   if (auth !== undefined) headers.authorization = basicAuthorization(auth.user, auth.password);
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const transport: HttpTransport = createHttpTransport({
     url,
-    timeoutMs: options.timeoutMs ?? DEFAULT_CLIENT_OPTIONS.timeoutMs,
+    timeoutMs: options.timeoutMs,
     headers,
-    retries: options.retries ?? DEFAULT_CLIENT_OPTIONS.retries,
-    retryDelayMs: options.retryDelayMs ?? DEFAULT_CLIENT_OPTIONS.retryDelayMs,
-    fetch: fetchImpl,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
   });
   let nextId = 1;
 
@@ -188,9 +189,8 @@ export function createClient(options: ClientOptions): ChainClient {
       url: url.replace(/^http/, 'ws'),
       headers,
       ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
-      reconnectDelayMs: options.reconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.reconnectDelayMs,
-      maxReconnectDelayMs:
-        options.maxReconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.maxReconnectDelayMs,
+      reconnectDelayMs: options.reconnectDelayMs,
+      maxReconnectDelayMs: options.maxReconnectDelayMs,
     }));
 
   const client: Record<string, unknown> = {

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer, WebSocket as WsClient } from 'ws';
 import { createClient } from './client.js';
 import { TransportError } from './errors.js';
-import type { WebSocketConstructor } from './push-connection.js';
 
 const servers: WebSocketServer[] = [];
 afterEach(() => {
@@ -68,7 +67,7 @@ describe('client.subscribe', () => {
     const node = await fakeNode(2);
     const client = createClient({
       url: node.url,
-      WebSocket: WsClient as unknown as WebSocketConstructor,
+      WebSocket: WsClient,
       reconnectDelayMs: 20,
     });
     const seen: string[] = [];
@@ -92,7 +91,7 @@ describe('client.subscribe', () => {
     const node = await fakeNode(3);
     const client = createClient({
       url: node.url,
-      WebSocket: WsClient as unknown as WebSocketConstructor,
+      WebSocket: WsClient,
     });
     const iterator = client
       .subscribe('walletOperations', { wallet: 'CHx' })

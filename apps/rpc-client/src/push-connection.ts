@@ -9,13 +9,21 @@
 import type { BlockInfo, PushEvent, PushResults } from '@chain/spec';
 import { RpcError, TransportError } from './errors.js';
 
+/**
+ * An event handler property taking E. Its parameter is compared both ways (a method's, not a strict
+ * function type's), so the handler properties of browsers' WebSocket and of the `ws` package, whose
+ * event types carry more than the client reads (`MessageEvent`, `WebSocket.CloseEvent`, ...), fit
+ * as they are: `createClient({ url, WebSocket })` with `import WebSocket from 'ws'` needs no cast.
+ */
+export type EventHandler<E> = { handle(event: E): void }['handle'];
+
 /** The part of the WebSocket API the client uses (browsers' and the `ws` package's). */
 export interface WebSocketLike {
   readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: EventHandler<unknown> | null;
+  onmessage: EventHandler<{ data: unknown }> | null;
+  onclose: EventHandler<{ code: number; reason: string }> | null;
+  onerror: EventHandler<unknown> | null;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }
