@@ -40,6 +40,12 @@ export interface ClientOptions {
    * Node 22+; in Node 20 pass `WebSocket` of the `ws` package).
    */
   WebSocket?: WebSocketConstructor;
+  /**
+   * Whether a dropped push socket reconnects and resubscribes from where it was (default true).
+   * With false, its subscriptions end with it: their `ended` rejects with the TransportError
+   * (NETWORK), for a program that should stop when the node goes away (`chain-node watch`).
+   */
+  reconnect?: boolean;
   /** First delay before a dropped push socket reconnects; doubled up to maxReconnectDelayMs. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
@@ -49,6 +55,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   timeoutMs: 30_000,
   retries: 2,
   retryDelayMs: 100,
+  reconnect: true,
   reconnectDelayMs: 250,
   maxReconnectDelayMs: 10_000,
 } as const satisfies Partial<ClientOptions>;
@@ -189,6 +196,7 @@ export function createClient(given: ClientOptions): ChainClient {
       url: url.replace(/^http/, 'ws'),
       headers,
       ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+      reconnect: options.reconnect,
       reconnectDelayMs: options.reconnectDelayMs,
       maxReconnectDelayMs: options.maxReconnectDelayMs,
     }));
