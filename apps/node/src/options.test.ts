@@ -2,7 +2,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NODE_OPTIONS, resolveNodeOptions } from './options';
+import {
+  DEFAULT_NODE_OPTIONS,
+  nodeOptionsFromFlags,
+  resolveNodeOptions,
+  START_FLAG_GROUPS,
+  startFlagDeclarations,
+  startFlagsTakenAlong,
+} from './options';
 import { startupFailureMessage } from './startup-failure';
 
 describe('node options', () => {
@@ -31,6 +38,72 @@ describe('P2P limit defaults', () => {
   it('are the P2P package defaults', () => {
     expect(DEFAULT_NODE_OPTIONS.p2pMaxConnections).toBe(DEFAULT_P2P_OPTIONS.maxConnections);
     expect(DEFAULT_NODE_OPTIONS.p2pMaxInboundPerIp).toBe(DEFAULT_P2P_OPTIONS.maxInboundPerIp);
+  });
+});
+
+describe('start flags', () => {
+  const flags = START_FLAG_GROUPS.flatMap((group) => Object.entries(group.flags));
+
+  it('set every node option, each by one flag of the group holding its default', () => {
+    const options = flags.map(([, spec]) => spec.option);
+    expect(new Set(options).size).toBe(options.length);
+    for (const option of Object.keys(DEFAULT_NODE_OPTIONS)) {
+      expect(options, option).toContain(option);
+    }
+    for (const group of START_FLAG_GROUPS) {
+      for (const spec of Object.values(group.flags)) {
+        // An option without a default of its own (datadir, the WebSocket limits) says what applies.
+        if (!(spec.option in group.defaults)) {
+          expect(spec.shownDefault, spec.option).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('give yargs (and so help) the defaults the node uses, or say what applies when unset', () => {
+    const declarations = startFlagDeclarations();
+    expect(declarations['rpc-port']).toMatchObject({ default: DEFAULT_NODE_OPTIONS.rpcPort });
+    expect(declarations['block-time']).toMatchObject({
+      default: DEFAULT_NODE_OPTIONS.blockTimeMs,
+      group: 'Blocks:',
+    });
+    expect(declarations['state-cache-mb']).toMatchObject({
+      default: DEFAULT_NODE_OPTIONS.stateCacheMb,
+    });
+    expect(declarations['rpc-ws-max-connections']?.default).toBeUndefined();
+    expect(declarations['rpc-ws-max-connections']?.defaultDescription).toMatch(/^\d+$/);
+    for (const [flag, spec] of flags) {
+      const declaration = declarations[flag]!;
+      if (spec.shownDefault !== undefined || spec.flagDefault !== undefined) continue;
+      expect(declaration.default, flag).toEqual(
+        (DEFAULT_NODE_OPTIONS as Record<string, unknown>)[spec.option],
+      );
+    }
+  });
+
+  it('map parsed flags to node options', () => {
+    const options = nodeOptionsFromFlags({
+      'rpc-port': 1,
+      'block-time': 0,
+      'metrics-address': '0.0.0.0',
+      'mine-wallet': ['CHa'],
+      peers: '10.0.0.1:9714; 10.0.0.2:9714;',
+    });
+    expect(options).toMatchObject({
+      rpcPort: 1,
+      blockTimeMs: 0,
+      metricsHost: '0.0.0.0',
+      mineWallets: ['CHa'],
+      peers: ['10.0.0.1:9714', '10.0.0.2:9714'],
+    });
+    expect(resolveNodeOptions(nodeOptionsFromFlags({})).peers).toEqual([]);
+  });
+
+  it('are taken along, hidden, by the other commands except the flags they declare', () => {
+    const taken = startFlagsTakenAlong(['rpc-port']);
+    expect(taken['rpc-port']).toBeUndefined();
+    expect(taken['log-format']).toEqual({ type: 'string', hidden: true });
+    expect(taken['rpc-cors']).toEqual({ type: 'array', string: true, hidden: true });
   });
 });
 

@@ -4,6 +4,7 @@ import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p/options';
 import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
 import { withDefaults } from '@chain/spec';
+import type { Options as FlagDeclaration } from 'yargs';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -54,11 +55,11 @@ export interface NodeOptions {
   logLevel: string;
   /** `pretty`, `json`, or `auto`: pretty on a terminal, JSON elsewhere. */
   logFormat: 'auto' | 'json' | 'pretty';
-  /** Also log (JSON) to this file, rotated by size; empty for none. */
+  /** Also log (JSON) to this file (the live log), rotated by size to FILE.1 ... FILE.N; empty for none. */
   logFile: string;
   /** Size at which the log file is rotated (`10m`, `500k`, `1g`; a bare number is MB). */
   logFileSize: string;
-  /** Rotated log files kept besides the current one. */
+  /** Rotated log files kept beside the live one. */
   logFileCount: number;
   /** Serve Prometheus metrics (off by default: nothing is loaded or counted for them then). */
   metrics: boolean;
@@ -92,39 +93,372 @@ export const DEFAULT_METRICS_PORT = 9715;
  */
 export const DEFAULT_MAX_HEAP_MB = 240;
 
-export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Object.freeze({
-  network: 'dev',
-  genesis: '',
-  rpcHost: DEFAULT_RPC_SERVER_OPTIONS.host,
+/**
+ * One flag of `chain-node start`, declared in its group beside the defaults it overrides: the
+ * NodeOptions field it sets, its type and help. Its default (given to yargs, so help prints it) is
+ * the field's in the group's defaults, unless `shownDefault` says what applies when it is unset
+ * (another package's default, a derived path, nothing).
+ */
+export interface StartFlag {
+  readonly option: keyof NodeOptions;
+  readonly type: 'string' | 'number' | 'boolean' | 'array';
+  readonly describe: string;
+  readonly choices?: readonly string[];
+  /** Help's default for a flag left unset by default (no yargs default is set then). */
+  readonly shownDefault?: string;
+  /** The flag's own default when its text differs from the option's value (peers). */
+  readonly flagDefault?: unknown;
+  /** The option's value from the flag's (peers: `ip:port;ip:port`). */
+  readonly parse?: (value: unknown) => unknown;
+}
+
+/** A group of flags (a heading of `chain-node start --help`) with the defaults they override. */
+export interface StartFlagGroup {
+  readonly title: string;
+  readonly defaults: Readonly<Partial<NodeOptions>>;
+  readonly flags: Readonly<Record<string, StartFlag>>;
+}
+
+const rpcServer = DEFAULT_RPC_SERVER_OPTIONS;
+
+const NODE_DEFAULTS = { network: 'dev', genesis: '' } as const;
+const NODE_FLAGS: StartFlagGroup = {
+  title: 'Node',
+  defaults: NODE_DEFAULTS,
+  flags: {
+    datadir: {
+      option: 'datadir',
+      type: 'string',
+      describe: 'data directory',
+      shownDefault: '~/.chain-node/<network>',
+    },
+    network: { option: 'network', type: 'string', describe: 'network name' },
+    genesis: {
+      option: 'genesis',
+      type: 'string',
+      describe: 'genesis JSON file',
+      shownDefault: 'the embedded dev network',
+    },
+  },
+};
+
+const RPC_DEFAULTS = {
+  rpcHost: rpcServer.host,
   rpcPort: DEFAULT_RPC_PORT,
   rpcUser: '',
   rpcPassword: '',
   rpcAllowKeys: false,
-  rpcCors: [],
-  rpcAllowedHosts: [],
-  // @chain/p2p-libp2p's defaults, read from its `options` entry (which loads no libp2p).
+  rpcCors: [] as string[],
+  rpcAllowedHosts: [] as string[],
+};
+const RPC_FLAGS: StartFlagGroup = {
+  title: 'JSON-RPC',
+  defaults: RPC_DEFAULTS,
+  flags: {
+    'rpc-host': { option: 'rpcHost', type: 'string', describe: 'JSON-RPC bind address' },
+    'rpc-port': { option: 'rpcPort', type: 'number', describe: 'JSON-RPC port' },
+    'rpc-user': {
+      option: 'rpcUser',
+      type: 'string',
+      describe: 'JSON-RPC Basic auth user',
+      shownDefault: 'none (the cookie file off loopback)',
+    },
+    'rpc-password': {
+      option: 'rpcPassword',
+      type: 'string',
+      describe: 'JSON-RPC Basic auth password',
+      shownDefault: 'none',
+    },
+    'rpc-allow-keys': {
+      option: 'rpcAllowKeys',
+      type: 'boolean',
+      describe: 'allow methods that carry raw private keys off loopback',
+    },
+    'rpc-cors': { option: 'rpcCors', type: 'array', describe: 'allowed CORS origins' },
+    'rpc-allowed-hosts': {
+      option: 'rpcAllowedHosts',
+      type: 'array',
+      describe: 'extra allowed Host names',
+    },
+    // Unset: the RPC server's defaults (@chain/rpc-jayson's, the one place they are kept).
+    'rpc-ws-max-connections': {
+      option: 'rpcWsMaxConnections',
+      type: 'number',
+      describe: 'WebSocket connections at once, in total',
+      shownDefault: String(rpcServer.wsMaxConnections),
+    },
+    'rpc-ws-max-connections-per-ip': {
+      option: 'rpcWsMaxConnectionsPerIp',
+      type: 'number',
+      describe: 'WebSocket connections at once from one IP',
+      shownDefault: String(rpcServer.wsMaxConnectionsPerIp),
+    },
+    'rpc-ws-max-subscriptions': {
+      option: 'rpcWsMaxSubscriptions',
+      type: 'number',
+      describe: 'subscriptions per WebSocket connection',
+      shownDefault: String(rpcServer.wsMaxSubscriptions),
+    },
+    'rpc-ws-max-buffered-bytes': {
+      option: 'rpcWsMaxBufferedBytes',
+      type: 'number',
+      describe: 'bytes a WebSocket client may leave unread before it is disconnected',
+      shownDefault: `${rpcServer.wsMaxBufferedBytes} (${rpcServer.wsMaxBufferedBytes / 1024 ** 2} MiB)`,
+    },
+  },
+};
+
+// @chain/p2p-libp2p's defaults, read from its `options` entry (which loads no libp2p).
+const P2P_DEFAULTS = {
   p2pHost: DEFAULT_P2P_OPTIONS.host,
   p2pPort: DEFAULT_P2P_PORT,
   p2pMaxConnections: DEFAULT_P2P_OPTIONS.maxConnections,
   p2pMaxInboundPerIp: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
-  peers: [],
-  mineWallets: [],
+  peers: [] as string[],
+};
+const P2P_FLAGS: StartFlagGroup = {
+  title: 'Peer-to-peer',
+  defaults: P2P_DEFAULTS,
+  flags: {
+    'p2p-port': { option: 'p2pPort', type: 'number', describe: 'peer-to-peer port' },
+    peers: {
+      option: 'peers',
+      type: 'string',
+      describe: 'peers to dial, ip:port;ip:port',
+      flagDefault: '',
+      parse: (value) =>
+        String(value ?? '')
+          .split(';')
+          .map((peer) => peer.trim())
+          .filter(Boolean),
+    },
+    'p2p-host': {
+      option: 'p2pHost',
+      type: 'string',
+      describe: 'P2P bind address (a specific address is also the source of outgoing connections)',
+    },
+    'p2p-max-connections': {
+      option: 'p2pMaxConnections',
+      type: 'number',
+      describe: 'open P2P connections at most, inbound and outbound',
+    },
+    'p2p-max-inbound-per-ip': {
+      option: 'p2pMaxInboundPerIp',
+      type: 'number',
+      describe: 'inbound P2P connections from one IP at most (handshakes included)',
+    },
+  },
+};
+
+const BLOCK_DEFAULTS = {
+  mineWallets: [] as string[],
   minePassphraseFile: '',
   blockTimeMs: 1000,
   mine: true,
   devPassphrase: 'dev',
+};
+const BLOCK_FLAGS: StartFlagGroup = {
+  title: 'Blocks',
+  defaults: BLOCK_DEFAULTS,
+  flags: {
+    'mine-wallet': {
+      option: 'mineWallets',
+      type: 'array',
+      describe: 'key-store wallet that signs blocks, unlocked at start (repeat)',
+    },
+    'mine-passphrase-file': {
+      option: 'minePassphraseFile',
+      type: 'string',
+      describe: 'file holding the --mine-wallet passphrase',
+      shownDefault: '$CHAIN_MINE_PASSPHRASE',
+    },
+    'block-time': {
+      option: 'blockTimeMs',
+      type: 'number',
+      describe: 'ms between blocks while operations are pending (0 = a block per submission)',
+    },
+    mine: {
+      option: 'mine',
+      type: 'boolean',
+      describe: 'produce blocks (--no-mine: follow only)',
+    },
+    'dev-passphrase': {
+      option: 'devPassphrase',
+      type: 'string',
+      describe: 'key-store passphrase of the dev wallet',
+    },
+  },
+};
+
+const LOG_DEFAULTS = {
   logLevel: 'info',
-  logFormat: 'auto',
+  logFormat: 'auto' as NodeOptions['logFormat'],
   logFile: '',
   logFileSize: '10m',
   logFileCount: 5,
+};
+const LOG_FLAGS: StartFlagGroup = {
+  title: 'Logging',
+  defaults: LOG_DEFAULTS,
+  flags: {
+    'log-level': {
+      option: 'logLevel',
+      type: 'string',
+      describe:
+        'log level (trace, debug, info, warn, error, silent), or per module: info,p2p=debug,rpc=warn',
+    },
+    'log-format': {
+      option: 'logFormat',
+      type: 'string',
+      choices: ['auto', 'json', 'pretty'],
+      describe: 'console log format (auto: pretty on a terminal, else JSON)',
+    },
+    'log-file': {
+      option: 'logFile',
+      type: 'string',
+      describe:
+        'also log (JSON) to this file, the live log; rotated by size to FILE.1 (newest) ... FILE.N',
+      shownDefault: 'none',
+    },
+    'log-file-size': {
+      option: 'logFileSize',
+      type: 'string',
+      describe: 'rotate the log file at this size (500k, 10m, 1g; a bare number is MB)',
+    },
+    'log-file-count': {
+      option: 'logFileCount',
+      type: 'number',
+      describe: 'rotated log files kept beside the live one (FILE.1 ... FILE.N)',
+    },
+  },
+};
+
+const METRICS_DEFAULTS = {
   metrics: false,
   metricsHost: '127.0.0.1',
   metricsPort: DEFAULT_METRICS_PORT,
+};
+const METRICS_FLAGS: StartFlagGroup = {
+  title: 'Metrics',
+  defaults: METRICS_DEFAULTS,
+  flags: {
+    metrics: {
+      option: 'metrics',
+      type: 'boolean',
+      describe: 'serve Prometheus metrics at http://<metrics-address>:<metrics-port>/metrics',
+    },
+    'metrics-address': { option: 'metricsHost', type: 'string', describe: 'metrics bind address' },
+    'metrics-port': { option: 'metricsPort', type: 'number', describe: 'metrics port' },
+  },
+};
+
+const STATE_DEFAULTS = {
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
   stateCacheMb: DEFAULT_CHAIN_OPTIONS.stateCacheMb,
   verifyState: false,
+};
+const STATE_FLAGS: StartFlagGroup = {
+  title: 'State and memory',
+  defaults: STATE_DEFAULTS,
+  flags: {
+    'max-heap-mb': {
+      option: 'maxHeapMb',
+      type: 'number',
+      describe:
+        "heap budget in MB (V8's old generation; 0 = none, V8 sizes it from the machine's memory)",
+    },
+    'state-cache-mb': {
+      option: 'stateCacheMb',
+      type: 'number',
+      describe: 'megabytes of committed state (accounts, addresses, tokens) kept decoded in memory',
+    },
+    'verify-state': {
+      option: 'verifyState',
+      type: 'boolean',
+      describe:
+        'read the whole state at start and check it against its checksum (slow on a large state)',
+    },
+  },
+};
+
+/** The flags of `chain-node start`, by group, in the order help shows them. */
+export const START_FLAG_GROUPS: readonly StartFlagGroup[] = [
+  NODE_FLAGS,
+  RPC_FLAGS,
+  P2P_FLAGS,
+  BLOCK_FLAGS,
+  LOG_FLAGS,
+  METRICS_FLAGS,
+  STATE_FLAGS,
+];
+
+/** Every default of a node but the data directory (which follows the network): the groups' own. */
+export const DEFAULT_NODE_OPTIONS: Readonly<Omit<NodeOptions, 'datadir'>> = Object.freeze({
+  ...NODE_DEFAULTS,
+  ...RPC_DEFAULTS,
+  ...P2P_DEFAULTS,
+  ...BLOCK_DEFAULTS,
+  ...LOG_DEFAULTS,
+  ...METRICS_DEFAULTS,
+  ...STATE_DEFAULTS,
 });
+
+/** A yargs option declaration (type, help, default, group) of each start flag. */
+export function startFlagDeclarations(): Record<string, FlagDeclaration> {
+  const declarations: Record<string, FlagDeclaration> = {};
+  for (const group of START_FLAG_GROUPS) {
+    for (const [flag, spec] of Object.entries(group.flags)) {
+      const declaration: FlagDeclaration = {
+        type: spec.type,
+        describe: spec.describe,
+        group: `${group.title}:`,
+      };
+      if (spec.type === 'array') declaration.string = true;
+      if (spec.choices !== undefined) declaration.choices = spec.choices;
+      if (spec.shownDefault !== undefined) declaration.defaultDescription = spec.shownDefault;
+      else if (spec.flagDefault !== undefined) declaration.default = spec.flagDefault;
+      else declaration.default = (group.defaults as Record<string, unknown>)[spec.option];
+      declarations[flag] = declaration;
+    }
+  }
+  return declarations;
+}
+
+/** The node options the start flags' values set (`argv` by flag name, as yargs parsed it). */
+export function nodeOptionsFromFlags(
+  argv: Readonly<Record<string, unknown>>,
+): Partial<NodeOptions> {
+  const options: Record<string, unknown> = {};
+  for (const group of START_FLAG_GROUPS) {
+    for (const [flag, spec] of Object.entries(group.flags)) {
+      const value = argv[flag];
+      options[spec.option] = spec.parse === undefined ? value : spec.parse(value);
+    }
+  }
+  return options as Partial<NodeOptions>;
+}
+
+/**
+ * The start flags other commands accept and ignore, hidden: the environment (`CHAIN_*`) and the
+ * `--config` file are shared by every command, so a `CHAIN_DATADIR` set for the node must not make
+ * `chain-node call` fail as an unknown argument under yargs' strict mode. `except`: the flags the
+ * command declares itself.
+ */
+export function startFlagsTakenAlong(
+  except: readonly string[],
+): Record<string, { type: StartFlag['type']; string?: true; hidden: true }> {
+  const taken: Record<string, { type: StartFlag['type']; string?: true; hidden: true }> = {};
+  for (const group of START_FLAG_GROUPS) {
+    for (const [flag, spec] of Object.entries(group.flags)) {
+      if (except.includes(flag)) continue;
+      taken[flag] =
+        spec.type === 'array'
+          ? { type: spec.type, string: true, hidden: true }
+          : { type: spec.type, hidden: true };
+    }
+  }
+  return taken;
+}
 
 export function defaultDatadir(network: string): string {
   return join(homedir(), '.chain-node', network);

@@ -8,6 +8,7 @@ import {
   type PushEvent,
   type PushResults,
   type ResultOf,
+  withDefaults,
 } from '@chain/spec';
 import { AmountError, RpcError, TransportError } from './errors.js';
 import { createHttpTransport, type HttpTransport } from './http-transport.js';
@@ -39,6 +40,12 @@ export interface ClientOptions {
    * Node 22+; in Node 20 pass `WebSocket` of the `ws` package).
    */
   WebSocket?: WebSocketConstructor;
+  /**
+   * Whether a dropped push socket reconnects and resubscribes from where it was (default true).
+   * With false, its subscriptions end with it: their `ended` rejects with the TransportError
+   * (NETWORK), for a program that should stop when the node goes away (`chain-node watch`).
+   */
+  reconnect?: boolean;
   /** First delay before a dropped push socket reconnects; doubled up to maxReconnectDelayMs. */
   reconnectDelayMs?: number;
   maxReconnectDelayMs?: number;
@@ -48,6 +55,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   timeoutMs: 30_000,
   retries: 2,
   retryDelayMs: 100,
+  reconnect: true,
   reconnectDelayMs: 250,
   maxReconnectDelayMs: 10_000,
 } as const satisfies Partial<ClientOptions>;
@@ -119,19 +127,19 @@ interface JsonRpcReply {
   error?: { code: number; message: string; data?: unknown };
 }
 
-export function createClient(options: ClientOptions): ChainClient {
+export function createClient(given: ClientOptions): ChainClient {
+  const options = withDefaults(DEFAULT_CLIENT_OPTIONS, given);
   const { url, credentials } = splitCredentials(options.url);
   const auth = options.auth ?? credentials;
   const headers: Record<string, string> = { ...options.headers };
   if (auth !== undefined) headers.authorization = basicAuthorization(auth.user, auth.password);
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const transport: HttpTransport = createHttpTransport({
     url,
-    timeoutMs: options.timeoutMs ?? DEFAULT_CLIENT_OPTIONS.timeoutMs,
+    timeoutMs: options.timeoutMs,
     headers,
-    retries: options.retries ?? DEFAULT_CLIENT_OPTIONS.retries,
-    retryDelayMs: options.retryDelayMs ?? DEFAULT_CLIENT_OPTIONS.retryDelayMs,
-    fetch: fetchImpl,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
   });
   let nextId = 1;
 
@@ -188,9 +196,9 @@ export function createClient(options: ClientOptions): ChainClient {
       url: url.replace(/^http/, 'ws'),
       headers,
       ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
-      reconnectDelayMs: options.reconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.reconnectDelayMs,
-      maxReconnectDelayMs:
-        options.maxReconnectDelayMs ?? DEFAULT_CLIENT_OPTIONS.maxReconnectDelayMs,
+      reconnect: options.reconnect,
+      reconnectDelayMs: options.reconnectDelayMs,
+      maxReconnectDelayMs: options.maxReconnectDelayMs,
     }));
 
   const client: Record<string, unknown> = {

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer, WebSocket as WsClient } from 'ws';
 import { createClient } from './client.js';
 import { TransportError } from './errors.js';
-import type { WebSocketConstructor } from './push-connection.js';
 
 const servers: WebSocketServer[] = [];
 afterEach(() => {
@@ -68,7 +67,7 @@ describe('client.subscribe', () => {
     const node = await fakeNode(2);
     const client = createClient({
       url: node.url,
-      WebSocket: WsClient as unknown as WebSocketConstructor,
+      WebSocket: WsClient,
       reconnectDelayMs: 20,
     });
     const seen: string[] = [];
@@ -92,7 +91,7 @@ describe('client.subscribe', () => {
     const node = await fakeNode(3);
     const client = createClient({
       url: node.url,
-      WebSocket: WsClient as unknown as WebSocketConstructor,
+      WebSocket: WsClient,
     });
     const iterator = client
       .subscribe('walletOperations', { wallet: 'CHx' })
@@ -102,6 +101,56 @@ describe('client.subscribe', () => {
     await iterator.return?.();
     client.close();
   }, 10_000);
+
+  it('with reconnect: false, ends the subscription when the socket drops', async () => {
+    const node = await fakeNode(2);
+    const client = createClient({ url: node.url, WebSocket: WsClient, reconnect: false });
+    const seen: string[] = [];
+    const subscription = client.subscribe(
+      'walletOperations',
+      { wallet: 'CHx', fromBlock: 1 },
+      (op) => seen.push(op.ophash),
+    );
+    expect(await subscription.ready).toBe('0x1');
+    const ended = await subscription.ended.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    expect(ended).toBeInstanceOf(TransportError);
+    expect(ended).toMatchObject({ reason: 'NETWORK', message: /closed \(1006/ });
+    expect(seen).toEqual(['a', 'b']);
+    // It did not come back: one subscribe only.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(node.subscribes).toHaveLength(1);
+    client.close();
+  });
+
+  it('with reconnect: false, ends it when no socket opens, saying why', async () => {
+    const client = createClient({
+      url: 'http://127.0.0.1:1/',
+      WebSocket: WsClient,
+      reconnect: false,
+    });
+    const subscription = client.subscribe('newBlocks');
+    await expect(subscription.ready).rejects.toMatchObject({ reason: 'NETWORK' });
+    await expect(subscription.ended).rejects.toMatchObject({
+      reason: 'NETWORK',
+      message: /ECONNREFUSED/,
+    });
+    client.close();
+  });
+
+  it('ends it on unsubscribe and on close: ended resolves', async () => {
+    const node = await fakeNode(4);
+    const client = createClient({ url: node.url, WebSocket: WsClient });
+    const one = client.subscribe('walletOperations', { wallet: 'CHx', fromBlock: 1 }, () => {});
+    const two = client.subscribe('walletOperations', { wallet: 'CHy', fromBlock: 1 }, () => {});
+    await Promise.all([one.ready, two.ready]);
+    await one.unsubscribe();
+    await expect(one.ended).resolves.toBeUndefined();
+    client.close();
+    await expect(two.ended).resolves.toBeUndefined();
+  });
 
   it('says what to do when there is no WebSocket', () => {
     const client = createClient({ url: 'http://127.0.0.1:1/' });

@@ -9,13 +9,21 @@
 import type { BlockInfo, PushEvent, PushResults } from '@chain/spec';
 import { RpcError, TransportError } from './errors.js';
 
+/**
+ * An event handler property taking E. Its parameter is compared both ways (a method's, not a strict
+ * function type's), so the handler properties of browsers' WebSocket and of the `ws` package, whose
+ * event types carry more than the client reads (`MessageEvent`, `WebSocket.CloseEvent`, ...), fit
+ * as they are: `createClient({ url, WebSocket })` with `import WebSocket from 'ws'` needs no cast.
+ */
+export type EventHandler<E> = { handle(event: E): void }['handle'];
+
 /** The part of the WebSocket API the client uses (browsers' and the `ws` package's). */
 export interface WebSocketLike {
   readonly readyState: number;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: EventHandler<unknown> | null;
+  onmessage: EventHandler<{ data: unknown }> | null;
+  onclose: EventHandler<{ code: number; reason: string }> | null;
+  onerror: EventHandler<unknown> | null;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }
@@ -42,6 +50,12 @@ export interface SubscribeParams {
 export interface Subscription<E extends PushEvent> extends AsyncIterable<PushResults[E]> {
   /** Resolves once the node accepted the first subscribe (with its id); rejects with its error. */
   readonly ready: Promise<string>;
+  /**
+   * Settles when the subscription ends: resolves on `unsubscribe()` or the client's `close()`;
+   * rejects with what ended it otherwise: the node's refusal (`RpcError`), or, with
+   * `reconnect: false`, the connection that could not open or closed (`TransportError` NETWORK).
+   */
+  readonly ended: Promise<void>;
   /** Ends the subscription (and the socket, once it carries no other). */
   unsubscribe(): Promise<void>;
 }
@@ -51,6 +65,8 @@ export interface PushConnectionOptions {
   url: string;
   headers: Readonly<Record<string, string>>;
   WebSocket?: WebSocketConstructor;
+  /** Whether a dropped socket reconnects and resubscribes; if not, its subscriptions end with it. */
+  reconnect: boolean;
   /** First delay before reconnecting; doubled up to `maxReconnectDelayMs`. */
   reconnectDelayMs: number;
   maxReconnectDelayMs: number;
@@ -74,7 +90,10 @@ interface SubscriptionState {
   /** Ophashes delivered at `lastHeight` (operations), so a resume from there skips them. */
   seenAtLast: Set<string>;
   deliver(result: unknown): void;
+  /** Ends it with an error: the iterator throws it, `ended` rejects with it. */
   fail(error: Error): void;
+  /** Ends it without one (unsubscribe, close). */
+  finish(): void;
   ended: boolean;
 }
 
@@ -103,6 +122,11 @@ export class PushConnection {
     const queue: PushResults[E][] = [];
     const waiting: ((result: IteratorResult<PushResults[E]>) => void)[] = [];
     let failure: Error | undefined;
+    let settle!: { resolve: () => void; reject: (error: Error) => void };
+    const ended = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    ended.catch(() => undefined); // reported to whoever awaits it, and through the iterator
     const state: SubscriptionState = {
       event,
       params: { ...params },
@@ -118,17 +142,26 @@ export class PushConnection {
       },
       fail: (error) => {
         failure = error;
+        state.ended = true;
         for (const wake of waiting.splice(0)) wake({ value: undefined, done: true });
+        settle.reject(error);
+      },
+      finish: () => {
+        state.ended = true;
+        for (const wake of waiting.splice(0)) wake({ value: undefined, done: true });
+        settle.resolve();
       },
     };
     this.subscriptions.add(state);
     const ready = this.open(state);
-    ready.catch(() => undefined); // reported through `ready` and the iterator
+    ready.catch((error: unknown) => {
+      // A refusal of the node (bad params) ends it; a network failure is `dropped`'s to handle.
+      if (error instanceof RpcError) this.end(state, error);
+    }); // reported through `ready`, `ended` and the iterator
     const unsubscribe = async () => {
       if (state.ended) return;
-      state.ended = true;
       this.subscriptions.delete(state);
-      for (const wake of waiting.splice(0)) wake({ value: undefined, done: true });
+      state.finish();
       const id = state.serverId;
       if (id !== undefined) {
         this.byServerId.delete(id);
@@ -140,6 +173,7 @@ export class PushConnection {
     };
     return {
       ready,
+      ended,
       unsubscribe,
       [Symbol.asyncIterator]() {
         return {
@@ -162,7 +196,7 @@ export class PushConnection {
   close(): void {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    for (const state of this.subscriptions) state.ended = true;
+    for (const state of this.subscriptions) state.finish();
     this.subscriptions.clear();
     this.socket?.close(1000);
     this.socket = undefined;
@@ -206,6 +240,8 @@ export class PushConnection {
     } catch (error) {
       return Promise.reject(error);
     }
+    // What the socket's error event said (`ws` gives a message: ECONNREFUSED, an HTTP refusal).
+    let cause = '';
     this.connected = new Promise<void>((resolve, reject) => {
       this.socket = socket;
       socket.onopen = () => {
@@ -213,24 +249,35 @@ export class PushConnection {
         resolve();
       };
       socket.onmessage = (event) => this.receive(String(event.data));
-      socket.onerror = () => undefined; // onclose follows and says what to do
+      socket.onerror = (event) => {
+        // onclose follows and says what to do
+        const message = (event as { message?: unknown } | null)?.message;
+        if (typeof message === 'string' && message !== '') cause = `: ${message}`;
+      };
       socket.onclose = (event) => {
         this.connected = undefined;
         if (this.socket === socket) this.socket = undefined;
-        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})`));
-        this.dropped(event.code);
+        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}`));
+        this.dropped(`${event.code}${cause}`);
       };
     });
     return this.connected;
   }
 
-  /** The socket went: calls in flight fail, subscriptions come back on a new socket. */
-  private dropped(code: number): void {
-    const error = new TransportError('NETWORK', `the WebSocket to the node closed (${code})`);
+  /**
+   * The socket went: calls in flight fail, subscriptions come back on a new socket (or, with
+   * `reconnect: false`, end with the error).
+   */
+  private dropped(why: string): void {
+    const error = new TransportError('NETWORK', `the WebSocket to the node closed (${why})`);
     for (const call of this.calls.values()) call.reject(error);
     this.calls.clear();
     this.byServerId.clear();
     if (this.closed || this.subscriptions.size === 0) return;
+    if (!this.options.reconnect) {
+      for (const state of [...this.subscriptions]) this.end(state, error);
+      return;
+    }
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.resubscribe(), this.delay);
     this.delay = Math.min(this.delay * 2, this.options.maxReconnectDelayMs);
@@ -241,11 +288,21 @@ export class PushConnection {
       state.serverId = undefined;
       this.open(state).catch((error: unknown) => {
         // A refusal of the node (bad params) ends it; a network failure is retried by `dropped`.
-        if (error instanceof RpcError) {
-          state.fail(error);
-          this.subscriptions.delete(state);
-        }
+        if (error instanceof RpcError) this.end(state, error);
       });
+    }
+  }
+
+  /** Ends one subscription with an error; the socket closes once it carries no other. */
+  private end(state: SubscriptionState, error: Error): void {
+    if (state.ended) return;
+    this.subscriptions.delete(state);
+    if (state.serverId !== undefined) this.byServerId.delete(state.serverId);
+    state.fail(error);
+    if (this.subscriptions.size === 0 && this.socket !== undefined) {
+      this.socket.close(1000);
+      this.socket = undefined;
+      this.connected = undefined;
     }
   }
 

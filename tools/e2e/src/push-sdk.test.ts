@@ -1,4 +1,4 @@
-import { type BlockInfo, createClient, type WebSocketConstructor } from '@chain/rpc-client';
+import { type BlockInfo, createClient } from '@chain/rpc-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { devWallet, mined, type OperationObject, waitFor } from './harness/chain';
@@ -35,8 +35,8 @@ describe('client.subscribe', () => {
     node = await start();
     const client = createClient({
       url: node.url,
-      // Node 20 has no global WebSocket: the `ws` package's.
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      // Node 20 has no global WebSocket: the `ws` package's, as it is (no cast).
+      WebSocket,
       // Long enough that the restarted node makes blocks before the client is back.
       reconnectDelayMs: 1500,
       maxReconnectDelayMs: 1500,

@@ -286,6 +286,44 @@ describe('chain-node watch', () => {
     }
   });
 
+  it('exits 3 when the node goes away (no reconnect), 1 when the node refuses, 3 with no node', async () => {
+    const own = await startNode({ args: ['--block-time', '100'] });
+    const watch = spawn(
+      process.execPath,
+      [CHAIN_NODE_BIN, 'watch', 'newBlocks', '--from', '0', '--json', '--rpc-url', own.url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    watch.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    watch.stderr.on('data', (chunk) => {
+      err += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => watch.once('exit', resolve));
+    try {
+      await waitFor('block 0', async () => out.includes('"block":0,'));
+    } finally {
+      await own.stop('SIGKILL');
+    }
+    expect(await exited).toBe(3);
+    expect(err).toMatch(/the node closed the connection/);
+
+    const refused = await runChainNode([
+      'watch',
+      'walletOperations',
+      'CHnotAWallet',
+      '--rpc-url',
+      node.url,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error -?\d+ [A-Z_]+: /);
+    const gone = await runChainNode(['watch', 'newBlocks', '--rpc-url', own.url]);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toMatch(/cannot watch .*ECONNREFUSED/);
+  });
+
   it('refuses a missing wallet as a usage error and an unknown event', async () => {
     const noWallet = await runChainNode(['watch', 'walletOperations', '--rpc-url', node.url]);
     expect(noWallet.code).toBe(2);

@@ -12,6 +12,7 @@ import {
 } from './harness/rpc-examples';
 import {
   type DocumentedExample,
+  domainErrorRows,
   GENERATE_COMMAND,
   parseDocumentedExamples,
   parseDocumentedParams,
@@ -54,6 +55,11 @@ describe('docs/rpc.md', () => {
       expect(params.get(name), `params of ${name}`).toEqual(Object.keys(spec.params));
       expect(documented.has(`${name}#0`), `${name} has no example`).toBe(true);
     }
+  });
+
+  it("lists each domain code's reasons as @chain/spec's tables give them", () => {
+    const missing = domainErrorRows().filter((row) => !markdown.includes(`\n${row}\n`));
+    expect(missing, REGENERATE).toEqual([]);
   });
 
   it('documents every example of the session, and no other', () => {

@@ -9,7 +9,7 @@ import process from 'node:process';
 import { createClient, isRpcError, TimeoutError, TransportError } from '@chain/rpc-client';
 import { catalogue } from '@chain/spec';
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_NODE_OPTIONS } from '../options';
+import { DEFAULT_NODE_OPTIONS, startFlagsTakenAlong } from '../options';
 import { formatResult, type TokenBook, type TokenMeta, tokensToRead, unquote } from './call-output';
 import {
   buildCallParams,
@@ -54,27 +54,15 @@ export interface JsonRpcError {
 export class NoReplyError extends Error {}
 
 /**
- * Options of `chain-node start` that `call` accepts and ignores: the environment (`CHAIN_*`) and the
- * `--config` file are shared by every command, and a `CHAIN_DATADIR` set for the node must not make
- * `chain-node call` fail as an unknown argument under yargs' strict mode.
+ * Options of `chain-node start` that `call` and `watch` accept and ignore (options.ts,
+ * startFlagsTakenAlong): all but the endpoint flags they declare themselves.
  */
-export const START_OPTIONS_TAKEN_ALONG = {
-  datadir: { type: 'string', hidden: true },
-  network: { type: 'string', hidden: true },
-  genesis: { type: 'string', hidden: true },
-  'rpc-allow-keys': { type: 'boolean', hidden: true },
-  'rpc-cors': { type: 'array', string: true, hidden: true },
-  'rpc-allowed-hosts': { type: 'array', string: true, hidden: true },
-  'p2p-port': { type: 'number', hidden: true },
-  peers: { type: 'string', hidden: true },
-  'p2p-host': { type: 'string', hidden: true },
-  'mine-wallet': { type: 'array', string: true, hidden: true },
-  'mine-passphrase-file': { type: 'string', hidden: true },
-  'block-time': { type: 'number', hidden: true },
-  mine: { type: 'boolean', hidden: true },
-  'dev-passphrase': { type: 'string', hidden: true },
-  'log-level': { type: 'string', hidden: true },
-} as const;
+export const START_OPTIONS_TAKEN_ALONG = startFlagsTakenAlong([
+  'rpc-host',
+  'rpc-port',
+  'rpc-user',
+  'rpc-password',
+]);
 
 /** Declares the EndpointArgs flags. */
 export function endpointOptions<T>(args: Argv<T>) {

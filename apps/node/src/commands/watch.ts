@@ -5,6 +5,7 @@
  * connection closed.
  */
 import process from 'node:process';
+import { createClient, isRpcError } from '@chain/rpc-client';
 import { PUSH_EVENTS, type PushEvent } from '@chain/spec';
 import { WebSocket } from 'ws';
 import type { Argv, CommandModule } from 'yargs';
@@ -96,58 +97,55 @@ async function runWatch(argv: WatchArgs): Promise<number> {
     );
     return CALL_EXIT.USAGE;
   }
-  const url = endpoint.url.replace(/^http/, 'ws');
-  const headers =
-    endpoint.authorization === undefined ? {} : { authorization: endpoint.authorization };
-  return new Promise<number>((resolve) => {
-    const ws = new WebSocket(url, { headers });
-    let subscription: string | undefined;
-    let code: number = CALL_EXIT.NO_REPLY;
-    const stop = () => ws.close(1000);
-    process.once('SIGINT', () => {
-      code = CALL_EXIT.OK;
-      stop();
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      process.stderr.write(
-        `chain-node: ${endpoint.shown} refused the WebSocket (HTTP ${res.statusCode})\n`,
-      );
-      res.resume();
-    });
-    ws.on('error', (error) => {
-      process.stderr.write(`chain-node: cannot watch ${endpoint.shown}: ${error.message}\n`);
-    });
-    ws.on('open', () => {
-      ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'subscribe', params, id: 1 }));
-    });
-    ws.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as {
-        method?: string;
-        params?: { subscription: string; result: Record<string, unknown> };
-        result?: unknown;
-        error?: JsonRpcError;
-      };
-      if (message.method === 'subscription' && message.params !== undefined) {
-        if (message.params.subscription !== subscription) return;
-        const { result } = message.params;
-        process.stdout.write(
-          `${argv.json ? JSON.stringify(result) : describeNotification(params.event, result)}\n`,
-        );
-      } else if (message.error !== undefined) {
-        process.stderr.write(
-          `${argv.json ? JSON.stringify({ error: message.error }) : describeError(message.error)}\n`,
-        );
-        code = CALL_EXIT.RPC_ERROR;
-        stop();
-      } else if (subscription === undefined) {
-        subscription = String(message.result);
-      }
-    });
-    ws.on('close', (closeCode) => {
-      if (code === CALL_EXIT.NO_REPLY && subscription !== undefined) {
-        process.stderr.write(`chain-node: the node closed the connection (${closeCode})\n`);
-      }
-      resolve(code);
-    });
+  // Through the SDK, as `chain-node call`; no reconnect: when the node goes away, watch ends (3).
+  const client = createClient({
+    url: endpoint.url,
+    WebSocket,
+    reconnect: false,
+    ...(endpoint.authorization ? { headers: { authorization: endpoint.authorization } } : {}),
   });
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+    client.close();
+  };
+  process.once('SIGINT', interrupt);
+  const { event, ...subscribe } = params;
+  const subscription = client.subscribe(event, subscribe, (result) => {
+    const fields = result as unknown as Record<string, unknown>;
+    process.stdout.write(
+      `${argv.json ? JSON.stringify(result) : describeNotification(event, fields)}\n`,
+    );
+  });
+  let subscribed = false;
+  try {
+    await subscription.ready;
+    subscribed = true;
+    await subscription.ended;
+    return CALL_EXIT.OK;
+  } catch (error) {
+    if (interrupted) return CALL_EXIT.OK;
+    if (isRpcError(error)) {
+      const data = error.data as JsonRpcError['data'] | undefined;
+      const refusal: JsonRpcError = {
+        code: error.code,
+        message: error.message,
+        ...(typeof data === 'object' && data !== null ? { data } : {}),
+      };
+      process.stderr.write(
+        `${argv.json ? JSON.stringify({ error: refusal }) : describeError(refusal)}\n`,
+      );
+      return CALL_EXIT.RPC_ERROR;
+    }
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(
+      subscribed
+        ? `chain-node: the node closed the connection (${why})\n`
+        : `chain-node: cannot watch ${endpoint.shown}: ${why}\n`,
+    );
+    return CALL_EXIT.NO_REPLY;
+  } finally {
+    process.off('SIGINT', interrupt);
+    client.close();
+  }
 }

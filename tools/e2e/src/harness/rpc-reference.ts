@@ -5,7 +5,7 @@
  * its request and response blocks, so the test can find them again.
  */
 import { type AnyParam, catalogue, METHOD_NAMES, type MethodSpec } from '@chain/rpc-client';
-import { DOMAIN_ERROR_CODES, PROTOCOL_ERRORS } from '@chain/spec';
+import { DOMAIN_ERROR_CODES, PROTOCOL_ERRORS, reasonsByCode } from '@chain/spec';
 import {
   EXAMPLE_NODE_ARGS,
   exampleKey,
@@ -470,6 +470,18 @@ const ERROR_NOTES: Record<string, string> = {
     'the peer-to-peer layer refused (`CLOSED`: nodeStart while the node shuts down); a peer refused at its handshake is blacklisted with the reason `ERRCODE:1080 ...` instead',
 };
 
+/**
+ * The domain codes' rows: each code with its notes and every reason @chain/spec's tables give it
+ * (`reasonsByCode`), so a reason added to a table shows here at the next regeneration.
+ */
+export function domainErrorRows(): string[] {
+  const byCode = reasonsByCode();
+  return Object.entries(DOMAIN_ERROR_CODES).map(([name, code]) => {
+    const reasons = (byCode.get(code) ?? []).map((reason) => `\`${reason}\``).join(', ');
+    return `| ${code} | \`${name}\` | ${ERROR_NOTES[name] ?? ''} | ${reasons || '—'} |`;
+  });
+}
+
 function intro(examples: RpcExample[]): string[] {
   const protocolExample = examples.filter((example) => !(example.method in catalogue));
   const toc = Object.entries(GROUP_TITLES).flatMap(([group, title]) => {
@@ -481,9 +493,7 @@ function intro(examples: RpcExample[]): string[] {
   const protocolRows = Object.entries(PROTOCOL_ERRORS).map(
     ([reason, { code, when }]) => `| ${code} | \`${reason}\` | ${when} |`,
   );
-  const domainRows = Object.entries(DOMAIN_ERROR_CODES).map(
-    ([name, code]) => `| ${code} | \`${name}\` | ${ERROR_NOTES[name] ?? ''} |`,
-  );
+  const domainRows = domainErrorRows();
   return [
     '# JSON-RPC reference',
     '',
@@ -567,8 +577,12 @@ function intro(examples: RpcExample[]): string[] {
     'Domain errors (`DOMAIN_ERROR_CODES` of `@chain/spec`, which is `ErrorCode` in `@chain/crypto`; the SDK',
     'exports every code as `ERROR_CODES`):',
     '',
-    '| code | name | when (reasons) |',
-    '| --- | --- | --- |',
+    'The reasons column lists every reason each code is answered with (`data.reason`), from the reason',
+    'tables of `@chain/spec` (`reasonsByCode()`); a reason has one code. Reasons raised outside those',
+    'tables (the address and hex parsers, the node\'s handlers) are named under "when".',
+    '',
+    '| code | name | when | reasons |',
+    '| --- | --- | --- | --- |',
     ...domainRows,
     '',
     'excuteRaw answers each refused operation inside its result (`{"valid": false, "errors":',
