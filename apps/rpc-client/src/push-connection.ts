@@ -13,7 +13,8 @@ import { RpcError, TransportError } from './errors.js';
  * An event handler property taking E. Its parameter is compared both ways (a method's, not a strict
  * function type's), so the handler properties of browsers' WebSocket and of the `ws` package, whose
  * event types carry more than the client reads (`MessageEvent`, `WebSocket.CloseEvent`, ...), fit
- * as they are: `createClient({ url, WebSocket })` with `import WebSocket from 'ws'` needs no cast.
+ * as they are: `createClient({ url, WebSocket })` with the WebSocket class of the `ws` package
+ * needs no cast.
  */
 export type EventHandler<E> = { handle(event: E): void }['handle'];
 
