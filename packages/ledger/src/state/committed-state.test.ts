@@ -10,25 +10,10 @@ import {
   testWallet,
 } from '../testing/temp-chain';
 import { encodeAccount, newAccount } from './account';
-import { CommittedState, GenerationCache, type StateStore } from './committed-state';
+import { CommittedState, type StateStore } from './committed-state';
 
 /** A state cache of about one entry: nearly every read goes to the database. */
 const TINY_CACHE_MB = 0.0001;
-
-describe('GenerationCache', () => {
-  it('keeps what is read, drops the older generation when the newer fills', () => {
-    const cache = new GenerationCache<number, string>(4);
-    cache.set(1, 'a');
-    cache.set(2, 'b');
-    cache.set(3, 'c'); // 1 and 2 become the older generation
-    expect(cache.get(1)).toBe('a'); // read: moves to the newer
-    cache.set(4, 'd'); // the newer (3, 1) is full: it becomes the older, 2 is dropped
-    expect(cache.get(2)).toBeUndefined();
-    expect(cache.get(1)).toBe('a');
-    expect(cache.get(3)).toBe('c');
-    expect(cache.size).toBeLessThanOrEqual(4);
-  });
-});
 
 describe('the committed state on disk', () => {
   const opened: TempChain[] = [];

@@ -1,4 +1,5 @@
 import { type Account, decodeAccount } from './account';
+import { RecentMap } from './recent-map';
 import { DELETED, numberKey, StateLayer, type StateView } from './state-layer';
 
 /**
@@ -38,53 +39,6 @@ type Cached<V> = V | typeof ABSENT;
 /** Key of a space entry in the database and in the caches. */
 export function spaceKey(space: string, key: string): string {
   return `${space}\u0000${key}`;
-}
-
-/**
- * A bounded cache of two generations: the older is dropped whole when the newer fills (O(1) per
- * call; a Map evicting its oldest key one at a time is not, in V8), and an entry found in the older
- * moves to the newer, so entries in use stay. Holds between `capacity / 2` and `capacity` entries.
- */
-export class GenerationCache<K, V> {
-  private current = new Map<K, V>();
-  private previous = new Map<K, V>();
-  private readonly generation: number;
-  hits = 0;
-  misses = 0;
-
-  constructor(capacity: number) {
-    this.generation = Math.max(1, Math.floor(capacity / 2));
-  }
-
-  get(key: K): V | undefined {
-    const value = this.current.get(key);
-    if (value !== undefined) return value;
-    const old = this.previous.get(key);
-    if (old !== undefined) this.set(key, old);
-    return old;
-  }
-
-  set(key: K, value: V): void {
-    if (this.current.size >= this.generation && !this.current.has(key)) {
-      this.previous = this.current;
-      this.current = new Map();
-    }
-    this.current.set(key, value);
-  }
-
-  delete(key: K): void {
-    this.current.delete(key);
-    this.previous.delete(key);
-  }
-
-  /** Drops the older generation (memory is short). */
-  shrink(): void {
-    this.previous = new Map();
-  }
-
-  get size(): number {
-    return this.current.size + this.previous.size;
-  }
 }
 
 /**
@@ -136,9 +90,9 @@ export interface StateCacheStats {
 export class CommittedState implements StateView {
   nextNumber = 0;
   private producerList: number[] = [];
-  private readonly accounts: GenerationCache<number, Cached<Account>>;
-  private readonly numbers: GenerationCache<string, Cached<number>>;
-  private readonly spaces: GenerationCache<string, unknown>;
+  private readonly accounts: RecentMap<number, Cached<Account>>;
+  private readonly numbers: RecentMap<string, Cached<number>>;
+  private readonly spaces: RecentMap<string, unknown>;
   /** Newest last; dropped in order as their writes finish. */
   private unwritten: Unwritten[] = [];
   /** The reads' keys gathered during this event-loop turn, loaded together after it. */
@@ -146,6 +100,8 @@ export class CommittedState implements StateView {
   /** One per load under way: what commits changed meanwhile (load). */
   private readonly loads = new Set<ChangeLog>();
   readonly budgetBytes: number;
+  private hits = 0;
+  private misses = 0;
 
   constructor(
     private readonly store: StateStore | undefined,
@@ -153,9 +109,9 @@ export class CommittedState implements StateView {
     cacheMb: number,
   ) {
     this.budgetBytes = Math.max(1024, Math.floor(cacheMb * 1024 * 1024));
-    this.accounts = new GenerationCache((this.budgetBytes * ACCOUNT_SHARE) / CACHED_ACCOUNT_BYTES);
-    this.numbers = new GenerationCache((this.budgetBytes * NUMBER_SHARE) / CACHED_NUMBER_BYTES);
-    this.spaces = new GenerationCache((this.budgetBytes * SPACE_SHARE) / CACHED_SPACE_BYTES);
+    this.accounts = new RecentMap((this.budgetBytes * ACCOUNT_SHARE) / CACHED_ACCOUNT_BYTES);
+    this.numbers = new RecentMap((this.budgetBytes * NUMBER_SHARE) / CACHED_NUMBER_BYTES);
+    this.spaces = new RecentMap((this.budgetBytes * SPACE_SHARE) / CACHED_SPACE_BYTES);
   }
 
   child(): StateLayer {
@@ -169,10 +125,10 @@ export class CommittedState implements StateView {
     }
     const cached = this.accounts.get(number);
     if (cached !== undefined) {
-      this.accounts.hits++;
+      this.hits++;
       return cached === ABSENT ? undefined : cached;
     }
-    this.accounts.misses++;
+    this.misses++;
     if (number >= this.nextNumber || number < 0 || !Number.isInteger(number)) return undefined;
     const bytes = this.store?.readAccount(number);
     const account = bytes === undefined ? undefined : decodeAccount(number, bytes);
@@ -188,10 +144,10 @@ export class CommittedState implements StateView {
     }
     const cached = this.numbers.get(key);
     if (cached !== undefined) {
-      this.numbers.hits++;
+      this.hits++;
       return cached === ABSENT ? undefined : cached;
     }
-    this.numbers.misses++;
+    this.misses++;
     const number = this.store?.readNumber(hash160);
     this.numbers.set(key, number ?? ABSENT);
     return number;
@@ -205,10 +161,10 @@ export class CommittedState implements StateView {
     }
     const cached = this.spaces.get(full);
     if (cached !== undefined) {
-      this.spaces.hits++;
+      this.hits++;
       return cached === ABSENT ? undefined : cached;
     }
-    this.spaces.misses++;
+    this.misses++;
     const bytes = this.store?.readSpace(full);
     const value = bytes === undefined ? undefined : this.decodeSpace(space, bytes);
     this.spaces.set(full, value ?? ABSENT);
@@ -410,8 +366,8 @@ export class CommittedState implements StateView {
       accounts: this.accounts.size,
       numbers: this.numbers.size,
       spaces: this.spaces.size,
-      hits: this.accounts.hits + this.numbers.hits + this.spaces.hits,
-      misses: this.accounts.misses + this.numbers.misses + this.spaces.misses,
+      hits: this.hits,
+      misses: this.misses,
       budgetBytes: this.budgetBytes,
     };
   }

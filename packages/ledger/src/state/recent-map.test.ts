@@ -45,4 +45,19 @@ describe('RecentMap', () => {
     expect(map.get(3)).toBeUndefined();
     expect(map.get(2)).toBe(2);
   });
+
+  it('keeps what is read: an entry read from the older generation moves to the newer', () => {
+    const map = new RecentMap<number, string>(4);
+    map.set(1, 'a');
+    map.set(2, 'b');
+    map.set(3, 'c'); // 1 and 2 become the older generation
+    expect(map.get(1)).toBe('a'); // read: moves to the newer
+    map.set(4, 'd'); // the newer (3, 1) is full: it becomes the older, 2 is dropped
+    expect(map.get(2)).toBeUndefined();
+    expect(map.get(1)).toBe('a');
+    expect(map.get(3)).toBe('c');
+    expect(map.size).toBeLessThanOrEqual(4);
+    map.shrink();
+    expect(map.size).toBeLessThanOrEqual(2);
+  });
 });
