@@ -130,4 +130,7 @@ export {
   transferRequest,
 } from './operation/typed-request';
 export type { OperationCodec } from './operation/wire';
-export type { Account, Timelock } from './state/account';
+export { type Account, encodeAccount, newAccount, type Timelock } from './state/account';
+// The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
+export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
+export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';

@@ -24,9 +24,16 @@ import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { addressFromHash160, bytesToHex, decodeAddress } from '@chain/crypto';
-import { ByteWriter } from '@chain/ledger';
+import {
+  accountKey,
+  ENTRY_ACCOUNT,
+  ENTRY_SPACE,
+  encodeAccount,
+  META_STATE_CHECKSUM,
+  newAccount,
+  StateChecksum,
+} from '@chain/ledger';
 import { type HolderState, holderSpace, type TokenState, tokenSpace } from '@chain/tokens';
 import { createDevTokenFor, DEV_PREFIX } from './dev-chain.js';
 import { createNodeProcess } from './node-process.js';
@@ -52,11 +59,6 @@ const SUBLEVEL_ACCOUNTS = 'accounts';
 const SUBLEVEL_ADDRESSES = 'addresses';
 const SUBLEVEL_META = 'meta';
 const SUBLEVEL_SPACES = 'spaces';
-const META_STATE_CHECKSUM = 'state-checksum';
-/** StateChecksum's entry kind of an account (packages/ledger/src/chain/storage/state-checksum.ts). */
-const ENTRY_ACCOUNT = 1;
-/** ... and of a state-space entry, keyed by the utf8 bytes of `<space>\u0000<key>`. */
-const ENTRY_SPACE = 2;
 /** Accounts per write batch. */
 const WRITE_BATCH = 50_000;
 const READY_FILE = 'fixture-ready.json';
@@ -111,61 +113,18 @@ export function fixtureAddress(number: number): string {
   return addressFromHash160(DEV_PREFIX, fixtureHash160(number));
 }
 
-/** Big-endian u32, as ChainStore keys accounts (heightKey) and as the address index stores numbers. */
-function u32be(value: number): Uint8Array {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setUint32(0, value, false);
-  return out;
-}
-
 /**
- * An account as encodeAccount writes it (packages/ledger/src/state/account.ts): received only (no
- * public key), no operation, no lock, in no block.
+ * A synthetic account as the ledger encodes it: received only (no public key), no operation, no
+ * lock, in no block.
  */
-export function encodeFixtureAccount(hash160: Uint8Array, balance: bigint): Uint8Array {
-  return new ByteWriter(64)
-    .bytes(hash160)
-    .u8(0)
-    .amount(balance)
-    .u32(0) // n_operation
-    .amount(0n) // volume lock
-    .u16(0) // timelocks
-    .u32(0) // updated_active
-    .u32(0) // updated_passive
-    .u32(0xffffffff) // last zero-fee block: never
-    .finish();
-}
-
-/** StateChecksum (a sum of CRC-32s mod 2^64 in two 32-bit limbs), read, added to and written back. */
-class Checksum {
-  constructor(
-    private low: number,
-    private high: number,
-  ) {}
-
-  static fromBytes(bytes: Uint8Array): Checksum {
-    if (bytes.length !== 8) throw new Error(`a state checksum is 8 bytes, not ${bytes.length}`);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, 8);
-    return new Checksum(view.getUint32(0, true), view.getUint32(4, true));
-  }
-
-  add(kind: number, key: Uint8Array, value: Uint8Array, sign: 1 | -1 = 1): void {
-    const low = this.low + sign * crc32(value, crc32(key, kind));
-    this.low = low >>> 0;
-    this.high = (this.high + Math.floor(low / 0x1_0000_0000)) >>> 0;
-  }
-
-  remove(kind: number, key: Uint8Array, value: Uint8Array): void {
-    this.add(kind, key, value, -1);
-  }
-
-  toBytes(): Uint8Array {
-    const out = new Uint8Array(8);
-    const view = new DataView(out.buffer);
-    view.setUint32(0, this.low, true);
-    view.setUint32(4, this.high, true);
-    return out;
-  }
+export function encodeFixtureAccount(
+  number: number,
+  hash160: Uint8Array,
+  balance: bigint,
+): Uint8Array {
+  const account = newAccount(number, hash160);
+  account.balance = balance;
+  return encodeAccount(account);
 }
 
 function concat(prefix: Uint8Array, key: Uint8Array): Uint8Array {
@@ -314,7 +273,8 @@ async function buildFixture(
           ) + 1;
     const stored = await db.get(checksumKey);
     if (stored === undefined) throw new Error('the genesis data directory has no state checksum');
-    const checksum = Checksum.fromBytes(stored);
+    const checksum = StateChecksum.fromBytes(stored);
+    if (checksum === undefined) throw new Error('the fixture has no state checksum');
     log(
       `    fixture: ${firstSynthetic} genesis accounts; writing ${(accounts - firstSynthetic).toLocaleString('en-US')} more in batches of ${WRITE_BATCH.toLocaleString('en-US')}`,
     );
@@ -323,8 +283,12 @@ async function buildFixture(
       const batch = db.batch();
       for (let number = first; number < Math.min(accounts, first + WRITE_BATCH); number++) {
         const hash160 = fixtureHash160(number);
-        const key = u32be(number);
-        const value = encodeFixtureAccount(hash160, FIXTURE_BALANCE + BigInt(number % 1000));
+        const key = accountKey(number);
+        const value = encodeFixtureAccount(
+          number,
+          hash160,
+          FIXTURE_BALANCE + BigInt(number % 1000),
+        );
         batch.put(concat(accountsPrefix, key), value);
         batch.put(concat(addressesPrefix, hash160), key);
         checksum.add(ENTRY_ACCOUNT, key, value);
@@ -388,7 +352,7 @@ interface SpaceWriter {
   db: Database;
   /** The `spaces` sublevel's prefix. */
   prefix: Uint8Array;
-  checksum: Checksum;
+  checksum: StateChecksum;
 }
 
 const utf8 = new TextEncoder();
