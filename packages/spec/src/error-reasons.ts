@@ -192,6 +192,12 @@ export type CodeOfReason<
   R extends keyof Table,
 > = (typeof DOMAIN_ERROR_CODES)[Table[R]];
 
+/** The reasons of a table whose code is one of `Codes` (a refusal helper takes only those). */
+export type ReasonsCoded<
+  Table extends Readonly<Record<string, DomainErrorName>>,
+  Codes extends DomainErrorName,
+> = { [R in keyof Table]: Table[R] extends Codes ? R : never }[keyof Table];
+
 /** The reasons of each domain code, in table order (docs/rpc.md shows them). */
 export function reasonsByCode(): ReadonlyMap<number, readonly string[]> {
   const byCode = new Map<number, string[]>();

@@ -97,6 +97,7 @@ export {
   type LedgerReason,
   PARTICIPATION_REASONS,
   type ParticipationReason,
+  type ReasonsCoded,
   reasonsByCode,
   TOKEN_REASONS,
   type TokenReason,

@@ -1,11 +1,12 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
-import { type Blame, PARTICIPATION_REASONS, type ParticipationReason } from '@chain/spec';
+import {
+  type Blame,
+  PARTICIPATION_REASONS,
+  type ParticipationReason,
+  type ReasonsCoded,
+} from '@chain/spec';
 
 export type { ParticipationReason };
-
-type ReasonsCoded<C extends string> = {
-  [R in ParticipationReason]: (typeof PARTICIPATION_REASONS)[R] extends C ? R : never;
-}[ParticipationReason];
 
 /**
  * A participation operation or request refused by a rule of the three-tier procedure
@@ -34,7 +35,7 @@ function refusal(reason: ParticipationReason, message: string, param?: string): 
 }
 
 export function participationRule(
-  reason: ReasonsCoded<'PARTICIPATION_RULE' | 'INSUFFICIENT_FUNDS'>,
+  reason: ReasonsCoded<typeof PARTICIPATION_REASONS, 'PARTICIPATION_RULE' | 'INSUFFICIENT_FUNDS'>,
   message: string,
   param?: string,
 ): ParticipationError {
@@ -42,7 +43,7 @@ export function participationRule(
 }
 
 export function participationNotFound(
-  reason: ReasonsCoded<'NOT_FOUND'>,
+  reason: ReasonsCoded<typeof PARTICIPATION_REASONS, 'NOT_FOUND'>,
   message: string,
   param?: string,
 ): ParticipationError {
@@ -50,7 +51,7 @@ export function participationNotFound(
 }
 
 export function invalidParticipationData(
-  reason: ReasonsCoded<'INVALID_DATA'>,
+  reason: ReasonsCoded<typeof PARTICIPATION_REASONS, 'INVALID_DATA'>,
   message: string,
   param?: string,
 ): ParticipationError {

@@ -1,11 +1,7 @@
 import { ChainError, type ChainErrorOptions, ErrorCode } from '@chain/crypto';
-import { type Blame, TOKEN_REASONS, type TokenReason } from '@chain/spec';
+import { type Blame, type ReasonsCoded, TOKEN_REASONS, type TokenReason } from '@chain/spec';
 
 export type { TokenReason };
-
-type ReasonsCoded<C extends string> = {
-  [R in TokenReason]: (typeof TOKEN_REASONS)[R] extends C ? R : never;
-}[TokenReason];
 
 /**
  * A token operation or request refused by a token rule. Each reason has its one code in
@@ -30,7 +26,7 @@ export function tokenBlame(_reason: TokenReason): Blame {
 }
 
 export function tokenRule(
-  reason: ReasonsCoded<'TOKEN_RULE' | 'INVALID_ACCOUNT'>,
+  reason: ReasonsCoded<typeof TOKEN_REASONS, 'TOKEN_RULE' | 'INVALID_ACCOUNT'>,
   message: string,
   param?: string,
 ): TokenError {
@@ -38,7 +34,7 @@ export function tokenRule(
 }
 
 export function tokenNotFound(
-  reason: ReasonsCoded<'NOT_FOUND'>,
+  reason: ReasonsCoded<typeof TOKEN_REASONS, 'NOT_FOUND'>,
   message: string,
   param?: string,
 ): TokenError {
