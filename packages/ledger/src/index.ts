@@ -53,6 +53,9 @@ export type {
   OperationObject,
   WalletInfo,
 } from './chain/state/presentation';
+// The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
+export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
+export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';
 export { type ChainStoreCopy, copyChainStore } from './chain/storage/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';
@@ -131,6 +134,3 @@ export {
 } from './operation/typed-request';
 export type { OperationCodec } from './operation/wire';
 export { type Account, encodeAccount, newAccount, type Timelock } from './state/account';
-// The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
-export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
-export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';

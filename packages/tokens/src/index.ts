@@ -39,7 +39,6 @@ export {
   type TokenHolderEntry,
   type TokenHolders,
   type TokenInfo,
-  tokenAddressEntry,
   tokenHolders,
   tokenInfo,
 } from './read';

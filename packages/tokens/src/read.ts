@@ -1,5 +1,5 @@
 import { addressFromHash160, decodeAddress } from '@chain/crypto';
-import type { Chain, StateSpace } from '@chain/ledger';
+import type { Chain } from '@chain/ledger';
 import type { TokenHolder as TokenHolderEntry, TokenHolders, TokenInfo } from '@chain/spec';
 import { formatTokenAmount } from './amounts';
 import { tokenNotFound, tokenRule } from './errors';
@@ -47,11 +47,6 @@ export function readToken(
 }
 
 /** Whether the address is a token's (committed state, or with `pending` the mempool's). */
-/** The state entry isTokenAddress reads (to load it ahead: Chain.loadState). */
-export function tokenAddressEntry(hash160: Uint8Array): readonly [StateSpace<TokenState>, string] {
-  return [tokenSpace, tokenKey(hash160)];
-}
-
 export function isTokenAddress(
   chain: TokenChainView,
   hash160: Uint8Array,

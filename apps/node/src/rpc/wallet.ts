@@ -11,7 +11,7 @@ import {
 import type { RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
 import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
-import { isTokenAddress, tokenAddressEntry } from '@chain/tokens';
+import { isTokenAddress } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
@@ -63,20 +63,17 @@ export function walletInfoWithKeyState(
 }
 
 /**
- * `read` once the wallets' accounts (and whether they are token addresses) are in memory: at once
- * when they are, else after loading them from disk off this thread (a state larger than the cache).
+ * `read` once the wallets' accounts are in memory: at once when they are, else after loading them
+ * from disk off this thread (a state larger than the cache). Whether a wallet that is not a normal
+ * one is a token address is read on the spot: rare, and a miss there is a cheap negative lookup.
  */
 function afterLoading<T>(
   node: NodeContext,
   addresses: readonly string[],
   read: () => T,
 ): T | Promise<T> {
-  const loading = node.chain.loadState({
-    addresses,
-    spaces: addresses.map((address) =>
-      tokenAddressEntry(decodeAddress(address, node.chain.prefix).hash160),
-    ),
-  });
+  const wallets = addresses.map((address) => decodeAddress(address, node.chain.prefix).hash160);
+  const loading = node.chain.loadState({ wallets });
   return loading === undefined ? read() : loading.then(read);
 }
 

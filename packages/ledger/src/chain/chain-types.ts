@@ -77,7 +77,8 @@ export const DEFAULT_CHAIN_OPTIONS = {
 
 /** Committed entries a read is about to need (Chain.loadState). */
 export interface StateReadKeys {
-  addresses?: readonly string[];
+  /** Wallets by the hash160 of their address (decodeAddress). */
+  wallets?: readonly Uint8Array[];
   accounts?: readonly number[];
   spaces?: ReadonlyArray<readonly [StateSpace<unknown>, string]>;
 }

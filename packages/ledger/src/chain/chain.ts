@@ -86,9 +86,9 @@ export interface Chain {
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
   /**
-   * Loads from disk the committed entries a read is about to need (the accounts of addresses, state
+   * Loads from disk the committed entries a read is about to need (the accounts of wallets, state
    * entries), on LevelDB's threads, so that the read that follows finds them in memory; undefined
-   * when they all are already. Invalid addresses are skipped (the read refuses them).
+   * when they all are already.
    */
   loadState(keys: StateReadKeys): Promise<void> | undefined;
   /**

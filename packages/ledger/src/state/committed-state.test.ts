@@ -105,10 +105,11 @@ describe('loading for a read (Chain.loadState)', () => {
       await temp.chain.close();
       const reopened = await openTempChain({ dataDir: temp.dir });
       try {
-        const loading = reopened.chain.loadState({ addresses: [receiver, 'not an address'] });
+        const wallets = [testWallet('loaded').hash160];
+        const loading = reopened.chain.loadState({ wallets });
         expect(loading).toBeInstanceOf(Promise);
         await loading;
-        expect(reopened.chain.loadState({ addresses: [receiver] })).toBeUndefined();
+        expect(reopened.chain.loadState({ wallets })).toBeUndefined();
         expect(reopened.chain.walletInfo(receiver).balance).toBe(String(COIN));
       } finally {
         await reopened.cleanup();

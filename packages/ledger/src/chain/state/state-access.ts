@@ -1,4 +1,3 @@
-import { decodeAddress } from '@chain/crypto';
 import type { Operation } from '../../operation/operation';
 import { NEW_ACCOUNT } from '../../operation/wire';
 import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
@@ -26,17 +25,11 @@ export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operatio
 
 /** Loads what a read will need (Chain.loadState); undefined when it is all in memory. */
 export function loadForRead(
-  core: StateAccessCore & Pick<ChainCore, 'prefix'>,
+  core: StateAccessCore,
   request: StateReadKeys,
 ): Promise<void> | undefined {
   const keys = emptyStateKeys();
-  for (const address of request.addresses ?? []) {
-    try {
-      keys.hashes.push(decodeAddress(address, core.prefix).hash160);
-    } catch {
-      // The read that follows refuses it, saying why.
-    }
-  }
+  keys.hashes.push(...(request.wallets ?? []));
   keys.accounts.push(...(request.accounts ?? []));
   for (const [space, key] of request.spaces ?? []) keys.spaces.push([space.name, key]);
   return core.root.loadMissing(keys)?.catch(() => undefined);
