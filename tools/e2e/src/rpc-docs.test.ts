@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type AnyParam, catalogue, METHOD_NAMES } from '@chain/rpc-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeProcess, startNode } from './harness/node-process';
+import { domainErrorRows } from './harness/rpc-error-rows';
 import {
   EXAMPLE_NODE_ARGS,
   exampleKey,
@@ -12,7 +13,6 @@ import {
 } from './harness/rpc-examples';
 import {
   type DocumentedExample,
-  domainErrorRows,
   GENERATE_COMMAND,
   parseDocumentedExamples,
   parseDocumentedParams,
