@@ -59,6 +59,7 @@ const SPACE_SHARE = 0.2;
 interface Unwritten {
   accounts: Map<number, Account>;
   numbers: Map<string, number>;
+  /** Values, or ABSENT for an entry the commit deleted. */
   spaces: Map<string, unknown>;
 }
 
@@ -119,16 +120,8 @@ export class CommittedState implements StateView {
   }
 
   account(number: number): Account | undefined {
-    for (let i = this.unwritten.length - 1; i >= 0; i--) {
-      const found = this.unwritten[i]!.accounts.get(number);
-      if (found !== undefined) return found;
-    }
-    const cached = this.accounts.get(number);
-    if (cached !== undefined) {
-      this.hits++;
-      return cached === ABSENT ? undefined : cached;
-    }
-    this.misses++;
+    const known = this.inMemory(ACCOUNTS, this.accounts, number);
+    if (known !== undefined) return known === ABSENT ? undefined : known;
     if (number >= this.nextNumber || number < 0 || !Number.isInteger(number)) return undefined;
     const bytes = this.store?.readAccount(number);
     const account = bytes === undefined ? undefined : decodeAccount(number, bytes);
@@ -138,16 +131,8 @@ export class CommittedState implements StateView {
 
   numberOf(hash160: Uint8Array): number | undefined {
     const key = numberKey(hash160);
-    for (let i = this.unwritten.length - 1; i >= 0; i--) {
-      const found = this.unwritten[i]!.numbers.get(key);
-      if (found !== undefined) return found;
-    }
-    const cached = this.numbers.get(key);
-    if (cached !== undefined) {
-      this.hits++;
-      return cached === ABSENT ? undefined : cached;
-    }
-    this.misses++;
+    const known = this.inMemory(NUMBERS, this.numbers, key);
+    if (known !== undefined) return known === ABSENT ? undefined : known;
     const number = this.store?.readNumber(hash160);
     this.numbers.set(key, number ?? ABSENT);
     return number;
@@ -155,16 +140,8 @@ export class CommittedState implements StateView {
 
   spaceGet(space: string, key: string): unknown {
     const full = spaceKey(space, key);
-    for (let i = this.unwritten.length - 1; i >= 0; i--) {
-      const found = this.unwritten[i]!.spaces.get(full);
-      if (found !== undefined) return found === ABSENT ? undefined : found;
-    }
-    const cached = this.spaces.get(full);
-    if (cached !== undefined) {
-      this.hits++;
-      return cached === ABSENT ? undefined : cached;
-    }
-    this.misses++;
+    const known = this.inMemory(SPACES, this.spaces, full);
+    if (known !== undefined) return known === ABSENT ? undefined : known;
     const bytes = this.store?.readSpace(full);
     const value = bytes === undefined ? undefined : this.decodeSpace(space, bytes);
     this.spaces.set(full, value ?? ABSENT);
@@ -266,7 +243,7 @@ export class CommittedState implements StateView {
       const hashes = new Map<string, Uint8Array>();
       for (const hash of keys.hashes) {
         const key = numberKey(hash);
-        const known = this.numberCached(key);
+        const known = this.inMemory(NUMBERS, this.numbers, key);
         if (known === undefined) hashes.set(key, hash);
         else if (typeof known === 'number') accounts.add(known);
       }
@@ -282,11 +259,12 @@ export class CommittedState implements StateView {
         }
       }
       const missingAccounts = [...accounts].filter(
-        (n) => n >= 0 && n < this.nextNumber && this.accountCached(n) === undefined,
+        (n) =>
+          n >= 0 && n < this.nextNumber && this.inMemory(ACCOUNTS, this.accounts, n) === undefined,
       );
       const missingSpaces = [
         ...new Set(keys.spaces.map(([space, key]) => spaceKey(space, key))),
-      ].filter((key) => this.spaceCached(key) === undefined);
+      ].filter((key) => this.inMemory(SPACES, this.spaces, key) === undefined);
       const [accountBytes, spaceBytes] = await Promise.all([
         missingAccounts.length > 0 ? store.readAccounts(missingAccounts) : [],
         missingSpaces.length > 0 ? store.readSpaces(missingSpaces) : [],
@@ -325,13 +303,17 @@ export class CommittedState implements StateView {
     if (this.store === undefined) return undefined;
     const missing =
       keys.accounts.some(
-        (n) => n >= 0 && n < this.nextNumber && this.accountCached(n) === undefined,
+        (n) =>
+          n >= 0 && n < this.nextNumber && this.inMemory(ACCOUNTS, this.accounts, n) === undefined,
       ) ||
-      keys.spaces.some(([space, key]) => this.spaceCached(spaceKey(space, key)) === undefined) ||
+      keys.spaces.some(
+        ([space, key]) => this.inMemory(SPACES, this.spaces, spaceKey(space, key)) === undefined,
+      ) ||
       keys.hashes.some((hash) => {
-        const number = this.numberCached(numberKey(hash));
+        const number = this.inMemory(NUMBERS, this.numbers, numberKey(hash));
         return (
-          number === undefined || (number !== ABSENT && this.accountCached(number) === undefined)
+          number === undefined ||
+          (number !== ABSENT && this.inMemory(ACCOUNTS, this.accounts, number) === undefined)
         );
       });
     return missing ? this.loadWithOthers(keys) : undefined;
@@ -372,22 +354,26 @@ export class CommittedState implements StateView {
     };
   }
 
-  private accountCached(number: number): unknown {
-    for (const u of this.unwritten) if (u.accounts.has(number)) return true;
-    return this.accounts.get(number);
-  }
-
-  /** The cached number (or ABSENT) of an address, undefined when not in memory. */
-  private numberCached(key: string): Cached<number> | undefined {
-    for (const u of this.unwritten) {
-      const number = u.numbers.get(key);
-      if (number !== undefined) return number;
+  /**
+   * An entry as memory holds it (ABSENT: known not to exist), undefined when it must be read: a
+   * commit still being written first (newest first), then the cache. Counts the hits and misses.
+   */
+  private inMemory<K, V>(
+    part: (u: Unwritten) => Map<K, V>,
+    cache: RecentMap<K, Cached<V>>,
+    key: K,
+  ): Cached<V> | undefined {
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const found = part(this.unwritten[i]!).get(key);
+      if (found !== undefined) return found;
     }
-    return this.numbers.get(key);
-  }
-
-  private spaceCached(key: string): unknown {
-    for (const u of this.unwritten) if (u.spaces.has(key)) return true;
-    return this.spaces.get(key);
+    const cached = cache.get(key);
+    if (cached === undefined) this.misses++;
+    else this.hits++;
+    return cached;
   }
 }
+
+const ACCOUNTS = (u: Unwritten) => u.accounts;
+const NUMBERS = (u: Unwritten) => u.numbers;
+const SPACES = (u: Unwritten) => u.spaces;
