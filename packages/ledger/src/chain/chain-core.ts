@@ -24,12 +24,13 @@ import {
   DEFAULT_CHAIN_OPTIONS,
   type ListenerKind,
   type PendingOrigin,
+  type SignRequest,
 } from './chain-types';
 import { CliqueState } from './consensus/clique-state';
 import { SignatureCache } from './import/signature-cache';
 import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './import/verifier-pool';
 import { HeapGuard } from './mempool/heap-guard';
-import { Mempool, SignRequestQueue, SubmissionQueue } from './mempool/mempool';
+import { Mempool, type Submission, TurnQueue } from './mempool/mempool';
 import type { BlockInfo, OperationObject } from './state/presentation';
 import { BlockCache } from './storage/block-cache';
 import type { Journal } from './storage/journal';
@@ -72,9 +73,9 @@ export class ChainCore {
   revision = 0;
   mempool: Mempool;
   /** Submissions waiting for their turn's signature batch (mempool-admission.ts). */
-  readonly submissions = new SubmissionQueue();
+  readonly submissions = new TurnQueue<Submission, OperationObject>();
   /** Sign requests waiting for their turn's entries to load (mempool-admission.ts). */
-  readonly signRequests = new SignRequestQueue();
+  readonly signRequests = new TurnQueue<SignRequest, OperationObject>();
   headState: HeadState = {
     height: 0,
     hash: ZERO_HASH,

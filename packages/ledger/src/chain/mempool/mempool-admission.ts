@@ -21,7 +21,7 @@ import type { OperationObject } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations } from '../state/state-access';
 import type { JournalRecord } from '../storage/journal';
-import type { PendingEntry, WaitingSignRequest, WaitingSubmission } from './mempool';
+import type { PendingEntry, Submission, TurnQueue } from './mempool';
 
 /** What signing and admission uses of the chain's core. */
 export type AdmissionCore = Pick<
@@ -153,7 +153,7 @@ async function admitAndJournal(
 /**
  * Decodes and admits an operation made elsewhere (excuteRaw, the network). Its signature is checked
  * with the others submitted in the same event-loop turn, on the verifier threads and this one
- * together; they are then admitted in arrival order (see admitWaiting).
+ * together; they are then admitted in arrival order (see prepareSubmissions).
  */
 export async function submitOperation(
   core: AdmissionCore,
@@ -182,14 +182,15 @@ async function submitDecoded(
   options: { local?: boolean },
 ): Promise<OperationObject> {
   const store = core.requireStore();
-  const queue = core.submissions;
-  const admitted = new Promise<OperationObject>((resolve, reject) => {
-    queue.waiting.push({ op, local: options.local ?? true, resolve, reject });
-  });
-  if (!queue.draining) {
-    queue.draining = true;
-    setImmediate(() => void admitWaiting(core));
-  }
+  const admitted = inTurn(
+    core.submissions,
+    { op, local: options.local ?? true },
+    (batch) => prepareSubmissions(core, batch),
+    (submission) => {
+      core.requireStore();
+      return admitAndJournal(core, submission.op, submission.local);
+    },
+  );
   try {
     return await admitted;
   } catch (error) {
@@ -219,32 +220,39 @@ async function submitDecoded(
 const SUBMISSION_BATCH = { parallelFrom: 16, chunk: 8 } as const;
 
 /**
- * Admits the waiting submissions, a turn's worth at a time, in arrival order (an account's
- * operations carry consecutive n_operation). Each batch's signatures are verified first, across the
- * threads, into the signature cache, against the key the pending state gives the signer; admission
- * then finds them there. Whatever that check missed (an unknown signer, a key that changed, a bad
- * signature) admission checks itself, as before: the batch only saves work, it decides nothing.
+ * Runs `run(item)` in `queue`'s turn: the items of one event-loop turn are prepared together
+ * (`prepare`: what only saves work, its failure decides nothing), then run in arrival order, each
+ * starting synchronously so that each sees the pending state the one before it left.
  */
-async function admitWaiting(core: AdmissionCore): Promise<void> {
-  const queue = core.submissions;
+function inTurn<I, R>(
+  queue: TurnQueue<I, R>,
+  item: I,
+  prepare: (batch: I[]) => Promise<void>,
+  run: (item: I) => Promise<R>,
+): Promise<R> {
+  const result = new Promise<R>((resolve, reject) => {
+    queue.waiting.push({ item, resolve, reject });
+  });
+  if (!queue.draining) {
+    queue.draining = true;
+    setImmediate(() => void drainTurns(queue, prepare, run));
+  }
+  return result;
+}
+
+async function drainTurns<I, R>(
+  queue: TurnQueue<I, R>,
+  prepare: (batch: I[]) => Promise<void>,
+  run: (item: I) => Promise<R>,
+): Promise<void> {
   try {
     while (queue.waiting.length > 0) {
       const batch = queue.waiting;
       queue.waiting = [];
-      await loadForOperations(
-        core,
-        batch.map((waiting) => waiting.op),
-      );
-      try {
-        await verifyBatchSignatures(core, batch);
-      } catch {
-        // Admission checks every signature the batch did not.
-      }
+      await prepare(batch.map((waiting) => waiting.item)).catch(() => undefined);
       for (const waiting of batch) {
         try {
-          core.requireStore();
-          // admitAndJournal admits synchronously, before its first await: the order holds.
-          waiting.resolve(admitAndJournal(core, waiting.op, waiting.local));
+          waiting.resolve(run(waiting.item));
         } catch (error) {
           waiting.reject(error);
         }
@@ -255,10 +263,28 @@ async function admitWaiting(core: AdmissionCore): Promise<void> {
   }
 }
 
+/**
+ * What a turn's submissions share before they are admitted in arrival order (an account's
+ * operations carry consecutive n_operation): the entries they read are loaded, and their signatures
+ * verified across the threads into the signature cache, against the key the pending state gives the
+ * signer; admission then finds them there. Whatever that check missed (an unknown signer, a key that changed, a bad
+ * signature) admission checks itself, as before: the batch only saves work, it decides nothing.
+ */
+async function prepareSubmissions(
+  core: AdmissionCore,
+  batch: readonly Submission[],
+): Promise<void> {
+  await loadForOperations(
+    core,
+    batch.map((submission) => submission.op),
+  );
+  await verifyBatchSignatures(core, batch);
+}
+
 /** Verifies, on the verifier threads too, the batch's signatures not in the cache yet. */
 async function verifyBatchSignatures(
   core: AdmissionCore,
-  batch: readonly WaitingSubmission[],
+  batch: readonly Submission[],
 ): Promise<void> {
   const ops: Operation[] = [];
   const keys: Uint8Array[] = [];
@@ -303,42 +329,18 @@ export async function signAndSubmit(
   request: SignRequest,
 ): Promise<OperationObject> {
   core.requireStore();
-  const queue = core.signRequests;
-  const result = new Promise<OperationObject>((resolve, reject) => {
-    queue.waiting.push({ request, resolve, reject });
-  });
-  if (!queue.draining) {
-    queue.draining = true;
-    setImmediate(() => void signWaiting(core));
-  }
-  return result;
-}
-
-async function signWaiting(core: AdmissionCore): Promise<void> {
-  const queue = core.signRequests;
-  try {
-    while (queue.waiting.length > 0) {
-      const batch = queue.waiting;
-      queue.waiting = [];
-      await core.root.load(signRequestKeys(core, batch)).catch(() => undefined);
-      for (const waiting of batch) {
-        try {
-          // signNow admits synchronously, before its first await: the order holds.
-          waiting.resolve(signNow(core, waiting.request));
-        } catch (error) {
-          waiting.reject(error);
-        }
-      }
-    }
-  } finally {
-    queue.draining = false;
-  }
+  return inTurn(
+    core.signRequests,
+    request,
+    (batch) => core.root.load(signRequestKeys(core, batch)),
+    (signed) => signNow(core, signed),
+  );
 }
 
 /** What the sign requests read of the committed state: their signers, and what their types name. */
-function signRequestKeys(core: AdmissionCore, batch: readonly WaitingSignRequest[]): StateKeys {
+function signRequestKeys(core: AdmissionCore, batch: readonly SignRequest[]): StateKeys {
   const keys = emptyStateKeys();
-  for (const { request } of batch) {
+  for (const request of batch) {
     try {
       keys.hashes.push(decodeAddress(request.signer, core.prefix, 'signer').hash160);
       core.registry

@@ -1,8 +1,6 @@
 import type { Operation } from '../../operation/operation';
 import type { OperationType } from '../../operation/registry';
 import { StateLayer, type StateView } from '../../state/state-layer';
-import type { SignRequest } from '../chain-types';
-import type { OperationObject } from '../state/presentation';
 import type { JournalRecord } from '../storage/journal';
 
 /** One operation waiting for a block. */
@@ -22,31 +20,20 @@ export interface PendingEntry {
   journal: JournalRecord | undefined;
 }
 
-/** A submitted operation waiting for its turn's signature batch (mempool-admission.ts). */
-export interface WaitingSubmission {
+/** A submission waiting for its turn (mempool-admission.ts): an operation made elsewhere. */
+export interface Submission {
   op: Operation;
   local: boolean;
-  resolve(result: Promise<OperationObject>): void;
-  reject(error: unknown): void;
 }
 
-/** A sign request (signAndSubmit) waiting for its turn's entries to load. */
-export interface WaitingSignRequest {
-  request: SignRequest;
-  resolve(result: Promise<OperationObject>): void;
-  reject(error: unknown): void;
-}
-
-/** Sign requests gathered during one event-loop turn, loaded together, then signed in order. */
-export class SignRequestQueue {
-  waiting: WaitingSignRequest[] = [];
-  draining = false;
-}
-
-/** Submissions gathered during one event-loop turn, admitted together after it. */
-export class SubmissionQueue {
-  waiting: WaitingSubmission[] = [];
-  /** A turn's batch is scheduled or being checked: new submissions only join `waiting`. */
+/**
+ * Work gathered during one event-loop turn, prepared together after it (the entries it reads
+ * loaded, its signatures checked), then run one item after another in arrival order
+ * (mempool-admission.ts: `inTurn`).
+ */
+export class TurnQueue<I, R> {
+  waiting: Array<{ item: I; resolve(result: Promise<R>): void; reject(error: unknown): void }> = [];
+  /** A turn's batch is scheduled or being prepared: new items only join `waiting`. */
   draining = false;
 }
 
