@@ -11,7 +11,7 @@ import {
 import type { RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
 import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
-import { isTokenAddress } from '@chain/tokens';
+import { isTokenAddress, tokenAddressStateKey } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
@@ -64,8 +64,8 @@ export function walletInfoWithKeyState(
 
 /**
  * `read` once the wallets' accounts are in memory: at once when they are, else after loading them
- * from disk off this thread (a state larger than the cache). Whether a wallet that is not a normal
- * one is a token address is read on the spot: rare, and a miss there is a cheap negative lookup.
+ * from disk off this thread (a state larger than the cache), with whether each is a token's address
+ * (asked of every wallet that is not a normal one).
  */
 function afterLoading<T>(
   node: NodeContext,
@@ -73,7 +73,7 @@ function afterLoading<T>(
   read: () => T,
 ): T | Promise<T> {
   const wallets = addresses.map((address) => decodeAddress(address, node.chain.prefix).hash160);
-  const loading = node.chain.loadState({ wallets });
+  const loading = node.chain.loadState({ wallets, spaces: wallets.map(tokenAddressStateKey) });
   return loading === undefined ? read() : loading.then(read);
 }
 

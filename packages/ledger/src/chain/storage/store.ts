@@ -5,6 +5,7 @@ import { ClassicLevel } from 'classic-level';
 import { plainBytes } from '../../codec/byte-reader';
 import { StoreError } from '../../errors';
 import type { StateStore } from '../../state/committed-state';
+import { ReadBatcher } from './read-batcher';
 
 type Bytes = Uint8Array;
 type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
@@ -155,6 +156,8 @@ export const META_PRODUCERS = 'producers';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
+/** Batched state reads out at once: one beside the event loop's core, one more to cover its return. */
+const STATE_READS_IN_FLIGHT = 2;
 /**
  * The layout of the state: absent before the address index (`addresses`: hash160 -> account number)
  * existed, when every account was loaded at start-up and the index built in memory; then
@@ -199,6 +202,11 @@ export class ChainStore implements StateStore {
   private unsynced = false;
   /** The first write that failed: nothing is written after it. */
   private failure: StoreError | undefined;
+  /** The committed state's batched reads: one database call for the reads of many callers. */
+  private readonly reads = new ReadBatcher(async (keys) => {
+    const values = await this.db.getMany(keys);
+    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
+  }, STATE_READS_IN_FLIGHT);
   /** Told of the first failed write. */
   onFailure: ((error: StoreError) => void) | undefined;
 
@@ -339,9 +347,8 @@ export class ChainStore implements StateStore {
     return value === undefined ? undefined : plainBytes(value);
   }
 
-  private async getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
-    const values = await this.db.getMany(keys);
-    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
+  private getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
+    return this.reads.read(keys);
   }
 
   /**
