@@ -23,7 +23,7 @@ function refuse<R extends LedgerReason>(
   message: string,
   param?: string,
 ): LedgerError {
-  return new LedgerError<string>(code, reason, message, param === undefined ? {} : { param });
+  return new LedgerError(code, reason, message, param === undefined ? {} : { param });
 }
 
 export interface ApplyOptions {
