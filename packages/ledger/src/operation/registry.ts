@@ -1,4 +1,5 @@
 import { ErrorCode, type Hashes } from '@chain/crypto';
+import type { OperationReceiver, OperationSender } from '@chain/spec';
 import { LedgerError } from '../errors';
 import type { Genesis } from '../genesis';
 import type { Account } from '../state/account';
@@ -66,19 +67,11 @@ export interface ApplyContext {
   setProducer(account: number, active: boolean): void;
 }
 
-/** One sender line of an operation object (JSON-ready); H/W checks add `amount`. */
-export interface PresentedSender {
-  account: string;
-  payload: string;
-  payload_type: number;
-  amount?: string;
-}
+/** One sender line of an operation object (@chain/spec's `OperationSender`); H/W checks add `amount`. */
+export type PresentedSender = OperationSender;
 
-/** One receiver line of an operation object (JSON-ready); H/W checks add `amount`. */
-export interface PresentedReceiver {
-  account: string;
-  amount?: string;
-}
+/** One receiver line of an operation object (@chain/spec's `OperationReceiver`). */
+export type PresentedReceiver = OperationReceiver;
 
 export type PresentedParty = PresentedSender | PresentedReceiver;
 

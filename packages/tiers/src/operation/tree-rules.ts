@@ -7,7 +7,6 @@ import {
   expirySpace,
   heightKey,
   NO_ACCOUNT,
-  type NodeState,
   type NodeTree,
   type Participant,
   participantSpace,
@@ -91,15 +90,13 @@ export function scheduleExpiry(ctx: ApplyContext, account: number, height: numbe
   ctx.put(expirySpace, heightKey(height), due);
 }
 
-export interface Joining {
-  code: string;
+/** What a wallet joins with: the participant's own fields, and the tree it enters. */
+export interface Joining
+  extends Pick<
+    Participant,
+    'code' | 'state' | 'account' | 'miner' | 'parent' | 'stake' | 'extension'
+  > {
   tree: NodeTree;
-  state: NodeState;
-  account: number;
-  miner: number;
-  parent: number;
-  stake: bigint;
-  extension: boolean;
 }
 
 /**
