@@ -41,7 +41,7 @@ import {
 } from './request-shape.js';
 import { ResultCache, resultCacheKey } from './result-cache.js';
 
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 type JaysonMethod = (params: unknown, context: CallContext, callback: JaysonCallback) => void;
 
 export interface DispatcherOptions {

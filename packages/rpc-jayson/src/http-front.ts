@@ -20,7 +20,7 @@ type FrontConfig = Pick<
   'maxBodyBytes' | 'maxConcurrent' | 'onGet' | 'getRoutes' | 'probeRoutes' | 'isLoopbackAddress'
 >;
 
-export interface HttpFrontOptions {
+interface HttpFrontOptions {
   config: FrontConfig;
   access: AccessRules;
   dispatcher: Dispatcher;

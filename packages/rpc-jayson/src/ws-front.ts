@@ -40,14 +40,14 @@ type WsConfig = Pick<
   | 'isLoopbackAddress'
 >;
 
-export interface WsFrontOptions {
+interface WsFrontOptions {
   config: WsConfig;
   access: AccessRules;
   dispatcher: Dispatcher;
   log?: Logger;
 }
 
-export interface WsFront {
+interface WsFront {
   /** The `upgrade` listener of the node:http server. */
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open WebSocket connections. */

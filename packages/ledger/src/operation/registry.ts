@@ -73,8 +73,6 @@ export type PresentedSender = OperationSender;
 /** One receiver line of an operation object (@chain/spec's `OperationReceiver`). */
 export type PresentedReceiver = OperationReceiver;
 
-export type PresentedParty = PresentedSender | PresentedReceiver;
-
 /** How an operation type describes one of its operations in the SPEC operation object. */
 export interface Presentation {
   amount: bigint;
@@ -129,7 +127,7 @@ export interface BlockHookInfo {
 }
 
 /** The reasons an address reservation may give (INVALID_ACCOUNT ones). */
-export type AddressReservationReason = 'RECEIVER_IS_TOKEN';
+type AddressReservationReason = 'RECEIVER_IS_TOKEN';
 
 /**
  * Addresses a plug-in reserves for itself, which hold no key (a token's address): they must not
