@@ -36,7 +36,6 @@ export {
 } from './chain/consensus/consensus';
 export {
   type ChainTip,
-  compareBytes,
   isPreferredTip,
   recentSignerWindow,
 } from './chain/consensus/fork-choice';
@@ -112,7 +111,6 @@ export {
   type OperationType,
   type Presentation,
   type PresentContext,
-  type PresentedParty,
   type PresentedReceiver,
   type PresentedSender,
   type StateSpace,

@@ -42,7 +42,7 @@ import {
 } from './request-shape.js';
 import { ResultCache, resultCacheKey } from './result-cache.js';
 
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 type JaysonMethod = (params: unknown, context: CallContext, callback: JaysonCallback) => void;
 type JaysonMethodObject = {
   execute(

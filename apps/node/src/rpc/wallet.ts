@@ -24,7 +24,7 @@ import {
   wallet,
 } from './keys';
 
-export type KeyState = 'unlocked' | 'locked' | 'not in key store';
+type KeyState = 'unlocked' | 'locked' | 'not in key store';
 
 /** ACTIVATION_PENDING when an activation of the wallet waits in the mempool, else undefined. */
 function pendingActivationOf(node: NodeContext, address: string): ChainError | undefined {
@@ -41,7 +41,7 @@ function pendingActivationOf(node: NodeContext, address: string): ChainError | u
 }
 
 /** The spec's wallet info object, plus `key_state`: the key store's view of the wallet (DESIGN §2). */
-export function walletInfoWithKeyState(
+function walletInfoWithKeyState(
   node: NodeContext,
   address: string,
 ): WalletInfo & { key_state: KeyState } {

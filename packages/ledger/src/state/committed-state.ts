@@ -18,7 +18,7 @@ export interface StateStore {
 }
 
 /** Decodes a stored space value (the registry's space of that name). */
-export type SpaceDecoder = (space: string, bytes: Uint8Array) => unknown;
+type SpaceDecoder = (space: string, bytes: Uint8Array) => unknown;
 
 /** The entries a block or a submission is expected to read, to load ahead. */
 export interface StateKeys {
@@ -46,9 +46,9 @@ export function spaceKey(space: string, key: string): string {
  * `--expose-gc` on 100,000 entries of each kind (docs/performance.md, "State cache"); they turn
  * `--state-cache-mb` into entry counts.
  */
-export const CACHED_ACCOUNT_BYTES = 540;
-export const CACHED_NUMBER_BYTES = 80;
-export const CACHED_SPACE_BYTES = 360;
+const CACHED_ACCOUNT_BYTES = 540;
+const CACHED_NUMBER_BYTES = 80;
+const CACHED_SPACE_BYTES = 360;
 
 /** How the cache budget is shared: accounts are read most. */
 const ACCOUNT_SHARE = 0.55;
@@ -72,7 +72,7 @@ interface ChangeLog {
   all: boolean;
 }
 
-export interface StateCacheStats {
+interface StateCacheStats {
   accounts: number;
   numbers: number;
   spaces: number;

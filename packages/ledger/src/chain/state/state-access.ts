@@ -14,7 +14,7 @@ export type StateAccessCore = Pick<ChainCore, 'registry' | 'root'>;
  */
 
 /** The committed entries applying `ops` reads: each signer's account, and what each type names. */
-export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operation>): StateKeys {
+function operationStateKeys(core: StateAccessCore, ops: Iterable<Operation>): StateKeys {
   const keys = emptyStateKeys();
   for (const op of ops) {
     if (op.signer !== NEW_ACCOUNT) keys.accounts.push(op.signer);

@@ -145,11 +145,6 @@ export function readHeightKey(key: Uint8Array): number {
 
 export { spaceKey } from '../../state/committed-state';
 
-/** An account number in the address index: big-endian u32. */
-export function encodeAccountNumber(number: number): Uint8Array {
-  return heightKey(number);
-}
-
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
