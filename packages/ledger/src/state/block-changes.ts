@@ -5,7 +5,7 @@ import type { OperationRegistry } from '../operation/registry';
 import { type Account, encodeAccount } from './account';
 import { DELETED, type StateLayer } from './state-layer';
 
-export interface AccountChange {
+interface AccountChange {
   number: number;
   after: Account;
   afterBytes: Uint8Array;
@@ -13,7 +13,7 @@ export interface AccountChange {
   before: Uint8Array | undefined;
 }
 
-export interface SpaceChange {
+interface SpaceChange {
   space: string;
   key: string;
   /** Decoded value after the block; undefined when deleted. */
@@ -80,7 +80,7 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
  * u8 present || [u32 len || value])*` sorted by space then key, then `u8 changed || [u32 n || u32*]`
  * (the new producer set).
  */
-export function encodeStateDiff(changes: BlockChanges): Uint8Array {
+function encodeStateDiff(changes: BlockChanges): Uint8Array {
   const w = new ByteWriter(64 + changes.accounts.length * 110);
   w.u32(changes.accounts.length);
   for (const a of changes.accounts) w.u32(a.number).varBytes16(a.afterBytes);
@@ -112,7 +112,7 @@ export function nextStateRoot(
 }
 
 /** What rolling a block back restores. */
-export interface UndoRecord {
+interface UndoRecord {
   accounts: Array<{ number: number; before: Uint8Array | undefined }>;
   spaces: Array<{ space: string; key: string; before: Uint8Array | undefined }>;
   producers: number[] | undefined;
