@@ -28,4 +28,7 @@ const tokenAddresses: AddressReservation = {
       message: 'the address is a token address, which has no key: native coins sent there are lost',
     };
   },
+  stateKeys(hash160, keys) {
+    keys.spaces.push([tokenSpace.name, tokenKey(hash160)]);
+  },
 };

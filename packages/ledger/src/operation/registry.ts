@@ -138,6 +138,8 @@ export interface AddressReservation {
     ctx: ApplyContext,
     hash160: Uint8Array,
   ): { readonly reason: AddressReservationReason; readonly message: string } | undefined;
+  /** What `reserved` reads of the state for `hash160`, so that it is loaded before the apply. */
+  stateKeys?(hash160: Uint8Array, keys: StateKeys): void;
 }
 
 /** Runs once per block after its operations (rewards). With no hook, fees go to the producer. */

@@ -26,10 +26,15 @@ export interface StateKeys {
   hashes: Uint8Array[];
   /** Pairs of space name and entry key. */
   spaces: Array<[string, string]>;
+  /**
+   * Addresses paid native coins (ApplyContext.coinRecipient): loaded as `hashes`, with what the
+   * registry's address reservations read of them (withReservations, chain/state/state-access.ts).
+   */
+  coinRecipients: Uint8Array[];
 }
 
 export function emptyStateKeys(): StateKeys {
-  return { accounts: [], hashes: [], spaces: [] };
+  return { accounts: [], hashes: [], spaces: [], coinRecipients: [] };
 }
 
 /** Marks, in a cache, an entry known not to exist on disk. */
@@ -241,7 +246,7 @@ export class CommittedState implements StateView {
     try {
       const accounts = new Set(keys.accounts);
       const hashes = new Map<string, Uint8Array>();
-      for (const hash of keys.hashes) {
+      for (const hash of keys.hashes.concat(keys.coinRecipients)) {
         const key = numberKey(hash);
         const known = this.inMemory(NUMBERS, this.numbers, key);
         if (known === undefined) hashes.set(key, hash);
@@ -340,6 +345,7 @@ export class CommittedState implements StateView {
     turn.keys.accounts.push(...keys.accounts);
     turn.keys.hashes.push(...keys.hashes);
     turn.keys.spaces.push(...keys.spaces);
+    turn.keys.coinRecipients.push(...keys.coinRecipients);
     return turn.done;
   }
 
