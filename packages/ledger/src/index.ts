@@ -54,7 +54,11 @@ export type {
 } from './chain/state/presentation';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
 export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
-export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';
+export {
+  CHAIN_DB_OPTIONS,
+  heightKey as accountKey,
+  META_STATE_CHECKSUM,
+} from './chain/storage/store';
 export { type ChainStoreCopy, copyChainStore } from './chain/storage/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';

@@ -6,7 +6,7 @@ describe('GcTally', () => {
   it("adds up the collections of a real node's trace and keeps its other output", () => {
     // About 64 MB of short-lived objects, then a line of the program's own.
     const program =
-      'let kept = 0; for (let i = 0; i < 2e6; i++) { const o = { i, s: "x".repeat(8) }; kept ^= o.i; } process.stdout.write(`done ${kept}\n`);';
+      'let kept = 0; for (let i = 0; i < 2e6; i++) { const o = { i, s: "x".repeat(8) }; kept ^= o.i; } process.stdout.write("done " + kept + "\\n");';
     const run = spawnSync(process.execPath, [GC_TRACE_FLAG, '-e', program], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     const tally = new GcTally();

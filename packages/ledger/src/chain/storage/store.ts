@@ -151,6 +151,13 @@ export const META_PRODUCERS = 'producers';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
+
+/**
+ * How the chain's LevelDB is opened, by the node and by whatever writes a chain database for it (a
+ * copy, the benchmarks' fixtures). LevelDB's own table settings: 1 KiB blocks read faster alone but
+ * made the node slower at 10M accounts (docs/performance.md, "The miss path").
+ */
+export const CHAIN_DB_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
 /** Batched state reads out at once: one beside the event loop's core, one more to cover its return. */
 const STATE_READS_IN_FLIGHT = 2;
 /**
@@ -206,7 +213,7 @@ export class ChainStore implements StateStore {
   onFailure: ((error: StoreError) => void) | undefined;
 
   private constructor(readonly path: string) {
-    this.db = new ClassicLevel<Bytes, Bytes>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    this.db = new ClassicLevel<Bytes, Bytes>(path, CHAIN_DB_OPTIONS);
     this.meta = this.db.sublevel<string, Bytes>('meta', {
       keyEncoding: 'utf8',
       valueEncoding: 'view',
