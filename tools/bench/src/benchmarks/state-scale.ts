@@ -110,7 +110,7 @@ export const ISSUE_SCALE: StateScale = {
   holders: 1_000_000,
   tokenReadSec: 6,
   sendTokenSec: 15,
-  import: { senders: 200, perBlock: 1_000, warmUpBlocks: 5, timedBlocks: 25, runs: 2 },
+  import: { senders: 200, perBlock: 1_000, warmUpBlocks: 5, timedBlocks: 60, runs: 3 },
   fixtureRoot: DEFAULT_FIXTURE_ROOT,
 };
 
