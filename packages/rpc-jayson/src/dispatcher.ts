@@ -81,8 +81,6 @@ export interface Dispatcher {
 
 interface CompiledMethod {
   readonly name: MethodName;
-  /** The name jayson knows it by (jayson refuses the reserved `rpc.` names: see jaysonNameOf). */
-  readonly jaysonName: string;
   /** jayson's method object: the dispatcher has checked the request, so it calls it directly. */
   readonly run: JaysonMethodObject;
   readonly spec: MethodSpec;
@@ -141,11 +139,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const methods = new Map<string, CompiledMethod>();
   for (const name of methodNames) {
     const spec: MethodSpec = catalogue[name];
-    const jaysonName = jaysonNameOf(name);
     methods.set(name, {
       name,
-      jaysonName,
-      run: jaysonServer.getMethod(jaysonName) as unknown as JaysonMethodObject,
+      // The name jayson knows it by: jayson refuses the reserved `rpc.` names (jaysonNameOf).
+      run: jaysonServer.getMethod(jaysonNameOf(name)) as unknown as JaysonMethodObject,
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,

@@ -2,6 +2,7 @@ import type { AddressReservation, OperationRegistry, OperationType } from '@chai
 import { adminTokenOperations } from './operation/admin-token';
 import { createTokenOperation } from './operation/create-token';
 import { sendTokenOperation } from './operation/send-token';
+import { tokenAddressStateKey } from './read';
 import { holderSpace, tokenKey, tokenSpace } from './state';
 
 /** createToken (6/0), sendToken (7/0) and the six adminToken methods (7/1-6). */
@@ -29,6 +30,7 @@ const tokenAddresses: AddressReservation = {
     };
   },
   stateKeys(hash160, keys) {
-    keys.spaces.push([tokenSpace.name, tokenKey(hash160)]);
+    const [space, key] = tokenAddressStateKey(hash160);
+    keys.spaces.push([space.name, key]);
   },
 };
