@@ -1,19 +1,22 @@
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256, shake256 as nobleShake256 } from '@noble/hashes/sha3.js';
 
 /**
- * The two hashes the hot paths need, as an interface so Node can plug in node:crypto
+ * The hashes the hot paths need, as an interface so Node can plug in node:crypto
  * (`nativeHashes` from `@chain/crypto/native`) while browsers keep the pure implementation.
  */
 export interface Hashes {
   sha256(data: Uint8Array): Uint8Array;
   ripemd160(data: Uint8Array): Uint8Array;
+  /** SHAKE256 (FIPS 202) read to `outputLength` bytes: the state root's element vectors. */
+  shake256(data: Uint8Array, outputLength: number): Uint8Array;
 }
 
 export const pureHashes: Hashes = {
   sha256: (data) => nobleSha256(data),
   ripemd160: (data) => nobleRipemd160(data),
+  shake256: (data, outputLength) => nobleShake256(data, { dkLen: outputLength }),
 };
 
 export function sha256(data: Uint8Array): Uint8Array {

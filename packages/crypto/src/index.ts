@@ -52,6 +52,13 @@ export {
   randomPrivateKey,
 } from './keys';
 export {
+  LT_HASH_BYTES,
+  LT_HASH_LANES,
+  LtHash,
+  type LtHashElement,
+  ltHashElement,
+} from './lthash';
+export {
   type DecodedSignedMessage,
   decodeSignedMessage,
   MESSAGE_PREFIX,

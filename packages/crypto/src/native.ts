@@ -2,7 +2,7 @@
  * Node-only fast paths behind the same interfaces as the pure ones: libsecp256k1 through the
  * `secp256k1` package's native binding, and node:crypto's one-shot hashes.
  */
-import { hash as nodeHash } from 'node:crypto';
+import { createHash, hash as nodeHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Secp256k1Native from 'secp256k1';
 import { CryptoError, ErrorCode } from './errors';
@@ -131,4 +131,6 @@ export const nativeHashes: Hashes = {
   ripemd160: nodeSupports('ripemd160')
     ? (data) => nodeDigest('ripemd160', data)
     : (data) => pureHashes.ripemd160(data),
+  // A Buffer of its own memory (offset 0, never the pool): the lattice hash reads it as words.
+  shake256: (data, outputLength) => createHash('shake256', { outputLength }).update(data).digest(),
 };

@@ -79,6 +79,7 @@ export const LEDGER_BLAME = {
   CORRUPT_DATADIR: 'none',
   DATADIR_IN_USE: 'none',
   DATADIR_TOO_NEW: 'none',
+  DATADIR_TOO_OLD: 'none',
   DATADIR_UNUSABLE: 'none',
   GENESIS_MISMATCH: 'none',
   STORE_FAILED: 'none',

@@ -1,4 +1,4 @@
-import { ErrorCode, getPublicKey, type Hashes, type Secp256k1Backend } from '@chain/crypto';
+import { ErrorCode, getPublicKey, type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { withDefaults } from '@chain/spec';
 import { type Block, decodeBlock, ZERO_HASH } from '../block/block';
@@ -15,6 +15,7 @@ import type { ApplyEnv } from '../state/apply-context';
 import type { SignatureCheck } from '../state/apply-operation';
 import { CommittedState } from '../state/committed-state';
 import { RecentMap } from '../state/recent-map';
+import { StateLattice } from '../state/state-lattice';
 import { hashKey } from '../state/state-layer';
 import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
@@ -81,7 +82,10 @@ export class ChainCore {
     hash: ZERO_HASH,
     timestamp: 0,
     stateRoot: ZERO_HASH,
+    stateVector: LtHash.identity(),
   };
+  /** Moves the head's state vector by each block's changes, with the elements of recent values. */
+  readonly lattice: StateLattice;
   checksum = new StateChecksum();
   /** Cumulative weight of the head (fork choice), persisted beside the head record. */
   headWeight = 0;
@@ -101,7 +105,10 @@ export class ChainCore {
   readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
-  readonly heapGuard = new HeapGuard(() => this.root.shrink());
+  readonly heapGuard = new HeapGuard(() => {
+    this.root.shrink();
+    this.lattice.clear();
+  });
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;
@@ -121,6 +128,7 @@ export class ChainCore {
     this.secp = options.secp256k1 ?? nativeSecp256k1;
     this.hashes = options.hashes ?? nativeHashes;
     this.registry = options.registry ?? createRegistry();
+    this.lattice = new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;

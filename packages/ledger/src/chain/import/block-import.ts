@@ -8,7 +8,8 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
-import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import { collectChanges } from '../../state/block-changes';
+import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import {
   type AheadBlock,
@@ -37,6 +38,7 @@ export type ImportCore = Pick<
   | 'genesis'
   | 'genesisHash'
   | 'hashes'
+  | 'lattice'
   | 'headState'
   | 'importListeners'
   | 'importsWaiting'
@@ -347,7 +349,8 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     operations: ops.length,
   });
   const changes = collectChanges(layer, registry);
-  if (!equalBytes(header.stateRoot, nextStateRoot(head.stateRoot, changes, core.hashes))) {
+  const stateVector = core.lattice.apply(head.stateVector, changes);
+  if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
   }
   return {
@@ -359,6 +362,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     ops,
     layer,
     changes,
+    stateVector,
     fees,
     zeroFee,
     verifiedKeys,

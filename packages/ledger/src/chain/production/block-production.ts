@@ -10,7 +10,8 @@ import {
 import { LedgerError } from '../../errors';
 import type { Operation } from '../../operation/operation';
 import { applyOperation } from '../../state/apply-operation';
-import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import { collectChanges } from '../../state/block-changes';
+import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { type ExecutedBlock, feeSummary, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -32,6 +33,7 @@ export type ProductionCore = Pick<
   | 'genesis'
   | 'genesisHash'
   | 'hashes'
+  | 'lattice'
   | 'headState'
   | 'mempool'
   | 'publicKeyOf'
@@ -121,6 +123,7 @@ export function produceBlock(
     const { fees, zeroFee } = feeSummary(ops);
     runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
     const changes = collectChanges(layer, core.registry);
+    const stateVector = core.lattice.apply(core.headState.stateVector, changes);
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,
@@ -130,7 +133,7 @@ export function produceBlock(
         ops.map((op) => op.digest),
         core.hashes,
       ),
-      stateRoot: nextStateRoot(core.headState.stateRoot, changes, core.hashes),
+      stateRoot: stateRootOf(stateVector, core.hashes),
       ver: core.genesis.ver,
       ver_a: core.genesis.ver_a,
       payload: new Uint8Array(0),
@@ -153,6 +156,7 @@ export function produceBlock(
       ops,
       layer,
       changes,
+      stateVector,
       fees,
       zeroFee,
     };

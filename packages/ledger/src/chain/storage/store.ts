@@ -156,16 +156,15 @@ export const META_PRODUCERS = 'producers';
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
 /**
- * The layout of the state: absent before the address index (`addresses`: hash160 -> account number)
- * existed, when every account was loaded at start-up and the index built in memory; then
- * STATE_FORMAT_INDEXED. chain-boot.ts migrates the older layout in place.
+ * The layout of the data directory: absent before the address index existed, 2 with it while the
+ * state root was a hash chain of per-block diffs, STATE_FORMAT_LATTICE since the state root
+ * commits to the whole state (an LtHash vector kept in the head record). The block hashes of an
+ * older chain are not those of the same chain now, so chain-boot.ts refuses it (DATADIR_TOO_OLD).
  */
 export const META_STATE_FORMAT = 'state-format';
-export const STATE_FORMAT_INDEXED = 2;
+export const STATE_FORMAT_LATTICE = 3;
 /** The state checksum (StateChecksum) the head block left. */
 export const META_STATE_CHECKSUM = 'state-checksum';
-/** Where versions before the CRC checksum kept a SHA-256 one. */
-export const META_LEGACY_CHECKSUM = 'checksum';
 
 /** Batches committed one after another, written together (ChainStore.commit). */
 interface CommitGroup {
