@@ -53,6 +53,7 @@ export type {
   OperationObject,
   WalletInfo,
 } from './chain/state/presentation';
+export { resealHead } from './chain/storage/head-reseal';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
 export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
 export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chainwallet as cw  # noqa: E402
 import ripemd160  # noqa: E402
+import state_root  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 WIRE = (DOCS / "wire-format.md").read_text(encoding="utf-8")
@@ -338,6 +339,42 @@ class Layouts(unittest.TestCase):
             "nodeStep1", 1, 2, 0, stake=100, miner=b"\x22" * 20, penalty=10, extension=True
         )
         self.assertEqual(op[11:].hex(), "00" + "0164" + "22" * 20 + "0a" + "01")
+
+
+class StateRootExample(unittest.TestCase):
+    """The worked state root of wire-format.md, from state_root.py (hashlib.shake_256) alone."""
+
+    def test_entries_elements_vector_and_root(self):
+        values = labelled_values(section(WIRE, "Worked example: a state root"))
+        account = bytes.fromhex(values["account 0 value"])
+        entries = {
+            "account": state_root.account_entry(0, account),
+            "space": state_root.space_entry("memo", "h1", bytes.fromhex("00000007")),
+            "producers": state_root.producers_entry([0]),
+        }
+        vector = state_root.LtHash()
+        for name, entry in entries.items():
+            self.assertEqual(entry.hex(), values[f"{name} entry"])
+            element = struct.pack("<4H", *state_root.element(entry)[:4])
+            self.assertEqual(element.hex(), values[f"{name} element, first 8 bytes"])
+            vector.add(entry)
+        self.assertEqual(vector.to_bytes()[:8].hex(), values["vector, first 8 bytes"])
+        self.assertEqual(hashlib.sha256(vector.to_bytes()).hexdigest(), values["SHA-256 of the vector"])
+        self.assertEqual(vector.state_root().hex(), values["state root"])
+        vector.remove(entries["space"])
+        self.assertEqual(vector.state_root().hex(), values["state root without the space entry"])
+
+    def test_order_does_not_matter_and_removal_undoes(self):
+        entries = [state_root.account_entry(n, bytes([n])) for n in range(4)]
+        forward, backward = state_root.LtHash(), state_root.LtHash()
+        for entry in entries:
+            forward.add(entry)
+        for entry in reversed(entries):
+            backward.add(entry)
+        self.assertEqual(forward.to_bytes(), backward.to_bytes())
+        for entry in entries:
+            forward.remove(entry)
+        self.assertEqual(forward.to_bytes(), bytes(2048))
 
 
 if __name__ == "__main__":
