@@ -57,6 +57,7 @@ export {
   LtHash,
   type LtHashElement,
   ltHashElement,
+  ltHashElementOf,
 } from './lthash';
 export {
   type DecodedSignedMessage,

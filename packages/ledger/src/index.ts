@@ -135,3 +135,5 @@ export {
 } from './operation/typed-request';
 export type { OperationCodec } from './operation/wire';
 export { type Account, encodeAccount, newAccount, type Timelock } from './state/account';
+export type { BlockChanges } from './state/block-changes';
+export { type ElementHasher, StateLattice } from './state/state-lattice';

@@ -128,7 +128,7 @@ export class ChainCore {
     this.secp = options.secp256k1 ?? nativeSecp256k1;
     this.hashes = options.hashes ?? nativeHashes;
     this.registry = options.registry ?? createRegistry();
-    this.lattice = new StateLattice(this.hashes);
+    this.lattice = options.stateLattice ?? new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bytesToHex, LtHash, ltHashElement } from '@chain/crypto';
+import { bytesToHex, LT_HASH_BYTES, LtHash, ltHashElement } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockSigningHash, decodeBlock, encodeBlock, encodeBlockHeader } from '../block/block';
@@ -28,6 +28,7 @@ import {
 } from '../testing/temp-chain';
 import { type Chain, createChain } from './chain';
 import { decodeHead, encodeHead } from './chain-records';
+import { VerifierPool } from './import/verifier-pool';
 import { StateChecksum } from './storage/state-checksum';
 import {
   ChainStore,
@@ -163,6 +164,62 @@ describe('StateLattice', () => {
     for (const lattice of [cached, uncached, cached]) {
       expect(lattice.apply(withEmptyProducers, changes).equals(expected)).toBe(true);
     }
+  });
+
+  it('gives the same vector with its elements hashed on worker threads, an unchanged entry adding nothing', async () => {
+    const pool = new VerifierPool(nativeSecp256k1, 1);
+    cleanups.push(() => pool.close());
+    const account = (n: number, balance: bigint) =>
+      encodeAccount({ ...newAccount(n, new Uint8Array(20)), balance });
+    // Enough changes for a batch the worker shares (HASH_PARALLEL_THRESHOLD).
+    const accounts = Array.from({ length: 100 }, (_, n) => ({
+      number: n,
+      after: newAccount(n, new Uint8Array(20)),
+      afterBytes: account(n, n % 10 === 0 ? 1n : 2n),
+      before: n % 3 === 0 ? undefined : account(n, 1n),
+    }));
+    const changes = {
+      accounts,
+      spaces: [
+        { space: 'memo', key: 'k', afterValue: 1, afterBytes: undefined, before: text('v') },
+      ],
+      producers: { before: [], after: [1] },
+    };
+    const start = LtHash.identity();
+    const add = (entry: Uint8Array) => start.add(ltHashElement(nativeHashes, entry));
+    for (const a of accounts)
+      if (a.before !== undefined) add(encodeAccountEntry(a.number, a.before));
+    add(encodeSpaceEntry('memo', 'k', text('v')));
+    add(encodeProducersEntry(encodeProducerList([])));
+    const expected = LtHash.identity();
+    for (const a of accounts) {
+      expected.add(ltHashElement(nativeHashes, encodeAccountEntry(a.number, a.afterBytes)));
+    }
+    expected.add(ltHashElement(nativeHashes, encodeProducersEntry(encodeProducerList([1]))));
+    const hashed: number[] = [];
+    const hashMany = (entries: readonly Uint8Array[]) => {
+      hashed.push(entries.length);
+      return pool.shake256Many(entries, LT_HASH_BYTES);
+    };
+    const lattice = new StateLattice(nativeHashes);
+    expect((await lattice.applyWith(start, changes, hashMany)).equals(expected)).toBe(true);
+    // 100 afters, 66 befores, less the 6 accounts whose bytes did not change; the space entry's
+    // before; the producer set's before and after.
+    expect(hashed).toEqual([100 + 66 - 2 * 6 + 1 + 2]);
+    expect(new StateLattice(nativeHashes, 0).apply(start, changes).equals(expected)).toBe(true);
+    // A second block finds remembered the elements the first added, not those of the 6 unchanged.
+    const back = {
+      accounts: accounts.map((a) => ({
+        ...a,
+        before: a.afterBytes,
+        afterBytes: account(a.number, 3n),
+      })),
+      spaces: [],
+      producers: undefined,
+    };
+    const next = await lattice.applyWith(expected, back, hashMany);
+    expect(hashed[1]).toBe(100 + 6);
+    expect(next.equals(new StateLattice(nativeHashes, 0).apply(expected, back))).toBe(true);
   });
 
   it('separates entries of different kinds, keys and values', () => {

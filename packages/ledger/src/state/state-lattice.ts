@@ -1,4 +1,10 @@
-import { type Hashes, type LtHash, type LtHashElement, ltHashElement } from '@chain/crypto';
+import {
+  type Hashes,
+  type LtHash,
+  type LtHashElement,
+  ltHashElement,
+  ltHashElementOf,
+} from '@chain/crypto';
 import type { BlockChanges } from './block-changes';
 import { encodeProducerList } from './producer-list';
 import { RecentMap } from './recent-map';
@@ -88,6 +94,20 @@ interface Remembered {
   element: LtHashElement;
 }
 
+/**
+ * Element vectors of many entries at once, in order: SHAKE256 of each read to LT_HASH_BYTES
+ * bytes (e.g. `VerifierPool.shake256Many`, on the worker threads).
+ */
+export type ElementHasher = (entries: readonly Uint8Array[]) => Promise<Uint8Array[]>;
+
+/** One element a block's changes remove or add. */
+interface Term {
+  id: string;
+  value: Uint8Array;
+  encode: () => Uint8Array;
+  add: boolean;
+}
+
 /** Moves state vectors by changes, remembering recent elements (one per entry). */
 export class StateLattice {
   private readonly recent: RecentMap<string, Remembered>;
@@ -100,11 +120,16 @@ export class StateLattice {
   }
 
   private element(id: string, value: Uint8Array, encode: () => Uint8Array): LtHashElement {
-    const known = this.recent.get(id);
-    if (known !== undefined && sameBytes(known.value, value)) return known.element;
+    const known = this.known(id, value);
+    if (known !== undefined) return known;
     const element = ltHashElement(this.hashes, encode());
     this.recent.set(id, { value, element });
     return element;
+  }
+
+  private known(id: string, value: Uint8Array): LtHashElement | undefined {
+    const known = this.recent.get(id);
+    return known !== undefined && sameBytes(known.value, value) ? known.element : undefined;
   }
 
   /** Forgets every remembered element (memory is short). */
@@ -126,21 +151,74 @@ export class StateLattice {
 
   /** The vector after a block's changes, from the vector before (which is left as it was). */
   apply(vector: LtHash, changes: BlockChanges): LtHash {
+    const terms = termsOf(changes);
+    const elements = terms.map((t) => this.known(t.id, t.value));
+    for (let i = 0; i < terms.length; i++) {
+      elements[i] ??= ltHashElement(this.hashes, terms[i]!.encode());
+    }
+    return this.sum(vector, terms, elements as LtHashElement[]);
+  }
+
+  /**
+   * `apply` with the elements not remembered computed by `hashMany` in one batch (on the worker
+   * threads while the calling thread takes its share). The elements remembered are taken before
+   * the batch, so what happens meanwhile cannot change the result.
+   */
+  async applyWith(vector: LtHash, changes: BlockChanges, hashMany: ElementHasher): Promise<LtHash> {
+    const terms = termsOf(changes);
+    const elements = terms.map((t) => this.known(t.id, t.value));
+    const missing: number[] = [];
+    for (let i = 0; i < terms.length; i++) if (elements[i] === undefined) missing.push(i);
+    const computed = await hashMany(missing.map((i) => terms[i]!.encode()));
+    for (let j = 0; j < missing.length; j++) elements[missing[j]!] = ltHashElementOf(computed[j]!);
+    return this.sum(vector, terms, elements as LtHashElement[]);
+  }
+
+  /** Sums the terms into a copy of `vector`; the values added are remembered for later blocks. */
+  private sum(vector: LtHash, terms: readonly Term[], elements: readonly LtHashElement[]): LtHash {
     const next = vector.copy();
-    for (const a of changes.accounts) {
-      if (a.before !== undefined) next.remove(this.account(a.number, a.before));
-      next.add(this.account(a.number, a.afterBytes));
-    }
-    for (const s of changes.spaces) {
-      if (s.before !== undefined) next.remove(this.space(s.space, s.key, s.before));
-      if (s.afterBytes !== undefined) next.add(this.space(s.space, s.key, s.afterBytes));
-    }
-    if (changes.producers !== undefined) {
-      next.remove(this.producers(encodeProducerList(changes.producers.before)));
-      next.add(this.producers(encodeProducerList(changes.producers.after)));
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i]!;
+      if (term.add) {
+        next.add(elements[i]!);
+        this.recent.set(term.id, { value: term.value, element: elements[i]! });
+      } else next.remove(elements[i]!);
     }
     return next;
   }
+}
+
+/**
+ * The elements a block's changes remove (values before) and add (values after). An entry left
+ * with the bytes it had contributes nothing: its removal and addition would cancel.
+ */
+function termsOf(changes: BlockChanges): Term[] {
+  const terms: Term[] = [];
+  const push = (
+    id: string,
+    before: Uint8Array | undefined,
+    after: Uint8Array | undefined,
+    encode: (value: Uint8Array) => Uint8Array,
+  ) => {
+    if (before !== undefined && after !== undefined && sameBytes(before, after)) return;
+    if (before !== undefined)
+      terms.push({ id, value: before, encode: () => encode(before), add: false });
+    if (after !== undefined)
+      terms.push({ id, value: after, encode: () => encode(after), add: true });
+  };
+  for (const a of changes.accounts) {
+    push(`a${a.number}`, a.before, a.afterBytes, (value) => encodeAccountEntry(a.number, value));
+  }
+  for (const s of changes.spaces) {
+    push(`s${s.space}\u0000${s.key}`, s.before, s.afterBytes, (value) =>
+      encodeSpaceEntry(s.space, s.key, value),
+    );
+  }
+  if (changes.producers !== undefined) {
+    const { before, after } = changes.producers;
+    push('p', encodeProducerList(before), encodeProducerList(after), encodeProducersEntry);
+  }
+  return terms;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,4 +1,4 @@
-import { ErrorCode, hash160 } from '@chain/crypto';
+import { ErrorCode, hash160, LT_HASH_BYTES } from '@chain/crypto';
 import {
   type BlockHeader,
   blockSigningHash,
@@ -42,6 +42,7 @@ export type ProductionCore = Pick<
   | 'root'
   | 'secp'
   | 'tasks'
+  | 'verifier'
 > &
   StateAccessCore &
   CommitCore &
@@ -123,7 +124,11 @@ export function produceBlock(
     const { fees, zeroFee } = feeSummary(ops);
     runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
     const changes = collectChanges(layer, core.registry);
-    const stateVector = core.lattice.apply(core.headState.stateVector, changes);
+    const stateVector = await core.lattice.applyWith(
+      core.headState.stateVector,
+      changes,
+      (entries) => core.verifier.shake256Many(entries, LT_HASH_BYTES),
+    );
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,
