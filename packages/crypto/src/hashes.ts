@@ -1,6 +1,7 @@
+import { blake3 as nobleBlake3 } from '@noble/hashes/blake3.js';
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { keccak_256, shake256 as nobleShake256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 /**
  * The hashes the hot paths need, as an interface so Node can plug in node:crypto
@@ -9,14 +10,14 @@ import { keccak_256, shake256 as nobleShake256 } from '@noble/hashes/sha3.js';
 export interface Hashes {
   sha256(data: Uint8Array): Uint8Array;
   ripemd160(data: Uint8Array): Uint8Array;
-  /** SHAKE256 (FIPS 202) read to `outputLength` bytes: the state root's element vectors. */
-  shake256(data: Uint8Array, outputLength: number): Uint8Array;
+  /** BLAKE3 (hash mode) read to `outputLength` bytes: the state root's element vectors. */
+  blake3(data: Uint8Array, outputLength: number): Uint8Array;
 }
 
 export const pureHashes: Hashes = {
   sha256: (data) => nobleSha256(data),
   ripemd160: (data) => nobleRipemd160(data),
-  shake256: (data, outputLength) => nobleShake256(data, { dkLen: outputLength }),
+  blake3: (data, outputLength) => nobleBlake3(data, { dkLen: outputLength }),
 };
 
 export function sha256(data: Uint8Array): Uint8Array {

@@ -4,7 +4,7 @@ import type { Hashes } from './hashes';
  * LtHash16 (Bellare-Micciancio's lattice hash as instantiated by Lewi et al., "Securing Update
  * Propagation with Homomorphic Hashing", 2019, and Solana's accounts lattice hash, SIMD-0215): a
  * multiset hash whose value is a vector of 1024 lanes of u16. The element of a byte string is its
- * SHAKE256 output read to 2048 bytes, lane i being bytes 2i, 2i+1 little-endian; a multiset's
+ * BLAKE3 output read to 2048 bytes (as Solana's), lane i being bytes 2i, 2i+1 little-endian; a multiset's
  * value is the lane-wise sum mod 2^16 of its elements. Adding and removing an element is one
  * vector addition or subtraction, in any order, so the value follows a set that changes by parts.
  */
@@ -23,12 +23,12 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 /** An element vector, as 512 words of two lanes (see `ltHashElement`). */
 export type LtHashElement = Uint32Array;
 
-/** The element of `data`: its 2048-byte SHAKE256 output as lanes. */
+/** The element of `data`: its 2048-byte BLAKE3 output as lanes. */
 export function ltHashElement(hashes: Hashes, data: Uint8Array): LtHashElement {
-  return wordsOf(hashes.shake256(data, LT_HASH_BYTES));
+  return wordsOf(hashes.blake3(data, LT_HASH_BYTES));
 }
 
-/** The element whose SHAKE256 output (LT_HASH_BYTES bytes) was computed elsewhere. */
+/** The element whose BLAKE3 output (LT_HASH_BYTES bytes) was computed elsewhere. */
 export function ltHashElementOf(output: Uint8Array): LtHashElement {
   return wordsOf(output);
 }
@@ -36,7 +36,7 @@ export function ltHashElementOf(output: Uint8Array): LtHashElement {
 function wordsOf(bytes: Uint8Array): Uint32Array {
   if (!LITTLE_ENDIAN) throw new Error('LtHash needs a little-endian platform');
   if (bytes.length !== LT_HASH_BYTES) throw new Error(`an LtHash vector is ${LT_HASH_BYTES} bytes`);
-  // A view when aligned (node:crypto's digests are), a copy otherwise.
+  // A view when aligned (the digests of hash-wasm and @noble are), a copy otherwise.
   return bytes.byteOffset % 4 === 0
     ? new Uint32Array(bytes.buffer, bytes.byteOffset, WORDS)
     : new Uint32Array(bytes.slice().buffer);

@@ -1,7 +1,8 @@
-"""The state root (docs/wire-format.md, "State root"), from the document alone: standard library only.
+"""The state root (docs/wire-format.md, "State root"), from the document alone: standard library only
+(BLAKE3, which hashlib lacks, from blake3.py beside this file).
 
 The state at a height is a set of entries (every account, every state-space entry, the producer
-set). Each entry's canonical encoding is hashed with SHAKE256 to 2048 bytes, read as 1024 u16 lanes
+set). Each entry's canonical encoding is hashed with BLAKE3 to 2048 bytes, read as 1024 u16 lanes
 (little-endian); the state's vector is the lane-wise sum of its entries mod 2^16 (LtHash16), and the
 header's state root (`four_hash`) is SHA-256 of a tag and the vector.
 
@@ -16,6 +17,11 @@ import hashlib
 import json
 import struct
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from blake3 import blake3  # noqa: E402
 
 ENTRY_TAG = b"chain-node/state-entry/1"
 ROOT_TAG = b"chain-node/state-root/1"
@@ -45,7 +51,7 @@ def producers_entry(numbers: list[int]) -> bytes:
 
 
 def element(entry: bytes) -> list[int]:
-    return list(struct.unpack(f"<{LANES}H", hashlib.shake_256(entry).digest(2 * LANES)))
+    return list(struct.unpack(f"<{LANES}H", blake3(entry, 2 * LANES)))
 
 
 class LtHash:

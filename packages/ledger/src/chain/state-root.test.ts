@@ -129,7 +129,7 @@ async function headBlockRoot(chain: Chain): Promise<Uint8Array> {
 }
 
 const PYTHON = process.env.PYTHON ?? 'python3';
-const hasPython = spawnSync(PYTHON, ['-c', 'import hashlib; hashlib.shake_256'], {}).status === 0;
+const hasPython = spawnSync(PYTHON, ['-c', 'import hashlib, struct'], {}).status === 0;
 const STATE_ROOT_PY = join(import.meta.dirname, '../../../../tools/e2e/py/state_root.py');
 
 describe('StateLattice', () => {
@@ -199,7 +199,7 @@ describe('StateLattice', () => {
     const hashed: number[] = [];
     const hashMany = (entries: readonly Uint8Array[]) => {
       hashed.push(entries.length);
-      return pool.shake256Many(entries, LT_HASH_BYTES);
+      return pool.blake3Many(entries, LT_HASH_BYTES, nativeHashes);
     };
     const lattice = new StateLattice(nativeHashes);
     expect((await lattice.applyWith(start, changes, hashMany)).equals(expected)).toBe(true);

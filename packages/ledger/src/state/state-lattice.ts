@@ -95,8 +95,8 @@ interface Remembered {
 }
 
 /**
- * Element vectors of many entries at once, in order: SHAKE256 of each read to LT_HASH_BYTES
- * bytes (e.g. `VerifierPool.shake256Many`, on the worker threads).
+ * Element vectors of many entries at once, in order: BLAKE3 of each read to LT_HASH_BYTES bytes
+ * (e.g. `VerifierPool.blake3Many`, on the worker threads).
  */
 export type ElementHasher = (entries: readonly Uint8Array[]) => Promise<Uint8Array[]>;
 

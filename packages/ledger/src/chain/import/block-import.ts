@@ -350,7 +350,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
   });
   const changes = collectChanges(layer, registry);
   const stateVector = await core.lattice.applyWith(head.stateVector, changes, (entries) =>
-    core.verifier.shake256Many(entries, LT_HASH_BYTES),
+    core.verifier.blake3Many(entries, LT_HASH_BYTES, core.hashes),
   );
   if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');

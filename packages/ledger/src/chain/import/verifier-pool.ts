@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { Secp256k1Backend } from '@chain/crypto';
+import { type Hashes, LT_HASH_BYTES, type Secp256k1Backend } from '@chain/crypto';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -21,11 +20,26 @@ export interface VerifyItem {
 // chunks of signatures: they would otherwise wait behind the blocks queued ahead.
 const WORKER_SOURCE = `
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
 const binding = require(workerData.bindingPath);
 const hashPort = workerData.hashPort;
+// hash-wasm's BLAKE3, one hasher per output length once compiled; a job the worker has none for
+// yet is left to the calling thread.
+const hashers = new Map();
+function hasherOf(outputLength) {
+  const hasher = hashers.get(outputLength);
+  if (hasher !== undefined || workerData.hashWasmPath === undefined) return hasher;
+  hashers.set(outputLength, null);
+  require(workerData.hashWasmPath).createBLAKE3(outputLength * 8).then(
+    (created) => hashers.set(outputLength, created),
+    () => undefined,
+  );
+  return null;
+}
+hasherOf(workerData.hashLength);
 function hashJob(message) {
   const { id, count, chunk, data, offsets, out, counters, outputLength } = message;
+  const hasher = hasherOf(outputLength);
+  if (!hasher) return;
   const chunks = Math.ceil(count / chunk);
   for (;;) {
     const c = Atomics.add(counters, 0, 1);
@@ -33,7 +47,7 @@ function hashJob(message) {
     const to = Math.min(count, (c + 1) * chunk);
     for (let i = c * chunk; i < to; i++) {
       const input = data.subarray(offsets[i], offsets[i + 1]);
-      out.set(createHash('shake256', { outputLength }).update(input).digest(), i * outputLength);
+      out.set(hasher.init().update(input).digest('binary'), i * outputLength);
     }
     if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
   }
@@ -94,6 +108,16 @@ function bindingPath(): string | undefined {
     return createRequire(require.resolve('@chain/crypto/package.json')).resolve(
       'secp256k1/bindings',
     );
+  } catch {
+    return undefined;
+  }
+}
+
+/** hash-wasm, as `@chain/crypto/native` uses it (the workers' BLAKE3). */
+function hashWasmPath(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    return createRequire(require.resolve('@chain/crypto/package.json')).resolve('hash-wasm');
   } catch {
     return undefined;
   }
@@ -181,11 +205,11 @@ class Job {
 
 /** Below this many inputs a hash batch is computed on the calling thread alone. */
 export const HASH_PARALLEL_THRESHOLD = 64;
-/** Inputs per chunk of a hash batch (about 0.1 ms of SHAKE256 to 2 KiB each). */
+/** Inputs per chunk of a hash batch (about 0.1 ms of BLAKE3 to 2 KiB each). */
 const HASH_CHUNK = 16;
 
 /**
- * A batch of SHAKE256 outputs in shared memory, claimed by chunks as signature jobs are: the
+ * A batch of BLAKE3 outputs in shared memory, claimed by chunks as signature jobs are: the
  * inputs packed one after another with their offsets, the outputs one after another.
  */
 class HashJob {
@@ -204,6 +228,7 @@ class HashJob {
     readonly id: number,
     inputs: readonly Uint8Array[],
     readonly outputLength: number,
+    private readonly hashes: Hashes,
   ) {
     this.count = inputs.length;
     this.chunks = Math.ceil(inputs.length / this.chunk);
@@ -231,10 +256,7 @@ class HashJob {
     const to = Math.min(this.count, (chunk + 1) * this.chunk);
     for (let i = chunk * this.chunk; i < to; i++) {
       const input = this.data.subarray(this.offsets[i], this.offsets[i + 1]);
-      const output = createHash('shake256', { outputLength: this.outputLength })
-        .update(input)
-        .digest();
-      this.out.set(output, i * this.outputLength);
+      this.out.set(this.hashes.blake3(input, this.outputLength), i * this.outputLength);
     }
   }
 
@@ -320,7 +342,12 @@ export class VerifierPool {
       const { port1, port2 } = new MessageChannel();
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { bindingPath: path, hashPort: port2 },
+        workerData: {
+          bindingPath: path,
+          hashWasmPath: hashWasmPath(),
+          hashLength: LT_HASH_BYTES,
+          hashPort: port2,
+        },
         transferList: [port2],
       });
       worker.unref();
@@ -488,15 +515,19 @@ export class VerifierPool {
   }
 
   /**
-   * SHAKE256 of each input read to `outputLength` bytes, in order (the state root's elements):
-   * the workers take chunks, between two chunks of signatures if they are verifying, and so does
-   * the calling thread, which waits for the batch anyway.
+   * BLAKE3 of each input read to `outputLength` bytes, in order (the state root's elements): the
+   * workers take chunks (hash-wasm's BLAKE3), between two chunks of signatures if they are
+   * verifying, and so does the calling thread with `hashes`, which waits for the batch anyway.
    */
-  async shake256Many(inputs: readonly Uint8Array[], outputLength: number): Promise<Uint8Array[]> {
+  async blake3Many(
+    inputs: readonly Uint8Array[],
+    outputLength: number,
+    hashes: Hashes,
+  ): Promise<Uint8Array[]> {
     if (inputs.length < HASH_PARALLEL_THRESHOLD || !this.start()) {
-      return inputs.map((input) => createHash('shake256', { outputLength }).update(input).digest());
+      return inputs.map((input) => hashes.blake3(input, outputLength));
     }
-    const job = new HashJob(this.nextId++, inputs, outputLength);
+    const job = new HashJob(this.nextId++, inputs, outputLength, hashes);
     this.hashJobs.set(job.id, job);
     const message = {
       id: job.id,

@@ -127,7 +127,7 @@ export function produceBlock(
     const stateVector = await core.lattice.applyWith(
       core.headState.stateVector,
       changes,
-      (entries) => core.verifier.shake256Many(entries, LT_HASH_BYTES),
+      (entries) => core.verifier.blake3Many(entries, LT_HASH_BYTES, core.hashes),
     );
     const header: BlockHeader = {
       height,
