@@ -1,5 +1,6 @@
 import {
   type Hashes,
+  LT_HASH_BYTES,
   type LtHash,
   type LtHashElement,
   ltHashElement,
@@ -100,9 +101,15 @@ interface Remembered {
  */
 export type ElementHasher = (entries: readonly Uint8Array[]) => Promise<Uint8Array[]>;
 
+/**
+ * Which entry an element is of: an account by its number (a number key costs no string to build
+ * and hash), a space entry `s<space>\0<key>`, the producer set 'p'.
+ */
+type EntryId = number | string;
+
 /** One element a block's changes remove or add. */
 interface Term {
-  id: string;
+  id: EntryId;
   value: Uint8Array;
   encode: () => Uint8Array;
   add: boolean;
@@ -110,7 +117,7 @@ interface Term {
 
 /** Moves state vectors by changes, remembering recent elements (one per entry). */
 export class StateLattice {
-  private readonly recent: RecentMap<string, Remembered>;
+  private readonly recent: RecentMap<EntryId, Remembered>;
 
   constructor(
     private readonly hashes: Hashes,
@@ -119,7 +126,7 @@ export class StateLattice {
     this.recent = new RecentMap(capacity);
   }
 
-  private element(id: string, value: Uint8Array, encode: () => Uint8Array): LtHashElement {
+  private element(id: EntryId, value: Uint8Array, encode: () => Uint8Array): LtHashElement {
     const known = this.known(id, value);
     if (known !== undefined) return known;
     const element = ltHashElement(this.hashes, encode());
@@ -127,7 +134,7 @@ export class StateLattice {
     return element;
   }
 
-  private known(id: string, value: Uint8Array): LtHashElement | undefined {
+  private known(id: EntryId, value: Uint8Array): LtHashElement | undefined {
     const known = this.recent.get(id);
     return known !== undefined && sameBytes(known.value, value) ? known.element : undefined;
   }
@@ -138,7 +145,7 @@ export class StateLattice {
   }
 
   account(number: number, value: Uint8Array): LtHashElement {
-    return this.element(`a${number}`, value, () => encodeAccountEntry(number, value));
+    return this.element(number, value, () => encodeAccountEntry(number, value));
   }
 
   space(space: string, key: string, value: Uint8Array): LtHashElement {
@@ -170,7 +177,23 @@ export class StateLattice {
     const missing: number[] = [];
     for (let i = 0; i < terms.length; i++) if (elements[i] === undefined) missing.push(i);
     const computed = await hashMany(missing.map((i) => terms[i]!.encode()));
-    for (let j = 0; j < missing.length; j++) elements[missing[j]!] = ltHashElementOf(computed[j]!);
+    // The elements of values added are remembered: copied out of the batch's buffer, which would
+    // otherwise stay alive for one of them, into one buffer for the block rather than one each.
+    let added = 0;
+    for (const i of missing) if (terms[i]!.add) added++;
+    const kept = new Uint32Array(added * (LT_HASH_BYTES / 4));
+    let at = 0;
+    for (let j = 0; j < missing.length; j++) {
+      const i = missing[j]!;
+      const element = ltHashElementOf(computed[j]!);
+      if (!terms[i]!.add) elements[i] = element;
+      else {
+        const copy = kept.subarray(at, at + element.length);
+        copy.set(element);
+        at += element.length;
+        elements[i] = copy;
+      }
+    }
     return this.sum(vector, terms, elements as LtHashElement[]);
   }
 
@@ -195,7 +218,7 @@ export class StateLattice {
 function termsOf(changes: BlockChanges): Term[] {
   const terms: Term[] = [];
   const push = (
-    id: string,
+    id: EntryId,
     before: Uint8Array | undefined,
     after: Uint8Array | undefined,
     encode: (value: Uint8Array) => Uint8Array,
@@ -207,7 +230,7 @@ function termsOf(changes: BlockChanges): Term[] {
       terms.push({ id, value: after, encode: () => encode(after), add: true });
   };
   for (const a of changes.accounts) {
-    push(`a${a.number}`, a.before, a.afterBytes, (value) => encodeAccountEntry(a.number, value));
+    push(a.number, a.before, a.afterBytes, (value) => encodeAccountEntry(a.number, value));
   }
   for (const s of changes.spaces) {
     push(`s${s.space}\u0000${s.key}`, s.before, s.afterBytes, (value) =>

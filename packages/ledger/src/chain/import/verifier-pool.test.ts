@@ -104,7 +104,6 @@ describe('VerifierPool', () => {
       expect(outputs.map((o) => Buffer.from(o).toString('hex'))).toEqual(
         batch.map((input) => Buffer.from(pureHashes.blake3(input, length)).toString('hex')),
       );
-      for (const output of outputs) expect(output.buffer).toBeInstanceOf(ArrayBuffer);
     };
     await expectHashes(inputs, 2048);
     // The worker busy with a background batch of signatures takes hash chunks between its own.
