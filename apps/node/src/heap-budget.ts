@@ -29,7 +29,7 @@ import {
 } from 'node:worker_threads';
 
 /** Signals the node stops on gracefully; the main thread hands them on to the worker. */
-export const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** What the budget thread's workerData carries (and how the worker knows it is one). */
 interface BudgetWorkerData {
@@ -46,7 +46,7 @@ interface PlacementWorkerData {
 }
 
 /** The placement thread's one message: where the command runs, and the node's budget. */
-export type PlacementReport =
+type PlacementReport =
   | { placement: 'budget-thread'; maxHeapMb: number }
   | { placement: 'main-thread' };
 

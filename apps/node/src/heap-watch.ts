@@ -2,7 +2,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from './logger';
 
 /** Share of the heap limit in use above which the node warns. */
-export const HEAP_WARN_SHARE = 0.85;
+const HEAP_WARN_SHARE = 0.85;
 const CHECK_EVERY_MS = 30_000;
 const WARN_AT_MOST_EVERY_MS = 10 * 60_000;
 

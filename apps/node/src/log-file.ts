@@ -30,7 +30,7 @@ export interface RotatingFile {
   readonly path: string;
 }
 
-export interface RotatingFileOptions {
+interface RotatingFileOptions {
   path: string;
   /** The live file is rotated before a write would take it past this many bytes. */
   maxBytes: number;
@@ -52,7 +52,7 @@ export function parseLogFileSize(text: string): number {
 }
 
 /** The name of the `index`-th rotation of `path` (`node.log.1` is the newest). */
-export function rotatedName(path: string, index: number): string {
+function rotatedName(path: string, index: number): string {
   return `${path}.${index}`;
 }
 

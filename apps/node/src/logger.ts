@@ -5,14 +5,7 @@ import type { LogLevel } from './options';
 
 export type { Logger };
 
-export const LOG_LEVELS: readonly LogLevel[] = [
-  'trace',
-  'debug',
-  'info',
-  'warn',
-  'error',
-  'silent',
-];
+const LOG_LEVELS: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'silent'];
 
 /**
  * The parts of the node whose level can be set apart (`--log-level info,p2p=debug,rpc=warn`); a
@@ -46,7 +39,7 @@ const SECRET_KEYS = [
   'rpcPassword',
 ];
 
-export interface LogLevels {
+interface LogLevels {
   level: LogLevel;
   modules: Partial<Record<LogModule, LogLevel>>;
 }

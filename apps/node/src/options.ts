@@ -91,7 +91,7 @@ export const DEFAULT_METRICS_PORT = 9715;
  * 262,144 mined operations (10-21 MB of heap): what 256 held before still fits. A larger state
  * needs a larger budget: past it the node stops with a message naming --max-heap-mb.
  */
-export const DEFAULT_MAX_HEAP_MB = 240;
+const DEFAULT_MAX_HEAP_MB = 240;
 
 /**
  * One flag of `chain-node start`, declared in its group beside the defaults it overrides: the
@@ -99,7 +99,7 @@ export const DEFAULT_MAX_HEAP_MB = 240;
  * the field's in the group's defaults, unless `shownDefault` says what applies when it is unset
  * (another package's default, a derived path, nothing).
  */
-export interface StartFlag {
+interface StartFlag {
   readonly option: keyof NodeOptions;
   readonly type: 'string' | 'number' | 'boolean' | 'array';
   readonly describe: string;
@@ -113,7 +113,7 @@ export interface StartFlag {
 }
 
 /** A group of flags (a heading of `chain-node start --help`) with the defaults they override. */
-export interface StartFlagGroup {
+interface StartFlagGroup {
   readonly title: string;
   readonly defaults: Readonly<Partial<NodeOptions>>;
   readonly flags: Readonly<Record<string, StartFlag>>;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { GetRoute } from '@chain/rpc-jayson';
 
 /** What GET /ready answers from: nodeStatus's `ready` and why not (rpc/network.ts `readiness`). */
-export type Readiness = () => { ready: boolean; reason: string };
+type Readiness = () => { ready: boolean; reason: string };
 
 function sendJson(res: ServerResponse, status: number, body: object): void {
   const text = JSON.stringify(body);

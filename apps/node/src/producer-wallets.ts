@@ -20,7 +20,7 @@ import type { ProducerKeys } from './producer-keys';
 export const LOCKED_PRODUCER_WARNING =
   'producer wallet is locked: this node signs none of its blocks until unlockWallet with its passphrase';
 
-export function unloadedProducerWallets(
+function unloadedProducerWallets(
   chain: Chain,
   keystore: KeyStore,
   producerKeys: ProducerKeys,

@@ -1,7 +1,7 @@
 import type { SyncProgress } from '@chain/p2p-libp2p';
 import type { Logger } from './logger';
 
-export interface SyncProgressReport {
+interface SyncProgressReport {
   current: number;
   highest: number;
   percent: number;

@@ -4,7 +4,7 @@
  */
 import { TimeoutError, TransportError } from './errors.js';
 
-export interface HttpTransportOptions {
+interface HttpTransportOptions {
   url: string;
   timeoutMs: number;
   headers: Readonly<Record<string, string>>;

@@ -16,7 +16,7 @@ import { RpcError, TransportError } from './errors.js';
  * as they are: `createClient({ url, WebSocket })` with the WebSocket class of the `ws` package
  * needs no cast.
  */
-export type EventHandler<E> = { handle(event: E): void }['handle'];
+type EventHandler<E> = { handle(event: E): void }['handle'];
 
 /** The part of the WebSocket API the client uses (browsers' and the `ws` package's). */
 export interface WebSocketLike {
@@ -61,7 +61,7 @@ export interface Subscription<E extends PushEvent> extends AsyncIterable<PushRes
   unsubscribe(): Promise<void>;
 }
 
-export interface PushConnectionOptions {
+interface PushConnectionOptions {
   /** ws:// or wss:// URL of the node's RPC port. */
   url: string;
   headers: Readonly<Record<string, string>>;

@@ -26,7 +26,7 @@ export interface Secp256k1Backend {
 
 /** Compressed and uncompressed SEC1 public key lengths. */
 export const COMPRESSED_KEY_LENGTH = 33;
-export const UNCOMPRESSED_KEY_LENGTH = 65;
+const UNCOMPRESSED_KEY_LENGTH = 65;
 
 /**
  * A compressed key, or an uncompressed one with its 0x04 prefix: libsecp256k1 would also parse the

@@ -3,7 +3,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Owner read/write only: key files and the lock state are nobody else's business. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Replaces `dir/name` with `data` so that a crash at any moment leaves either the old or the new

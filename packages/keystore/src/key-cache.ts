@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export interface KeyCache {
+interface KeyCache {
   /** Keeps a copy of `privateKey`, to be released only to the same passphrase. */
   remember(id: string, privateKey: Uint8Array, passphrase: string): void;
   /** A copy of the cached key when `passphrase` is the one it was remembered with, else undefined. */

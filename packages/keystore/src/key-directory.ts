@@ -28,7 +28,7 @@ export interface InvalidKeyFile {
   problem: string;
 }
 
-export interface KeyDirectoryScan {
+interface KeyDirectoryScan {
   /** In creation order. */
   records: KeyFileRecord[];
   invalid: InvalidKeyFile[];

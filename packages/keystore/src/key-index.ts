@@ -20,7 +20,7 @@ export interface KeyEntry {
  * The key files of the directory as the store knows them: in creation order, by identity, by chain
  * address, and the files that hold no usable key. Changes go through the store's directory queue.
  */
-export interface KeyIndex {
+interface KeyIndex {
   /** In creation order. */
   entries(): readonly KeyEntry[];
   byId(id: string): KeyEntry | undefined;

@@ -4,6 +4,7 @@ import type {
   CodeOfReason,
   LEDGER_REASONS,
   PARTICIPATION_REASONS,
+  ReasonsCoded,
   TOKEN_REASONS,
 } from '@chain/spec';
 
@@ -20,6 +21,12 @@ export type LedgerReason = keyof ReasonTable;
 
 export type { Blame };
 
+/**
+ * Why a block is refused (INVALID_BLOCK): the import's reasons (@chain/spec's BLOCK_IMPORT_REASONS),
+ * and those of a branch, a rollback or a block asked for.
+ */
+export type InvalidBlockReason = ReasonsCoded<ReasonTable, 'INVALID_BLOCK'>;
+
 /** The blame of every ledger reason (their codes are @chain/spec's LEDGER_REASONS). */
 export const LEDGER_BLAME = {
   MALFORMED_BLOCK: 'sender',
@@ -27,9 +34,12 @@ export const LEDGER_BLAME = {
   WRONG_PARENT: 'none',
   TIMESTAMP_TOO_EARLY: 'sender',
   TIMESTAMP_IN_FUTURE: 'none',
+  BLOCK_BY_NON_PRODUCER: 'sender',
+  BLOCK_BY_RECENT_SIGNER: 'sender',
   BAD_BLOCK_SIGNATURE: 'sender',
   TOO_MANY_OPERATIONS: 'sender',
   BAD_OPERATION: 'sender',
+  DUPLICATE_OPERATION_IN_BLOCK: 'sender',
   BAD_OPERATION_SIGNATURE: 'sender',
   BAD_OPERATIONS_ROOT: 'sender',
   INVALID_OPERATION_IN_BLOCK: 'sender',
@@ -38,8 +48,8 @@ export const LEDGER_BLAME = {
   BAD_ROLLBACK: 'none',
   ROLLBACK_TOO_DEEP: 'none',
   BLOCK_NOT_FOUND: 'none',
-  NOT_A_PRODUCER: 'sender',
-  RECENT_SIGNER: 'sender',
+  NOT_A_PRODUCER: 'none',
+  RECENT_SIGNER: 'none',
   UNKNOWN_OPTYPE: 'sender',
   ALREADY_ACTIVE: 'sender',
   UNKNOWN_ACCOUNT: 'sender',
@@ -91,10 +101,10 @@ export const LEDGER_BLAME = {
 } as const satisfies Record<LedgerReason, Blame>;
 
 /**
- * Whose fault a ledger refusal is. A reason outside the union (a string the chain built) is the
- * sender's: only the reasons listed as `none` excuse a peer.
+ * Whose fault a ledger refusal is: its reason's LEDGER_BLAME; a plug-in codec's INVALID_DATA reason
+ * (bytes that do not decode) is the sender's.
  */
-export function blameOf(reason: string): Blame {
+export function blameOf(reason: LedgerReason | DataReason): Blame {
   return Object.hasOwn(LEDGER_BLAME, reason) ? LEDGER_BLAME[reason as LedgerReason] : 'sender';
 }
 
@@ -116,21 +126,14 @@ export type DataReason = {
 /** The code of a ledger reason. */
 export type LedgerCodeOf<R extends LedgerReason> = CodeOfReason<ReasonTable, R> & number;
 
-type CodeArg<R extends string> = string extends R
-  ? number
-  : R extends LedgerReason
-    ? LedgerCodeOf<R>
-    : never;
-
 /**
- * The constructor of a ledger error: a literal reason must be one of LedgerReason and come with its
- * code. A reason typed `string` (built by a helper that takes any reason) is let through; the ledger's
- * tests check the literals such helpers are called with.
+ * The constructor of a ledger error: the reason must be one of LedgerReason and come with its code
+ * (a reason that is not in @chain/spec's LEDGER_REASONS, or another code, does not compile).
  */
 export interface LedgerErrorConstructor<E> {
-  new <R extends string = string>(
-    code: CodeArg<R>,
-    reason: string extends R ? R : LedgerReason,
+  new <R extends LedgerReason>(
+    code: LedgerCodeOf<R>,
+    reason: R,
     message: string,
     options?: ChainErrorOptions,
   ): E;

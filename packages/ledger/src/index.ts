@@ -36,7 +36,6 @@ export {
 } from './chain/consensus/consensus';
 export {
   type ChainTip,
-  compareBytes,
   isPreferredTip,
   recentSignerWindow,
 } from './chain/consensus/fork-choice';
@@ -56,7 +55,11 @@ export type {
 export { resealHead } from './chain/storage/head-reseal';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
 export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
-export { heightKey as accountKey, META_STATE_CHECKSUM } from './chain/storage/store';
+export {
+  CHAIN_DB_OPTIONS,
+  heightKey as accountKey,
+  META_STATE_CHECKSUM,
+} from './chain/storage/store';
 export { type ChainStoreCopy, copyChainStore } from './chain/storage/store-copy';
 export { ByteReader, MAX_AMOUNT_BYTES } from './codec/byte-reader';
 export { ByteWriter } from './codec/byte-writer';
@@ -113,7 +116,6 @@ export {
   type OperationType,
   type Presentation,
   type PresentContext,
-  type PresentedParty,
   type PresentedReceiver,
   type PresentedSender,
   type StateSpace,

@@ -195,7 +195,7 @@ export type OperationInput =
 export type OperationKind = OperationInput['type'];
 
 /** A type's codec and the body to encode with it. */
-export interface BodyPlan {
+interface BodyPlan {
   codec: OperationCodec<unknown>;
   body: unknown;
 }

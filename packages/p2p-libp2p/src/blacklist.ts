@@ -17,7 +17,7 @@ export interface BlacklistEntry {
   manual: boolean;
 }
 
-export interface BlacklistOptions {
+interface BlacklistOptions {
   /** `<datadir>/p2p`: the list is kept in `blacklist.json` there. */
   dir: string;
   now?: () => number;

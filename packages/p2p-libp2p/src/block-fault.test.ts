@@ -1,4 +1,5 @@
-import { DEV_PRIVATE_KEY, ErrorCode } from '@chain/ledger';
+import { DEV_PRIVATE_KEY, ErrorCode, LEDGER_BLAME, LedgerError } from '@chain/ledger';
+import { BLOCK_IMPORT_REASONS, type BlockImportReason } from '@chain/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockFault } from './block-sync';
 import { openTestPeer, sendFromDev } from './testing/temp-network';
@@ -44,6 +45,13 @@ describe('blockFault', () => {
     const error = await importError(target.importBlock(block));
     expect(error).toMatchObject({ code: ErrorCode.INVALID_BLOCK, reason: 'NOT_NEXT_BLOCK' });
     expect(blockFault(error)).toBeUndefined();
+  });
+
+  it('bans by the blame the ledger gives each reason an import can refuse a block with', () => {
+    for (const reason of Object.keys(BLOCK_IMPORT_REASONS) as BlockImportReason[]) {
+      const fault = blockFault(new LedgerError(ErrorCode.INVALID_BLOCK, reason, 'refused'));
+      expect(fault !== undefined, reason).toBe(LEDGER_BLAME[reason] === 'sender');
+    }
   });
 
   it('does not blame for an error that only looks like the chain’s (code 1003, not a ChainError)', () => {

@@ -57,12 +57,12 @@ interface AskedAhead {
 }
 
 /** A blocks request sent with a start-up hello (BlockSync.preopen) is dropped when unused this long. */
-export const PREOPENED_STREAM_MS = 10_000;
+const PREOPENED_STREAM_MS = 10_000;
 /** How long a sync that another peer's hello started waits for the hello of the peer it asked. */
 const ASKED_PEER_WAIT_MS = 100;
 
 /** A block a peer sent that the chain refused as invalid: the sender misbehaved. */
-export interface InvalidBlockFault {
+interface InvalidBlockFault {
   readonly code: number;
   readonly text: string;
 }
@@ -151,7 +151,7 @@ export async function serveBlocks(
   await stream.close();
 }
 
-export interface BlockSyncOptions {
+interface BlockSyncOptions {
   chain: Chain;
   hooks: SyncHooks;
   /** Most blocks asked per request. */

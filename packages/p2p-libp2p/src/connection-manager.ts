@@ -26,7 +26,7 @@ const GOSSIP_REATTACH_RETRY_MS = 250;
 const MAX_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
 
-export interface ConnectionHooks {
+interface ConnectionHooks {
   /** Asks a peer for its tip (a hello exchange). */
   exchangeHello(peer: PeerState): void;
   /** The first hello of a peer's session, on its kept connection. */

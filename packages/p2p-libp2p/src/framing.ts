@@ -87,7 +87,7 @@ class StreamSource {
   }
 }
 
-export interface FrameReaderOptions {
+interface FrameReaderOptions {
   /** Most time to wait for data (LIMITS.streamIdleMs). */
   idleMs?: number;
   /**

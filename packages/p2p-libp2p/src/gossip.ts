@@ -18,7 +18,7 @@ import {
 const PUBLISH_RETRIES = 5;
 const PUBLISH_RETRY_MS = 300;
 
-export interface GossipHooks {
+interface GossipHooks {
   /** Block sync is under way (a gossiped block is then left to it). */
   syncing(): boolean;
   /** Learn the peer's tip (a hello exchange): it sent a block this node cannot place. */

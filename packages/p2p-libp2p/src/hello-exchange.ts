@@ -12,7 +12,7 @@ import { listeningAddress, type P2PContext, type PeerState } from './peer-state'
 const HELLO_TAG = 'chain-hello';
 const HELLO_TAG_VALUE = 100;
 
-export interface HelloHooks {
+interface HelloHooks {
   /** A peer's session began (its first hello on its kept connection). */
   greeted(peer: PeerState): void;
   /** A peer told its tip. */

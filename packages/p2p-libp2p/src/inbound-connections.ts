@@ -1,6 +1,6 @@
 import type { MultiaddrConnection } from '@libp2p/interface';
 
-export interface InboundConnectionsOptions {
+interface InboundConnectionsOptions {
   /** Inbound connections from one IP at once, being set up or open. */
   maxPerIp: number;
   /** A connection admitted here closed before its handshake (encryption, muxer) completed. */

@@ -11,7 +11,7 @@ export async function readJsonFile(path: string): Promise<unknown> {
 }
 
 /** Write to a temporary file and rename it over the old one, so a crash leaves one or the other. */
-export async function writeJsonFile(path: string, value: unknown): Promise<void> {
+async function writeJsonFile(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });

@@ -8,7 +8,7 @@ import type { MessageKind } from './traffic';
  */
 
 /** A request protocol (`/chain/<name>/1`): a stream opened by one peer, answered by the other. */
-export interface RequestMessageSpec {
+interface RequestMessageSpec {
   /** The libp2p protocol id. */
   readonly protocol: string;
   /**
@@ -25,7 +25,7 @@ export interface RequestMessageSpec {
 }
 
 /** A gossipsub topic (`/chain/<genesis>/<topic>`): a message published to every subscriber. */
-export interface GossipMessageSpec {
+interface GossipMessageSpec {
   readonly topic: string;
   readonly rateKind: string;
   readonly rate: MessageRate;

@@ -82,7 +82,7 @@ export function decodeHello(bytes: Uint8Array): Hello {
 }
 
 /** `/chain/blocks/1` request: "here is where my chain stands; send what follows". */
-export interface BlocksRequest {
+interface BlocksRequest {
   /** Hashes of this node's blocks, newest first, ending with genesis (Bitcoin-style locator). */
   locator: Uint8Array[];
   maxBlocks: number;
@@ -115,7 +115,7 @@ export function decodeBlocksRequest(bytes: Uint8Array): BlocksRequest {
  * `/chain/blocks/1` response header, followed by `count` frames of one block each (heights
  * forkHeight+1, forkHeight+2, ...). `found` false: no locator hash is on the responder's chain.
  */
-export interface BlocksResponse {
+interface BlocksResponse {
   found: boolean;
   forkHeight: number;
   head: TipInfo;

@@ -208,7 +208,7 @@ export class RequestStreams {
 const GOSSIP_PROTOCOL_PREFIX = '/meshsub/';
 
 /** True when this node has its gossip stream to the peer on `connection`. */
-export function carriesGossip(connection: Connection): boolean {
+function carriesGossip(connection: Connection): boolean {
   return connection.streams.some(
     (stream) =>
       stream.direction === 'outbound' &&
@@ -226,7 +226,7 @@ function pause(ms: number): { done: Promise<void>; cancel(): void } {
   return { done, cancel: () => clearTimeout(timer) };
 }
 
-export interface DuplicateTiming {
+interface DuplicateTiming {
   /** Before anything: the other end may not have seen the kept connection yet. */
   lingerMs: number;
   /** At most this long after, for the request streams under way to end. */
@@ -253,7 +253,7 @@ export async function closeDuplicate(
   return true;
 }
 
-export interface GossipReattach {
+interface GossipReattach {
   /** libp2p identify of the connection: its result makes gossipsub attach to the connection. */
   identify(connection: Connection): Promise<unknown>;
   /** The connection is still the kept one of its peer, on a running node. */

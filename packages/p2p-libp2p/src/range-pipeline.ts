@@ -7,7 +7,7 @@ import { BLOCKS_PROTOCOL } from './message-table';
 import { decodeBlocksResponse, encodeBlocksRequest } from './messages';
 
 /** A range being received: the response's blocks still to read off its stream. */
-export interface OpenRange {
+interface OpenRange {
   readonly peer: SyncPeer;
   readonly stream: Stream;
   readonly reader: FrameReader;
@@ -33,7 +33,7 @@ interface NextStream {
   readonly stream: Promise<Stream | undefined>;
 }
 
-export interface RangePipelineOptions {
+interface RangePipelineOptions {
   chain: Chain;
   hooks: SyncHooks;
   /** Most blocks asked per request. */
@@ -65,9 +65,9 @@ export const STALL_MS = 500;
  * The share of a range's time the importer must have waited for it to stall: a peer that keeps the
  * importer busy half the time (a sync bound by a link that every peer shares) is kept.
  */
-export const STALLED_SHARE = 0.75;
+const STALLED_SHARE = 0.75;
 /** A peer that stalled a range is left alone for the rest of a sync of this kind. */
-export const STALLED_PEER_AVOID_MS = 60_000;
+const STALLED_PEER_AVOID_MS = 60_000;
 
 /** A range being asked or received, since when, and the importer's waits summed by then. */
 interface ActiveRange {

@@ -23,7 +23,7 @@ import {
 
 type RequestHandler = (stream: Stream, peer: PeerState) => Promise<void>;
 
-export interface RequestHooks {
+interface RequestHooks {
   /** Serves a hello (its own module: it also starts the peer's session). */
   serveHello: RequestHandler;
   /** Submits a raw-operations blob from a peer; undefined when it does not decode. */

@@ -77,15 +77,15 @@ export class TrafficStats {
   }
 }
 
-const noopMetric: Metric & Counter & Histogram & Summary = {
-  update() {},
-  increment() {},
-  decrement() {},
-  reset() {},
-  observe() {},
-  timer: () => () => {},
-};
-const noopGroup: MetricGroup & CounterGroup & HistogramGroup & SummaryGroup = {
+/** A metric, and a group of them, that records nothing. */
+const noop: Metric &
+  Counter &
+  Histogram &
+  Summary &
+  MetricGroup &
+  CounterGroup &
+  HistogramGroup &
+  SummaryGroup = {
   update() {},
   increment() {},
   decrement() {},
@@ -108,14 +108,14 @@ export class SocketCounters {
   readonly metrics: Metrics = {
     trackMultiaddrConnection: (maConn: MultiaddrConnection) => this.track(maConn),
     trackProtocolStream: () => {},
-    registerMetric: (() => noopMetric) as Metrics['registerMetric'],
-    registerMetricGroup: (() => noopGroup) as Metrics['registerMetricGroup'],
-    registerCounter: (() => noopMetric) as Metrics['registerCounter'],
-    registerCounterGroup: (() => noopGroup) as Metrics['registerCounterGroup'],
-    registerHistogram: (() => noopMetric) as Metrics['registerHistogram'],
-    registerHistogramGroup: (() => noopGroup) as Metrics['registerHistogramGroup'],
-    registerSummary: (() => noopMetric) as Metrics['registerSummary'],
-    registerSummaryGroup: (() => noopGroup) as Metrics['registerSummaryGroup'],
+    registerMetric: (() => noop) as Metrics['registerMetric'],
+    registerMetricGroup: (() => noop) as Metrics['registerMetricGroup'],
+    registerCounter: (() => noop) as Metrics['registerCounter'],
+    registerCounterGroup: (() => noop) as Metrics['registerCounterGroup'],
+    registerHistogram: (() => noop) as Metrics['registerHistogram'],
+    registerHistogramGroup: (() => noop) as Metrics['registerHistogramGroup'],
+    registerSummary: (() => noop) as Metrics['registerSummary'],
+    registerSummaryGroup: (() => noop) as Metrics['registerSummaryGroup'],
     createTrace: () => undefined,
     traceFunction: ((_name: string, fn: unknown) => fn) as Metrics['traceFunction'],
   };

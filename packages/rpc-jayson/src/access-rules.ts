@@ -24,6 +24,14 @@ export interface Refusal {
   readonly delayMs?: number;
 }
 
+/** A browser page of an origin the CORS rule does not allow (a preflight, a WebSocket upgrade). */
+export const ORIGIN_NOT_ALLOWED: Refusal = {
+  status: 403,
+  code: RpcErrorCode.ORIGIN_NOT_ALLOWED,
+  reason: 'ORIGIN_NOT_ALLOWED',
+  message: 'origin not allowed',
+};
+
 export interface AccessRules {
   /** A refusal unless the Host header names this server (DNS-rebinding defence). */
   hostRefusal(hostHeader: string | undefined): Refusal | undefined;

@@ -6,7 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, unlink, writeFile } from 'node:fs/promises';
 import type { RpcAuth } from './options.js';
 
-export const COOKIE_USER = '__cookie__';
+const COOKIE_USER = '__cookie__';
 const COOKIE_SECRET_BYTES = 32;
 
 const ALWAYS_ALLOWED_HOSTS = ['localhost', '127.0.0.1', '[::1]'];

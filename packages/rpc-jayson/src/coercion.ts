@@ -30,7 +30,7 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
 
 type Coerce = (value: unknown) => unknown;
 
-export interface CompiledParam {
+interface CompiledParam {
   readonly name: string;
   readonly required: boolean;
   readonly hasDefault: boolean;
@@ -130,7 +130,7 @@ function stringCoercer(name: string, secret: boolean, bounds: ParamBounds): Coer
 }
 
 /** Unicode code points of a well-formed string (a surrogate pair is one). */
-export function codePoints(text: string): number {
+function codePoints(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;

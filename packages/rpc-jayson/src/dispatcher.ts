@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CallStat } from '@chain/spec';
 import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
+import type { JSONRPCError } from 'jayson';
 import jayson from 'jayson/promise/index.js';
 import { callStatsTable, DurationBuckets, type MethodCounter } from './call-stats.js';
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
@@ -41,8 +42,16 @@ import {
 } from './request-shape.js';
 import { ResultCache, resultCacheKey } from './result-cache.js';
 
-export type MaybePromise<T> = T | Promise<T>;
+type MaybePromise<T> = T | Promise<T>;
 type JaysonMethod = (params: unknown, context: CallContext, callback: JaysonCallback) => void;
+type JaysonMethodObject = {
+  execute(
+    server: InstanceType<typeof jayson.Server>,
+    params: unknown,
+    context: CallContext,
+    callback: (error: unknown, result?: unknown) => void,
+  ): unknown;
+};
 
 export interface DispatcherOptions {
   handlers: Partial<Handlers>;
@@ -72,8 +81,8 @@ export interface Dispatcher {
 
 interface CompiledMethod {
   readonly name: MethodName;
-  /** The name jayson knows it by (jayson refuses the reserved `rpc.` names: see jaysonNameOf). */
-  readonly jaysonName: string;
+  /** jayson's method object: the dispatcher has checked the request, so it calls it directly. */
+  readonly run: JaysonMethodObject;
   readonly spec: MethodSpec;
   readonly table: ParamTable;
   readonly keyMaterial: boolean;
@@ -120,15 +129,20 @@ function isCacheable(spec: MethodSpec): boolean {
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { handlers, log, maxBatch, keysAllowed, durationBucketsSeconds } = options;
   const methodNames = Object.keys(catalogue) as MethodName[];
-  const methods = new Map<string, CompiledMethod>();
   const jaysonMethods: Record<string, JaysonMethod> = {};
   for (const name of methodNames) {
-    const spec: MethodSpec = catalogue[name];
     const handler = (handlers[name] as AnyHandler | undefined) ?? notAvailable(name);
-    const jaysonName = jaysonNameOf(name);
+    jaysonMethods[jaysonNameOf(name)] = (params, context, callback) =>
+      invokeHandler(handler, name, params, context, callback, log);
+  }
+  const jaysonServer = new jayson.Server(jaysonMethods, { useContext: true });
+  const methods = new Map<string, CompiledMethod>();
+  for (const name of methodNames) {
+    const spec: MethodSpec = catalogue[name];
     methods.set(name, {
       name,
-      jaysonName,
+      // The name jayson knows it by: jayson refuses the reserved `rpc.` names (jaysonNameOf).
+      run: jaysonServer.getMethod(jaysonNameOf(name)) as unknown as JaysonMethodObject,
       spec,
       table: compileParamTable(spec),
       keyMaterial: spec.keyMaterial === true,
@@ -144,10 +158,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             : new DurationBuckets(durationBucketsSeconds),
       },
     });
-    jaysonMethods[jaysonName] = (params, context, callback) =>
-      invokeHandler(handler, name, params, context, callback, log);
   }
-  const jaysonServer = new jayson.Server(jaysonMethods, { useContext: true });
   const stateVersion = options.stateVersion;
   const resultCache =
     stateVersion === undefined || options.resultCacheEntries === 0
@@ -174,8 +185,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * Runs the call through jayson. Synchronous handlers answer synchronously (no promise per call),
-   * which keeps batches cheap.
+   * Runs the call through jayson's method object, the request already checked here (jayson's own
+   * request checks and routing would do it again). Synchronous handlers answer synchronously (no
+   * promise per call), which keeps batches cheap.
    */
   function dispatch(
     method: CompiledMethod,
@@ -188,16 +200,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     let settled = false;
     let value: JsonRpcResponse | undefined;
     let resolveLater: ((response: JsonRpcResponse | undefined) => void) | undefined;
-    // jayson treats a null id as a notification; the real id is put back on the response.
-    const request = notification
-      ? { jsonrpc: '2.0', method: method.jaysonName, params }
-      : { jsonrpc: '2.0', method: method.jaysonName, params, id: id ?? '' };
-    jaysonServer.call(request, context, (failed: unknown, succeeded: unknown) => {
-      record(method, startedMs, failed != null);
-      let response = (failed ?? succeeded) as JsonRpcResponse | undefined;
-      if (notification) response = undefined;
-      else if (response !== undefined) {
-        response.id = id;
+    method.run.execute(jaysonServer, params, context, (error: unknown, result?: unknown) => {
+      const failed = error != null;
+      record(method, startedMs, failed);
+      let response: JsonRpcResponse | undefined;
+      if (!notification) {
+        const rpcError = !failed
+          ? undefined
+          : jayson.utils.Response.isValidError(error, 2)
+            ? (error as JSONRPCError)
+            : jaysonServer.error(jayson.Server.errors.INTERNAL_ERROR);
+        response = jayson.utils.response(rpcError, result, id, 2) as JsonRpcResponse;
         if (method.spec.nestedResult && response.error === undefined) {
           response.result = { result: response.result, id: nestedId(id), jsonrpc: '2.0' };
         }

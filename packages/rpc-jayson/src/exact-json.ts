@@ -69,7 +69,7 @@ function isNumberChar(code: number): boolean {
 }
 
 /** Whether a JS number gives back exactly the text of this JSON number token. */
-export function numberTextIsExact(text: string): boolean {
+function numberTextIsExact(text: string): boolean {
   return String(Number(text)) === text;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AccessRules, Refusal } from './access-rules.js';
-import { refusalBody } from './access-rules.js';
+import { ORIGIN_NOT_ALLOWED, refusalBody } from './access-rules.js';
 import type { Dispatcher } from './dispatcher.js';
 import { RpcErrorCode } from './errors.js';
 import { isThenable } from './invoke-handler.js';
@@ -20,7 +20,7 @@ type FrontConfig = Pick<
   'maxBodyBytes' | 'maxConcurrent' | 'onGet' | 'getRoutes' | 'probeRoutes' | 'isLoopbackAddress'
 >;
 
-export interface HttpFrontOptions {
+interface HttpFrontOptions {
   config: FrontConfig;
   access: AccessRules;
   dispatcher: Dispatcher;
@@ -46,12 +46,6 @@ const BUSY: Refusal = {
   reason: 'BUSY',
   message: 'server busy: too many calls in flight',
   headers: { 'retry-after': '1' },
-};
-const ORIGIN_NOT_ALLOWED: Refusal = {
-  status: 403,
-  code: RpcErrorCode.ORIGIN_NOT_ALLOWED,
-  reason: 'ORIGIN_NOT_ALLOWED',
-  message: 'origin not allowed',
 };
 const INTERNAL: Refusal = {
   status: 500,

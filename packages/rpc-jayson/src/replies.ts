@@ -6,7 +6,7 @@ import type { JsonRpcErrorObject, JsonRpcResponse } from '@chain/spec';
 import { jsonRpcError, RpcErrorCode } from './errors.js';
 
 /** A response already serialised (from the result cache). */
-export type SerializedResponse = string;
+type SerializedResponse = string;
 export type Reply = JsonRpcResponse | SerializedResponse;
 
 export type { JsonRpcResponse };

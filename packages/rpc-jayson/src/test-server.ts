@@ -31,7 +31,7 @@ export interface TestServer {
   call(method: string, params?: unknown, id?: unknown): Promise<Record<string, unknown>>;
 }
 
-export function httpCall(
+function httpCall(
   port: number,
   body: string | undefined,
   options: { method?: string; headers?: OutgoingHttpHeaders } = {},

@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import { PUSH_NOTIFICATION_METHOD } from '@chain/spec';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AccessRules, Refusal } from './access-rules.js';
-import { refusalBody } from './access-rules.js';
+import { ORIGIN_NOT_ALLOWED, refusalBody } from './access-rules.js';
 import type { Dispatcher } from './dispatcher.js';
 import { RpcError, RpcErrorCode } from './errors.js';
 import { isThenable } from './invoke-handler.js';
@@ -40,14 +40,14 @@ type WsConfig = Pick<
   | 'isLoopbackAddress'
 >;
 
-export interface WsFrontOptions {
+interface WsFrontOptions {
   config: WsConfig;
   access: AccessRules;
   dispatcher: Dispatcher;
   log?: Logger;
 }
 
-export interface WsFront {
+interface WsFront {
   /** The `upgrade` listener of the node:http server. */
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open WebSocket connections. */
@@ -66,12 +66,6 @@ export function requirePush(context: CallContext, method: string): PushChannel {
   );
 }
 
-const ORIGIN_NOT_ALLOWED: Refusal = {
-  status: 403,
-  code: RpcErrorCode.ORIGIN_NOT_ALLOWED,
-  reason: 'ORIGIN_NOT_ALLOWED',
-  message: 'origin not allowed',
-};
 const NOT_FOUND: Refusal = {
   status: 404,
   code: RpcErrorCode.INVALID_REQUEST,

@@ -15,26 +15,40 @@ export type DomainErrorName = keyof typeof DOMAIN_ERROR_CODES;
  */
 export type Blame = 'sender' | 'none';
 
-/** The ledger's reasons: blocks, operations, accounts, the mempool, the data directory, codecs. */
-export const LEDGER_REASONS = {
-  // A block refused: INVALID_BLOCK (see `blame` in @chain/ledger for whose fault each is).
+/**
+ * The reasons a block is refused with when it is imported (INVALID_BLOCK): every one the import can
+ * produce, the block-level ones included (`BLOCK_BY_NON_PRODUCER`, `BLOCK_BY_RECENT_SIGNER`,
+ * `DUPLICATE_OPERATION_IN_BLOCK`: the same rules as NOT_A_PRODUCER, RECENT_SIGNER and
+ * DUPLICATE_OPERATION, which refuse this node's own block production or a submission with another
+ * code). @chain/ledger's `LEDGER_BLAME` says whose fault each is.
+ */
+export const BLOCK_IMPORT_REASONS = {
   MALFORMED_BLOCK: 'INVALID_BLOCK',
   NOT_NEXT_BLOCK: 'INVALID_BLOCK',
   WRONG_PARENT: 'INVALID_BLOCK',
   TIMESTAMP_TOO_EARLY: 'INVALID_BLOCK',
   TIMESTAMP_IN_FUTURE: 'INVALID_BLOCK',
+  BLOCK_BY_NON_PRODUCER: 'INVALID_BLOCK',
+  BLOCK_BY_RECENT_SIGNER: 'INVALID_BLOCK',
   BAD_BLOCK_SIGNATURE: 'INVALID_BLOCK',
   TOO_MANY_OPERATIONS: 'INVALID_BLOCK',
   BAD_OPERATION: 'INVALID_BLOCK',
+  DUPLICATE_OPERATION_IN_BLOCK: 'INVALID_BLOCK',
   BAD_OPERATION_SIGNATURE: 'INVALID_BLOCK',
   BAD_OPERATIONS_ROOT: 'INVALID_BLOCK',
   INVALID_OPERATION_IN_BLOCK: 'INVALID_BLOCK',
   BAD_STATE_ROOT: 'INVALID_BLOCK',
+} as const satisfies Record<string, 'INVALID_BLOCK'>;
+
+/** The ledger's reasons: blocks, operations, accounts, the mempool, the data directory, codecs. */
+export const LEDGER_REASONS = {
+  ...BLOCK_IMPORT_REASONS,
+  // A branch, a rollback or a block asked for refused: INVALID_BLOCK.
   BAD_FORK_POINT: 'INVALID_BLOCK',
   BAD_ROLLBACK: 'INVALID_BLOCK',
   ROLLBACK_TOO_DEEP: 'INVALID_BLOCK',
   BLOCK_NOT_FOUND: 'INVALID_BLOCK',
-  // Block production.
+  // This node's own block production.
   NOT_A_PRODUCER: 'NOT_ALLOWED',
   RECENT_SIGNER: 'NOT_ALLOWED',
   // Operations against the state.
@@ -175,6 +189,7 @@ export const KEYSTORE_REASONS = {
 } as const satisfies Record<string, DomainErrorName>;
 
 export type LedgerReason = keyof typeof LEDGER_REASONS;
+export type BlockImportReason = keyof typeof BLOCK_IMPORT_REASONS;
 export type TokenReason = keyof typeof TOKEN_REASONS;
 export type ParticipationReason = keyof typeof PARTICIPATION_REASONS;
 export type KeyStoreReason = keyof typeof KEYSTORE_REASONS;

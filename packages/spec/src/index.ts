@@ -87,7 +87,9 @@ export {
   type ProtocolErrorSpec,
 } from './error-codes.js';
 export {
+  BLOCK_IMPORT_REASONS,
   type Blame,
+  type BlockImportReason,
   type CodeOfReason,
   DOMAIN_ERROR_REASONS,
   type DomainErrorName,

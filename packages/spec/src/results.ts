@@ -156,14 +156,17 @@ export interface TokenHolders {
 
 /** getNodePart, inner result. */
 export interface NodePart {
+  /** Position in the tree in joining order; the TOP node is 0. */
   nodeIndex: number;
-  /** Percent. */
+  /** The tree's penalty, percent. */
   penalty: number;
   nodeWallet: string;
   minerWallet: string;
-  /** e.g. `MN`. */
+  /** Two-letter participation state: `MN` for a mining TOP node. */
   state: string;
+  /** Unix seconds of the block in which the participation began. */
   startTimestamp: number;
+  /** Height of the block at which the current lock period ends (renewed on extension). */
   lockTime: number;
   /** Node participation code. */
   code: string;

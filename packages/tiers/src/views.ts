@@ -1,5 +1,6 @@
 import { ChainError } from '@chain/crypto';
 import type { Chain } from '@chain/ledger';
+import type { NodePart, ParticipationEntry } from '@chain/spec';
 import { participationNotFound, participationRule } from './errors';
 import { parseNodeCode } from './node-code';
 import {
@@ -13,30 +14,11 @@ import {
   walletIndexSpace,
 } from './state';
 
-/** getNodePart's inner result (the RPC layer nests it). */
-export interface NodePartView {
-  /** Position in the tree in joining order; the TOP node is 0. */
-  nodeIndex: number;
-  /** The tree's penalty percent. */
-  penalty: number;
-  nodeWallet: string;
-  minerWallet: string;
-  /** Two-letter participation state (see `NodeState`): `MN` for a mining TOP node. */
-  state: string;
-  /** Unix seconds of the block in which the participation began. */
-  startTimestamp: number;
-  /** Height of the block at which the current lock period ends (renewed on extension). */
-  lockTime: number;
-  code: string;
-}
+/** getNodePart's inner result (the RPC layer nests it): @chain/spec's `NodePart`. */
+export type NodePartView = NodePart;
 
-/** nodeStepMDList / nodeStepBTList entry. */
-export interface ParticipationEntryView {
-  wallet: string;
-  /** The stake, in base units. */
-  amount: string;
-  state: string;
-}
+/** nodeStepMDList / nodeStepBTList entry: @chain/spec's `ParticipationEntry`. */
+export type ParticipationEntryView = ParticipationEntry;
 
 function addressOf(chain: Chain, account: number): string {
   return chain.accountByNumber(account)?.address ?? `#${account}`;

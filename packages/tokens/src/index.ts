@@ -39,6 +39,7 @@ export {
   type TokenHolderEntry,
   type TokenHolders,
   type TokenInfo,
+  tokenAddressStateKey,
   tokenHolders,
   tokenInfo,
 } from './read';

@@ -1,5 +1,5 @@
 import { addressFromHash160, decodeAddress } from '@chain/crypto';
-import type { Chain } from '@chain/ledger';
+import type { Chain, StateSpace } from '@chain/ledger';
 import type { TokenHolder as TokenHolderEntry, TokenHolders, TokenInfo } from '@chain/spec';
 import { formatTokenAmount } from './amounts';
 import { tokenNotFound, tokenRule } from './errors';
@@ -47,6 +47,11 @@ export function readToken(
 }
 
 /** Whether the address is a token's (committed state, or with `pending` the mempool's). */
+/** What isTokenAddress reads, for Chain.loadState: a read of many wallets loads it with them. */
+export function tokenAddressStateKey(hash160: Uint8Array): readonly [StateSpace<unknown>, string] {
+  return [tokenSpace as StateSpace<unknown>, tokenKey(hash160)];
+}
+
 export function isTokenAddress(
   chain: TokenChainView,
   hash160: Uint8Array,

@@ -2,6 +2,7 @@ import type { AddressReservation, OperationRegistry, OperationType } from '@chai
 import { adminTokenOperations } from './operation/admin-token';
 import { createTokenOperation } from './operation/create-token';
 import { sendTokenOperation } from './operation/send-token';
+import { tokenAddressStateKey } from './read';
 import { holderSpace, tokenKey, tokenSpace } from './state';
 
 /** createToken (6/0), sendToken (7/0) and the six adminToken methods (7/1-6). */
@@ -27,5 +28,9 @@ const tokenAddresses: AddressReservation = {
       reason: 'RECEIVER_IS_TOKEN',
       message: 'the address is a token address, which has no key: native coins sent there are lost',
     };
+  },
+  stateKeys(hash160, keys) {
+    const [space, key] = tokenAddressStateKey(hash160);
+    keys.spaces.push([space.name, key]);
   },
 };

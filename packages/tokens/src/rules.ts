@@ -18,7 +18,7 @@ export function checkDecimal(decimal: number, param = 'decimal'): void {
 }
 
 /** Characters of a text as the limits count them: Unicode code points (an emoji is one). */
-export function textLength(text: string): number {
+function textLength(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ChainClient, createClient } from '@chain/rpc-client';
 import { freePorts } from './free-ports.js';
+import { GC_TRACE_FLAG, GcTally, type GcTotals } from './gc-trace.js';
 
 export interface NodeProcessOptions {
   /** Data directory; default: a fresh temporary directory, removed by close(). */
@@ -32,6 +33,11 @@ export interface NodeProcessOptions {
    * CHAIN_*: chain-node reads those as its own options).
    */
   cpuProfileDir?: string;
+  /**
+   * Trace the node's garbage collections (`--trace-gc-nvp`) and add them up: gcTotals(). On by
+   * default: a line per collection costs the node nothing measurable.
+   */
+  traceGc: boolean;
 }
 
 export const DEFAULT_NODE_PROCESS_OPTIONS = {
@@ -40,6 +46,7 @@ export const DEFAULT_NODE_PROCESS_OPTIONS = {
   readyTimeoutMs: 30_000,
   stopTimeoutMs: 10_000,
   keepDatadir: false,
+  traceGc: true,
 } as const satisfies Partial<NodeProcessOptions>;
 
 export interface NodeProcess {
@@ -56,6 +63,8 @@ export interface NodeProcess {
   readonly client: ChainClient;
   /** The process's stdout and stderr so far (the last 64 KiB). */
   output(): string;
+  /** The node's collections so far; undefined unless traceGc. */
+  gcTotals(): GcTotals | undefined;
   /** How the process ended, once it has. */
   readonly exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 }
@@ -85,8 +94,13 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
     return value;
   };
 
+  const gc = settings.traceGc ? new GcTally() : undefined;
   const record = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  };
+  const recordStdout = (chunk: Buffer) => {
+    if (gc === undefined) record(chunk);
+    else output = (output + gc.feed(chunk.toString('utf8'))).slice(-OUTPUT_LIMIT);
   };
 
   const failure = (message: string) =>
@@ -139,6 +153,7 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
       const profileDir = settings.cpuProfileDir ?? process.env.BENCH_NODE_CPU_PROF;
       const args = [
         ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+        ...(settings.traceGc ? [GC_TRACE_FLAG] : []),
         settings.bin ?? defaultBin(),
         'start',
         '--datadir',
@@ -153,7 +168,7 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
         env: { ...process.env, ...settings.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      child.stdout?.on('data', record);
+      child.stdout?.on('data', recordStdout);
       child.stderr?.on('data', record);
       exited = new Promise((resolve) => {
         child?.once('exit', (code, signal) => {
@@ -193,6 +208,9 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
     },
     get datadir() {
       return started(datadir, 'datadir');
+    },
+    gcTotals() {
+      return gc?.totals();
     },
     get pid() {
       return child?.pid;

@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { addressFromHash160, bytesToHex, decodeAddress } from '@chain/crypto';
 import {
   accountKey,
+  CHAIN_DB_OPTIONS,
   createDevGenesis,
   DEV_PRIVATE_KEY,
   ENTRY_ACCOUNT,
@@ -246,7 +247,7 @@ async function buildFixture(
   }
 
   const ClassicLevel = loadClassicLevel();
-  const db = new ClassicLevel(join(dir, 'chain'), { keyEncoding: 'view', valueEncoding: 'view' });
+  const db = new ClassicLevel(join(dir, 'chain'), CHAIN_DB_OPTIONS);
   await db.open();
   let firstSynthetic: number;
   let rawBytesPerAccount = 0;

@@ -27,7 +27,7 @@ export interface BackupArgs extends DatadirArgs {
   to: string;
 }
 
-export interface BackupSummary {
+interface BackupSummary {
   dir: string;
   keyFiles: number;
   /** Undefined when a running node held the chain database. */

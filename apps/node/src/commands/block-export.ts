@@ -17,7 +17,7 @@ export interface ExportArgs extends DatadirArgs {
   force: boolean;
 }
 
-export interface ExportSummary {
+interface ExportSummary {
   file: string;
   from: number;
   to: number;

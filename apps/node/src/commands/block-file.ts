@@ -14,13 +14,13 @@
  */
 import { crc32 } from 'node:zlib';
 
-export const BLOCK_FILE_MAGIC = Uint8Array.of(0x89, 0x43, 0x48, 0x42, 0x0d, 0x0a, 0x1a, 0x0a);
-export const BLOCK_FILE_VERSION = 1;
+const BLOCK_FILE_MAGIC = Uint8Array.of(0x89, 0x43, 0x48, 0x42, 0x0d, 0x0a, 0x1a, 0x0a);
+const BLOCK_FILE_VERSION = 1;
 export const BLOCK_FILE_HEADER_BYTES = 56;
 /** A frame's length field and CRC. */
-export const FRAME_OVERHEAD_BYTES = 8;
+const FRAME_OVERHEAD_BYTES = 8;
 /** Larger than any block a node accepts (the P2P limit is 16 MiB): a bigger length is damage. */
-export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
+const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 
 export interface BlockFileHeader {
   genesisHash: Uint8Array;
@@ -54,7 +54,7 @@ export function encodeHeader(header: BlockFileHeader): Uint8Array {
   return bytes;
 }
 
-export function decodeHeader(bytes: Uint8Array): BlockFileHeader {
+function decodeHeader(bytes: Uint8Array): BlockFileHeader {
   if (bytes.length < BLOCK_FILE_HEADER_BYTES) {
     throw new BlockFileError(
       `the file ends at byte ${bytes.length}, inside its ${BLOCK_FILE_HEADER_BYTES}-byte header`,

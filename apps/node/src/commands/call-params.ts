@@ -14,7 +14,7 @@ export class CallUsageError extends Error {
   }
 }
 
-export type CallParams = Record<string, unknown> | unknown[];
+type CallParams = Record<string, unknown> | unknown[];
 
 /** The catalogue method a name means; a usage error with a suggestion when there is none. */
 export function resolveMethod(name: string): MethodName {

@@ -12,7 +12,7 @@ import type { ImportArgs, ImportControl, ImportSummary } from './block-file-impo
 import { datadirOptions, reportFailures } from './offline-chain';
 
 /** The defaults of these commands, in one place. */
-export const CHAIN_FILE_DEFAULTS = Object.freeze({
+const CHAIN_FILE_DEFAULTS = Object.freeze({
   /** Block 0 is not exported: every node makes it from the genesis file. */
   from: 1,
   force: false,

@@ -61,7 +61,7 @@ export interface DevnetManifest {
 
 export class DevnetUsageError extends Error {}
 
-export function defaultProducerCount(nodes: number): number {
+function defaultProducerCount(nodes: number): number {
   return Math.min(3, nodes);
 }
 

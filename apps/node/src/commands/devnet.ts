@@ -171,7 +171,7 @@ async function stopAll(nodes: RunningNode[]): Promise<void> {
   );
 }
 
-export function devnetSummary(
+function devnetSummary(
   dir: string,
   manifest: DevnetManifest,
   argv: Pick<DevnetArgs, 'host' | 'base-port' | 'balance'>,

@@ -16,7 +16,7 @@ export const MINE_SIGN_PASSPHRASE_ENV = 'CHAIN_SIGN_MINE_PASSPHRASE';
 /** The key file's passphrase is wrong (exit code 1: the command was right, the secret was not). */
 export class WrongPassphraseError extends Error {}
 
-export interface KeySource {
+interface KeySource {
   /** Flag names, for messages. */
   flags: { keyFile: string; passphraseFile: string };
   keyFile?: string;

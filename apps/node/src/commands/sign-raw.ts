@@ -42,7 +42,7 @@ import {
   operationKind,
 } from './sign-raw-operation';
 
-export const SIGN_RAW_EXIT = { OK: 0, REFUSED: 1, USAGE: 2, NO_REPLY: 3 } as const;
+const SIGN_RAW_EXIT = { OK: 0, REFUSED: 1, USAGE: 2, NO_REPLY: 3 } as const;
 
 /** The network prefix of the embedded dev network, the default network of `chain-node start`. */
 const DEFAULT_PREFIX = 'CH';

@@ -51,7 +51,7 @@ export const watchCommand: CommandModule<object, WatchArgs> = {
 };
 
 /** The subscribe params of the command line. */
-export function subscribeParams(argv: Pick<WatchArgs, 'event' | 'target' | 'from'>) {
+function subscribeParams(argv: Pick<WatchArgs, 'event' | 'target' | 'from'>) {
   const event = argv.event;
   if (event === undefined || !(PUSH_EVENTS as readonly string[]).includes(event)) {
     throw new CallUsageError(`say which event to watch: ${PUSH_EVENTS.join(', ')}`);
@@ -75,7 +75,7 @@ export function subscribeParams(argv: Pick<WatchArgs, 'event' | 'target' | 'from
 }
 
 /** One human line of a notification. */
-export function describeNotification(event: PushEvent, result: Record<string, unknown>): string {
+function describeNotification(event: PushEvent, result: Record<string, unknown>): string {
   if (event === 'newBlocks') {
     return `block ${result.block}  ${result.operations} operations  ${result.hash}  by ${result.hmr}`;
   }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { EXPLORER_CSS } from './styles';
 
-export interface ExplorerPage {
+interface ExplorerPage {
   html: string;
   /** The Content-Security-Policy header value for `html`. */
   contentSecurityPolicy: string;
@@ -49,7 +49,7 @@ export function sha256Base64(content: string | Buffer): string {
 }
 
 /** The explorer script as the page loads it. */
-export interface ExplorerScriptRef {
+interface ExplorerScriptRef {
   /** Its path relative to the page (the page is served at the root). */
   src: string;
   /** Subresource Integrity of its content (`sha256-...`). */

@@ -11,9 +11,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildExplorerPage, sha256Base64 } from './page';
 
-export type GetHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+type GetHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export interface ExplorerOptions {
+interface ExplorerOptions {
   /** The bundled page script. Default: dist/explorer/app.js of the chain-node package. */
   scriptFile: string;
 }

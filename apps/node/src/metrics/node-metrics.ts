@@ -15,7 +15,7 @@ import { RPC_DURATION_BUCKETS, registerRpcMetrics } from './rpc-metrics';
 /** Seconds to validate and commit one imported block: a few ms empty, up to seconds when full. */
 const IMPORT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export interface MetricSources {
+interface MetricSources {
   chain: Chain;
   keystore: KeyStore;
   network: P2PNode;
@@ -23,7 +23,7 @@ export interface MetricSources {
 }
 
 /** What a failed listener was (chain_listener_errors_total's `listener` label). */
-export type FailedListener = 'block' | 'pending' | 'observer' | 'push';
+type FailedListener = 'block' | 'pending' | 'observer' | 'push';
 
 const FAILED_LISTENERS: readonly FailedListener[] = ['block', 'pending', 'observer', 'push'];
 

@@ -20,7 +20,7 @@ import { InvalidParamsError } from '@chain/rpc-jayson';
 import type { Logger } from '../logger';
 import { touchesToken, touchesWallet } from './operation-filters';
 
-export interface SubscribeRequest {
+interface SubscribeRequest {
   event: PushEvent;
   /** Canonical wallet address (walletOperations). */
   wallet?: string;
@@ -54,9 +54,9 @@ export interface PushHub {
 const DEFAULT_REORG_DEPTH = 64;
 
 /** Told of each failure of one subscription (the hub has logged it already). */
-export type PushErrorListener = (error: unknown) => void;
+type PushErrorListener = (error: unknown) => void;
 
-export interface PushHubOptions {
+interface PushHubOptions {
   /** Heights of sent operations kept per subscription (default: 64). */
   reorgDepth?: number;
   /** Told of each subscription's failure, after the hub logged it (the node counts them). */

@@ -97,7 +97,7 @@ export function wallet(node: NodeContext, address: string, param: string): strin
  * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the field names
  * are the spec's (dumpPrivateKey answers `priv`, activeWallet takes `private`).
  */
-export const ACTIVATE_FIRST_HINT =
+const ACTIVATE_FIRST_HINT =
   'activate it first: dumpPrivateKey {wallet, passphrase} answers its key as `priv`; pass that ' +
   "to activeWallet {wallet, private} (the names `priv` and `private` are the spec's); the " +
   'wallet is active once that operation is in a block';

@@ -67,6 +67,27 @@ export function participationHandlers(node: NodeContext): GroupHandlers<'partici
     });
   }
 
+  /** A TOP node's decision on a MIDDLE node: on its joining (nodeStep3_2), on its H/W check (4_2). */
+  function topDecision(
+    caller: CallContext,
+    step: 'nodeStep3_2' | 'nodeStep4_2',
+    params: {
+      code: string;
+      confirmer: string;
+      target: string;
+      select: boolean;
+      passphrase: string;
+    },
+  ): Promise<OperationObject> {
+    const top = walletParam(params.confirmer, 'confirmer');
+    const body = {
+      code: parseNodeCode(params.code),
+      target: walletParam(params.target, 'target').hash160,
+      select: params.select,
+    };
+    return submit(caller, step, top.address, 'confirmer', params.passphrase, body);
+  }
+
   return {
     getNodePart(params) {
       return nodePart(node.chain, wallet(node, params.wallet, 'wallet'));
@@ -116,15 +137,7 @@ export function participationHandlers(node: NodeContext): GroupHandlers<'partici
       return submit(caller, 'nodeStep3_1', middle.address, 'wallet', params.passphrase, body);
     },
 
-    nodeStep3_2(params, caller) {
-      const top = walletParam(params.confirmer, 'confirmer');
-      const body = {
-        code: parseNodeCode(params.code),
-        target: walletParam(params.target, 'target').hash160,
-        select: params.select,
-      };
-      return submit(caller, 'nodeStep3_2', top.address, 'confirmer', params.passphrase, body);
-    },
+    nodeStep3_2: (params, caller) => topDecision(caller, 'nodeStep3_2', params),
 
     async nodeStep4_1(params, caller) {
       const middle = walletParam(params.wallet, 'wallet');
@@ -145,15 +158,7 @@ export function participationHandlers(node: NodeContext): GroupHandlers<'partici
       return withHardware(op);
     },
 
-    nodeStep4_2(params, caller) {
-      const top = walletParam(params.confirmer, 'confirmer');
-      const body = {
-        code: parseNodeCode(params.code),
-        target: walletParam(params.target, 'target').hash160,
-        select: params.select,
-      };
-      return submit(caller, 'nodeStep4_2', top.address, 'confirmer', params.passphrase, body);
-    },
+    nodeStep4_2: (params, caller) => topDecision(caller, 'nodeStep4_2', params),
 
     nodeStepBTList(params) {
       return bottomList(

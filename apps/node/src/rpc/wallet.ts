@@ -11,7 +11,7 @@ import {
 import type { RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
 import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
-import { isTokenAddress } from '@chain/tokens';
+import { isTokenAddress, tokenAddressStateKey } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
@@ -24,7 +24,7 @@ import {
   wallet,
 } from './keys';
 
-export type KeyState = 'unlocked' | 'locked' | 'not in key store';
+type KeyState = 'unlocked' | 'locked' | 'not in key store';
 
 /** ACTIVATION_PENDING when an activation of the wallet waits in the mempool, else undefined. */
 function pendingActivationOf(node: NodeContext, address: string): ChainError | undefined {
@@ -41,7 +41,7 @@ function pendingActivationOf(node: NodeContext, address: string): ChainError | u
 }
 
 /** The spec's wallet info object, plus `key_state`: the key store's view of the wallet (DESIGN §2). */
-export function walletInfoWithKeyState(
+function walletInfoWithKeyState(
   node: NodeContext,
   address: string,
 ): WalletInfo & { key_state: KeyState } {
@@ -64,8 +64,8 @@ export function walletInfoWithKeyState(
 
 /**
  * `read` once the wallets' accounts are in memory: at once when they are, else after loading them
- * from disk off this thread (a state larger than the cache). Whether a wallet that is not a normal
- * one is a token address is read on the spot: rare, and a miss there is a cheap negative lookup.
+ * from disk off this thread (a state larger than the cache), with whether each is a token's address
+ * (asked of every wallet that is not a normal one).
  */
 function afterLoading<T>(
   node: NodeContext,
@@ -73,7 +73,7 @@ function afterLoading<T>(
   read: () => T,
 ): T | Promise<T> {
   const wallets = addresses.map((address) => decodeAddress(address, node.chain.prefix).hash160);
-  const loading = node.chain.loadState({ wallets });
+  const loading = node.chain.loadState({ wallets, spaces: wallets.map(tokenAddressStateKey) });
   return loading === undefined ? read() : loading.then(read);
 }
 

@@ -5,9 +5,9 @@ import { DecodeError } from '../errors';
 import { MAX_OPERATION_BYTES } from '../operation/operation';
 
 export const HASH_LENGTH = 32;
-export const BLOCK_SIGNATURE_LENGTH = 64;
+const BLOCK_SIGNATURE_LENGTH = 64;
 export const ZERO_HASH = new Uint8Array(HASH_LENGTH);
-export const MAX_BLOCK_PAYLOAD = 255;
+const MAX_BLOCK_PAYLOAD = 255;
 
 const BLOCK_DOMAIN = utf8ToBytes('chain-block');
 

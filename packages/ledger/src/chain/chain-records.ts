@@ -1,7 +1,7 @@
 import { ErrorCode, LT_HASH_BYTES, LtHash } from '@chain/crypto';
 import { opHashIdentityOf } from '@chain/ophash';
 import type { Block, BlockHeader } from '../block/block';
-import { LedgerError } from '../errors';
+import { type InvalidBlockReason, LedgerError } from '../errors';
 import type { Operation } from '../operation/operation';
 import type { BlockChanges } from '../state/block-changes';
 import type { StateLayer } from '../state/state-layer';
@@ -64,7 +64,12 @@ export function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-export function invalidBlock(reason: string, message: string, cause?: unknown): LedgerError {
+/** A block refused: its reason is one of the table's INVALID_BLOCK ones (@chain/spec). */
+export function invalidBlock(
+  reason: InvalidBlockReason,
+  message: string,
+  cause?: unknown,
+): LedgerError {
   return new LedgerError(ErrorCode.INVALID_BLOCK, reason, message, {
     param: 'block',
     ...(cause === undefined ? {} : { cause }),

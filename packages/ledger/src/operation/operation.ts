@@ -33,7 +33,7 @@ export interface Operation<B = unknown> extends OperationHeader {
 }
 
 /** What the header of an encoded operation says, read without decoding its body. */
-export interface OperationPeek {
+interface OperationPeek {
   type: OperationType;
   signer: number;
 }
@@ -63,7 +63,7 @@ export function peekOperation(
  * `share`, the operation's `bytes` are a view of the reader's, which the caller keeps unchanged for
  * as long as the operation lives (a block's operations and the block's bytes); else a copy.
  */
-export function readOperation(
+function readOperation(
   reader: ByteReader,
   registry: OperationRegistry,
   hashes: Hashes,

@@ -1,4 +1,5 @@
 import { ErrorCode, type Hashes } from '@chain/crypto';
+import type { OperationReceiver, OperationSender } from '@chain/spec';
 import { LedgerError } from '../errors';
 import type { Genesis } from '../genesis';
 import type { Account } from '../state/account';
@@ -66,21 +67,11 @@ export interface ApplyContext {
   setProducer(account: number, active: boolean): void;
 }
 
-/** One sender line of an operation object (JSON-ready); H/W checks add `amount`. */
-export interface PresentedSender {
-  account: string;
-  payload: string;
-  payload_type: number;
-  amount?: string;
-}
+/** One sender line of an operation object (@chain/spec's `OperationSender`); H/W checks add `amount`. */
+export type PresentedSender = OperationSender;
 
-/** One receiver line of an operation object (JSON-ready); H/W checks add `amount`. */
-export interface PresentedReceiver {
-  account: string;
-  amount?: string;
-}
-
-export type PresentedParty = PresentedSender | PresentedReceiver;
+/** One receiver line of an operation object (@chain/spec's `OperationReceiver`). */
+export type PresentedReceiver = OperationReceiver;
 
 /** How an operation type describes one of its operations in the SPEC operation object. */
 export interface Presentation {
@@ -136,7 +127,7 @@ export interface BlockHookInfo {
 }
 
 /** The reasons an address reservation may give (INVALID_ACCOUNT ones). */
-export type AddressReservationReason = 'RECEIVER_IS_TOKEN';
+type AddressReservationReason = 'RECEIVER_IS_TOKEN';
 
 /**
  * Addresses a plug-in reserves for itself, which hold no key (a token's address): they must not
@@ -147,6 +138,8 @@ export interface AddressReservation {
     ctx: ApplyContext,
     hash160: Uint8Array,
   ): { readonly reason: AddressReservationReason; readonly message: string } | undefined;
+  /** What `reserved` reads of the state for `hash160`, so that it is loaded before the apply. */
+  stateKeys?(hash160: Uint8Array, keys: StateKeys): void;
 }
 
 /** Runs once per block after its operations (rewards). With no hook, fees go to the producer. */

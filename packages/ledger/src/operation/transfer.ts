@@ -21,7 +21,7 @@ export const transferOperation: OperationType<TransferBody> = {
   ...transferCodec,
 
   stateKeys(body, keys) {
-    if ('hash160' in body.receiver) keys.hashes.push(body.receiver.hash160);
+    if ('hash160' in body.receiver) keys.coinRecipients.push(body.receiver.hash160);
     else keys.accounts.push(body.receiver.account);
   },
   apply(ctx, op) {

@@ -10,7 +10,7 @@ import type { StateLayer } from './state-layer';
 /** Checks an operation's signature against a public key (the chain caches verified digests). */
 export type SignatureCheck = (op: Operation, publicKey: Uint8Array) => boolean;
 
-export interface AppliedOperation {
+interface AppliedOperation {
   /** The signer's account number (assigned here for a new-account activation). */
   signer: number;
   /** The public key the signature was checked against. */
@@ -23,10 +23,10 @@ function refuse<R extends LedgerReason>(
   message: string,
   param?: string,
 ): LedgerError {
-  return new LedgerError<string>(code, reason, message, param === undefined ? {} : { param });
+  return new LedgerError(code, reason, message, param === undefined ? {} : { param });
 }
 
-export interface ApplyOptions {
+interface ApplyOptions {
   /**
    * Apply straight into `layer`, without a child layer of its own: for a received block being
    * validated, which is dropped whole when any of its operations fails, so one operation's partial

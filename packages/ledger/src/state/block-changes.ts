@@ -4,7 +4,7 @@ import type { OperationRegistry } from '../operation/registry';
 import { type Account, encodeAccount } from './account';
 import { DELETED, type StateLayer } from './state-layer';
 
-export interface AccountChange {
+interface AccountChange {
   number: number;
   after: Account;
   afterBytes: Uint8Array;
@@ -12,7 +12,7 @@ export interface AccountChange {
   before: Uint8Array | undefined;
 }
 
-export interface SpaceChange {
+interface SpaceChange {
   space: string;
   key: string;
   /** Decoded value after the block; undefined when deleted. */
@@ -77,7 +77,7 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
 }
 
 /** What rolling a block back restores. */
-export interface UndoRecord {
+interface UndoRecord {
   accounts: Array<{ number: number; before: Uint8Array | undefined }>;
   spaces: Array<{ space: string; key: string; before: Uint8Array | undefined }>;
   producers: number[] | undefined;

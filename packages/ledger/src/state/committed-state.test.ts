@@ -10,7 +10,7 @@ import {
   testWallet,
 } from '../testing/temp-chain';
 import { encodeAccount, newAccount } from './account';
-import { CommittedState, type StateStore } from './committed-state';
+import { CommittedState, emptyStateKeys, type StateStore } from './committed-state';
 
 /** A state cache of about one entry: nearly every read goes to the database. */
 const TINY_CACHE_MB = 0.0001;
@@ -148,7 +148,7 @@ describe('loading ahead', () => {
     const { store, release } = slowStore(new Map([[0, encodeAccount(stored)]]));
     const state = new CommittedState(store, () => undefined, 1);
     state.reset(1, []);
-    const loading = state.load({ accounts: [0], hashes: [], spaces: [] });
+    const loading = state.load({ ...emptyStateKeys(), accounts: [0] });
     // A block changes account 0 while its old bytes are being read.
     const block = state.child();
     block.editAccount(0)!.balance = 9n;
@@ -173,7 +173,7 @@ describe('loading ahead', () => {
     const state = new CommittedState(counting, () => undefined, 1);
     state.reset(1, []);
     release();
-    await state.load({ accounts: [0], hashes: [], spaces: [] });
+    await state.load({ ...emptyStateKeys(), accounts: [0] });
     expect(state.account(0)?.balance).toBe(5n);
     expect(syncReads).toBe(0);
   });

@@ -18,7 +18,7 @@ export interface StateStore {
 }
 
 /** Decodes a stored space value (the registry's space of that name). */
-export type SpaceDecoder = (space: string, bytes: Uint8Array) => unknown;
+type SpaceDecoder = (space: string, bytes: Uint8Array) => unknown;
 
 /** The entries a block or a submission is expected to read, to load ahead. */
 export interface StateKeys {
@@ -26,10 +26,15 @@ export interface StateKeys {
   hashes: Uint8Array[];
   /** Pairs of space name and entry key. */
   spaces: Array<[string, string]>;
+  /**
+   * Addresses paid native coins (ApplyContext.coinRecipient): loaded as `hashes`, with what the
+   * registry's address reservations read of them (withReservations, chain/state/state-access.ts).
+   */
+  coinRecipients: Uint8Array[];
 }
 
 export function emptyStateKeys(): StateKeys {
-  return { accounts: [], hashes: [], spaces: [] };
+  return { accounts: [], hashes: [], spaces: [], coinRecipients: [] };
 }
 
 /** Marks, in a cache, an entry known not to exist on disk. */
@@ -46,9 +51,9 @@ export function spaceKey(space: string, key: string): string {
  * `--expose-gc` on 100,000 entries of each kind (docs/performance.md, "State cache"); they turn
  * `--state-cache-mb` into entry counts.
  */
-export const CACHED_ACCOUNT_BYTES = 540;
-export const CACHED_NUMBER_BYTES = 80;
-export const CACHED_SPACE_BYTES = 360;
+const CACHED_ACCOUNT_BYTES = 540;
+const CACHED_NUMBER_BYTES = 80;
+const CACHED_SPACE_BYTES = 360;
 
 /** How the cache budget is shared: accounts are read most. */
 const ACCOUNT_SHARE = 0.55;
@@ -72,7 +77,7 @@ interface ChangeLog {
   all: boolean;
 }
 
-export interface StateCacheStats {
+interface StateCacheStats {
   accounts: number;
   numbers: number;
   spaces: number;
@@ -241,7 +246,7 @@ export class CommittedState implements StateView {
     try {
       const accounts = new Set(keys.accounts);
       const hashes = new Map<string, Uint8Array>();
-      for (const hash of keys.hashes) {
+      for (const hash of keys.hashes.concat(keys.coinRecipients)) {
         const key = numberKey(hash);
         const known = this.inMemory(NUMBERS, this.numbers, key);
         if (known === undefined) hashes.set(key, hash);
@@ -340,6 +345,7 @@ export class CommittedState implements StateView {
     turn.keys.accounts.push(...keys.accounts);
     turn.keys.hashes.push(...keys.hashes);
     turn.keys.spaces.push(...keys.spaces);
+    turn.keys.coinRecipients.push(...keys.coinRecipients);
     return turn.done;
   }
 

@@ -2,7 +2,7 @@ import { type Account, cloneAccount, copyAccountHash, newAccount } from './accou
 
 /** Marks a space entry deleted in a layer (shadowing the parent's value). */
 export const DELETED: unique symbol = Symbol('deleted');
-export type SpaceValue = unknown | typeof DELETED;
+type SpaceValue = unknown | typeof DELETED;
 
 /** Map key of a 20-byte hash (Buffer's native hex is the fastest way to a string key). */
 export function hashKey(hash160: Uint8Array): string {

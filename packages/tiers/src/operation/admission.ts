@@ -21,7 +21,7 @@ function minimumStake(ctx: ApplyContext, role: Role): bigint {
   return role === 'MIDDLE' ? params.minStakeMiddle : params.minStakeBottom;
 }
 
-export interface Admission {
+interface Admission {
   role: Role;
   code: string;
   tree: NodeTree;

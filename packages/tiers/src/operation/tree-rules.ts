@@ -7,7 +7,6 @@ import {
   expirySpace,
   heightKey,
   NO_ACCOUNT,
-  type NodeState,
   type NodeTree,
   type Participant,
   participantSpace,
@@ -39,7 +38,7 @@ export function isWalletOf(ctx: ApplyContext, hash160: Uint8Array, account: numb
 }
 
 /** The participant (account number) a wallet belongs to: as its node wallet, or miner/mine wallet. */
-export function walletOwner(ctx: ApplyContext, account: number): number | undefined {
+function walletOwner(ctx: ApplyContext, account: number): number | undefined {
   if (participantOf(ctx, account) !== undefined) return account;
   return ctx.get(walletIndexSpace, accountKey(account));
 }
@@ -71,7 +70,7 @@ function releaseWallet(ctx: ApplyContext, wallet: number, participant: number): 
 }
 
 /** Moves `stake` of spendable funds into the account's volume_lock. */
-export function lockStake(ctx: ApplyContext, account: number, stake: bigint, param: string): void {
+function lockStake(ctx: ApplyContext, account: number, stake: bigint, param: string): void {
   const edited: Account = ctx.editAccount(account);
   const spendable = ctx.spendable(edited);
   if (stake > spendable) {
@@ -91,15 +90,13 @@ export function scheduleExpiry(ctx: ApplyContext, account: number, height: numbe
   ctx.put(expirySpace, heightKey(height), due);
 }
 
-export interface Joining {
-  code: string;
+/** What a wallet joins with: the participant's own fields, and the tree it enters. */
+interface Joining
+  extends Pick<
+    Participant,
+    'code' | 'state' | 'account' | 'miner' | 'parent' | 'stake' | 'extension'
+  > {
   tree: NodeTree;
-  state: NodeState;
-  account: number;
-  miner: number;
-  parent: number;
-  stake: bigint;
-  extension: boolean;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   sleep,
   waitUntilNothingPending,
 } from '../dev-chain.js';
+import { type GcTotals, gcPerOperation } from '../gc-trace.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { cpuPerOperation, processCpuSeconds } from '../process-cpu.js';
 
@@ -53,6 +54,9 @@ export interface ExecuteRawRun {
   /** The node's CPU seconds (processCpuSeconds) before the load and once all was mined. */
   cpuBefore: number | undefined;
   cpuAfter: number | undefined;
+  /** The node's collections before the load and once all was mined. */
+  gcBefore: GcTotals | undefined;
+  gcAfter: GcTotals | undefined;
 }
 
 /**
@@ -130,6 +134,7 @@ export async function executeRawUntilMined(
   const startHeight = (await client.block.getBlockCount()) - 1;
   const before = await nOperations(client, wallets);
   const cpuBefore = await processCpuSeconds(node.pid);
+  const gcBefore = node.gcTotals();
   const load = await runCallLoad({
     url: node.rpcUrl,
     method: 'excuteRaw',
@@ -146,6 +151,7 @@ export async function executeRawUntilMined(
   }
   const minedAtMs = await waitUntilNothingPending(client, drainTimeoutMs);
   const cpuAfter = await processCpuSeconds(node.pid);
+  const gcAfter = node.gcTotals();
   const head = (await client.block.getBlockCount()) - 1;
   const after = await nOperations(client, wallets);
   const increase = after.reduce((sum, n, index) => sum + n - before[index]!, 0);
@@ -158,7 +164,7 @@ export async function executeRawUntilMined(
         `${operations} operations were mined (the signers' n_operation rose by ${increase})`,
     );
   }
-  return { load, operations, minedAtMs, blocks, cpuBefore, cpuAfter };
+  return { load, operations, minedAtMs, blocks, cpuBefore, cpuAfter, gcBefore, gcAfter };
 }
 
 export default defineBenchmark({
@@ -206,7 +212,8 @@ export default defineBenchmark({
           `  ${run.operations} operations in ${run.load.succeeded} calls (${Math.round(run.load.succeededPerSec * perCall)}/s acknowledged, ` +
             `p50 ${run.load.p50Ms.toFixed(1)} ms, p99 ${run.load.p99Ms.toFixed(1)} ms); ` +
             `all mined in ${run.blocks} blocks, ${((run.minedAtMs - run.load.endedAtMs) / 1000).toFixed(2)} s after the last reply; ` +
-            `node CPU ${cpuPerOperation(run.cpuBefore, run.cpuAfter, run.operations)} us per operation (all threads)`,
+            `node CPU ${cpuPerOperation(run.cpuBefore, run.cpuAfter, run.operations)} us per operation (all threads), ` +
+            gcPerOperation(run.gcBefore, run.gcAfter, run.operations),
         );
         runs.push({ perCall, rate });
         verifyRate = Math.max(verifyRate, measureVerifyRate(cases));

@@ -16,6 +16,7 @@ import {
   type SenderWallet,
   waitUntilNothingPending,
 } from '../dev-chain.js';
+import { gcPerOperation } from '../gc-trace.js';
 import { createNodeProcess } from '../node-process.js';
 import { cpuPerOperation, processCpuSeconds } from '../process-cpu.js';
 
@@ -164,6 +165,7 @@ export default defineBenchmark({
         `  chain-node: sendTo, ${SENDTO_CONNECTIONS} connections, ${durationSec} s, block time ${BLOCK_TIME_MS} ms`,
       );
       const cpuBefore = await processCpuSeconds(node.pid);
+      const gcBefore = node.gcTotals();
       const drained = await sendToUntilDrained({
         client: node.client,
         url: node.rpcUrl,
@@ -173,12 +175,14 @@ export default defineBenchmark({
         drainTimeoutMs: Math.max(30_000, durationSec * 1000),
       });
       const cpuAfter = await processCpuSeconds(node.pid);
+      const gcAfter = node.gcTotals();
       const run = await drained.verify();
       const { load } = run;
       ctx.log(
         `  acknowledged ${load.succeeded} (${Math.round(load.succeededPerSec)}/s), refused ${load.refused}, failed ${load.failed}; ` +
           `all mined in ${run.blocks} blocks, ${((run.minedAtMs - load.endedAtMs) / 1000).toFixed(2)} s after the last reply; ` +
-          `node CPU ${cpuPerOperation(cpuBefore, cpuAfter, run.mined)} us per operation (all threads)`,
+          `node CPU ${cpuPerOperation(cpuBefore, cpuAfter, run.mined)} us per operation (all threads), ` +
+          gcPerOperation(gcBefore, gcAfter, run.mined),
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       return [

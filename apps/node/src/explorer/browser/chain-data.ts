@@ -154,7 +154,7 @@ export async function operationsOfBlocks(from: number, to: number): Promise<Oper
 }
 
 /** What a part of the page wants to hear about the chain. */
-export interface ChainWatcher {
+interface ChainWatcher {
   /** Blocks added to the chain, oldest first (after a reorg, the new branch's blocks again). */
   blocks?(blocks: BlockInfo[]): void;
   /** The chain may have changed (new blocks, new pending operations): time to refresh. */
@@ -429,7 +429,7 @@ export async function findBlockByHash(hash: string): Promise<number | undefined>
 }
 
 /** A token created on chain: its address, the block and the createToken operation. */
-export interface CreatedToken {
+interface CreatedToken {
   address: string;
   operation: OperationObject;
   meta: TokenMeta | undefined;

@@ -31,7 +31,7 @@ const NODE_STATES: Record<string, { role: NodeRole; text: string }> = {
   BW: { role: 'BOTTOM', text: 'waiting for approval by its MIDDLE' },
   BA: { role: 'BOTTOM', text: 'participating' },
 };
-export type NodeRole = 'TOP' | 'MIDDLE' | 'BOTTOM';
+type NodeRole = 'TOP' | 'MIDDLE' | 'BOTTOM';
 /** Participation operations: nodeStep1 (a TOP node joins). */
 export const OPTYPE_TOP_JOIN = 8;
 const WALLET_ADDRESS = /^[A-Za-z0-9]{2}[0-9a-f]{46}$/i;
@@ -143,7 +143,7 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /** How long ago `seconds` (a Unix time) was, as of `nowMs`: `5 s ago`, `3 min ago`, `2 d ago`. */
-export function relativeTime(seconds: number, nowMs: number): string {
+function relativeTime(seconds: number, nowMs: number): string {
   const ago = Math.round(nowMs / 1000 - seconds);
   if (ago < 0) return ago > -5 ? 'just now' : `in ${-ago} s`;
   if (ago < MINUTE) return `${ago} s ago`;
@@ -276,7 +276,7 @@ const TOKEN_SUBTYPE_NAMES: Record<number, string> = {
   6: 'Token ownership change',
 };
 
-export function optypeName(optype: number, subtype?: number): string {
+function optypeName(optype: number, subtype?: number): string {
   if (optype === TOKEN_OPERATION && subtype !== undefined) {
     return TOKEN_SUBTYPE_NAMES[subtype] ?? OPTYPE_NAMES[optype]!;
   }
@@ -330,7 +330,7 @@ export function walletLink(address: string | undefined): Child {
     : mono(address);
 }
 
-export function opLink(op: OperationObject): Child {
+function opLink(op: OperationObject): Child {
   // The ophash starts with block, account and counter; its digest (the last 40 digits) is what
   // tells operations apart at a glance.
   return link(`#/op/${op.ophash}`, mono(`${op.ophash.slice(24, 36)}…`), `operation ${op.ophash}`);
@@ -346,7 +346,7 @@ export function blockHashLink(hash: string, block: number): Child {
 }
 
 /** Where an operation is: its block, or "pending" (the node says block 0 while it waits). */
-export function placeOf(op: OperationObject): Child {
+function placeOf(op: OperationObject): Child {
   return op.block > 0 && op.maturation !== null ? blockLink(op.block) : 'pending';
 }
 

@@ -42,11 +42,6 @@ export function showNodeBack(): void {
   status.textContent = 'Connected to the node again.';
 }
 
-/** Whether the node is away (its push connection lost). */
-export function nodeLost(): boolean {
-  return lostSince !== undefined;
-}
-
 export function clearProblem(): void {
   if (lostSince !== undefined) return;
   problem.hidden = true;

@@ -147,7 +147,7 @@ function isDurableCommit(core: CommitCore, origin: BlockOrigin, height: number):
   return origin !== 'imported' || core.importsWaiting <= 1 || height % DURABLE_IMPORT_EVERY === 0;
 }
 
-export interface CommittedBlock {
+interface CommittedBlock {
   info: BlockInfo;
   /** Resolves once the block is on disk (already, unless it was written behind). */
   written: Promise<void>;

@@ -47,7 +47,7 @@ import type { CommitCore } from './block-commit';
 import { adoptCommitted, writeChanges } from './block-commit';
 
 /** What open and close uses of the chain's core. */
-export type BootCore = Pick<
+type BootCore = Pick<
   ChainCore,
   | 'genesis'
   | 'prefix'

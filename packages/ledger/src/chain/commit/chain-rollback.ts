@@ -32,7 +32,7 @@ import type { CommitCore } from './block-commit';
 import { adoptCommitted, commitBlock } from './block-commit';
 
 /** What rollback and reorganisation uses of the chain's core. */
-export type RollbackCore = Pick<
+type RollbackCore = Pick<
   ChainCore,
   | 'addressCache'
   | 'blockCache'

@@ -240,7 +240,7 @@ describe('recent-signer rule', () => {
     const forged = encodeBlock(headerBytes, signature, original.operations);
     await expect(b.importBlock(forged)).rejects.toMatchObject({
       code: 1003,
-      reason: 'RECENT_SIGNER',
+      reason: 'BLOCK_BY_RECENT_SIGNER',
     });
     expect(b.blockCount()).toBe(2);
     await b.importBlock((await a.getBlockBytes(2))!);

@@ -257,12 +257,15 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     producer.publicKey === null ||
     !root.producers().includes(header.producer)
   ) {
-    throw invalidBlock('NOT_A_PRODUCER', `account ${header.producer} is not a block producer`);
+    throw invalidBlock(
+      'BLOCK_BY_NON_PRODUCER',
+      `account ${header.producer} is not a block producer`,
+    );
   }
   const producerCount = root.producers().length;
   if (await core.clique.signedRecently(header.producer, header.height, producerCount)) {
     throw invalidBlock(
-      'RECENT_SIGNER',
+      'BLOCK_BY_RECENT_SIGNER',
       `producer account ${header.producer} signed one of the ${recentSignerWindow(producerCount)} blocks before block ${header.height}`,
     );
   }
@@ -294,7 +297,8 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
       throw invalidBlock('BAD_OPERATION', `operation ${i}: ${(error as Error).message}`, error);
     }
     const key = op.digestHex;
-    if (seen.has(key)) throw invalidBlock('DUPLICATE_OPERATION', `operation ${i} is repeated`);
+    if (seen.has(key))
+      throw invalidBlock('DUPLICATE_OPERATION_IN_BLOCK', `operation ${i} is repeated`);
     seen.add(key);
     ops.push(op);
   }

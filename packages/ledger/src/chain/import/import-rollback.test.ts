@@ -1,4 +1,5 @@
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import type { BlockImportReason } from '@chain/spec';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -206,7 +207,7 @@ describe('importBlock', () => {
     const block1 = (await a.getBlockBytes(1))!;
     const block2 = (await a.getBlockBytes(2))!;
     const before = snapshot(b);
-    const refused = (reason: string) => expect.objectContaining({ code: 1003, reason });
+    const refused = (reason: BlockImportReason) => expect.objectContaining({ code: 1003, reason });
 
     await expect(b.importBlock(block1.subarray(0, 50))).rejects.toThrow(refused('MALFORMED_BLOCK'));
     await expect(b.importBlock(block2)).rejects.toThrow(refused('NOT_NEXT_BLOCK'));
@@ -222,7 +223,7 @@ describe('importBlock', () => {
           h.producer = 5;
         }),
       ),
-    ).rejects.toThrow(refused('NOT_A_PRODUCER'));
+    ).rejects.toThrow(refused('BLOCK_BY_NON_PRODUCER'));
     await expect(
       b.importBlock(
         forge(block1, (h) => {
@@ -268,7 +269,7 @@ describe('importBlock', () => {
           );
         }),
       ),
-    ).rejects.toThrow(refused('DUPLICATE_OPERATION'));
+    ).rejects.toThrow(refused('DUPLICATE_OPERATION_IN_BLOCK'));
     // A well-formed, well-signed block holding an operation that is invalid on this state.
     const spendTooMuch = a.buildSignedOperation({
       optype: 2,

@@ -289,7 +289,7 @@ class HashJob {
  * (submissions of one event-loop turn, a few dozen) shares it from fewer signatures, in smaller
  * chunks, so that the workers take part at all.
  */
-export interface VerifySplit {
+interface VerifySplit {
   /** Below this many signatures the calling thread verifies alone. */
   parallelFrom?: number;
   /** Signatures per chunk. */
@@ -300,7 +300,7 @@ export interface VerifySplit {
  * A signature batch handed to the worker threads by `background()`; `settle()` has the calling
  * thread verify the chunks the workers have not claimed yet, then waits for the rest.
  */
-export interface BackgroundVerification {
+interface BackgroundVerification {
   settle(): Promise<boolean[]>;
 }
 

@@ -19,7 +19,7 @@ import type { PresentationCore } from '../state/chain-presentation';
 import { presentPending } from '../state/chain-presentation';
 import type { OperationObject } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
-import { loadForOperations } from '../state/state-access';
+import { loadForOperations, withReservations } from '../state/state-access';
 import type { JournalRecord } from '../storage/journal';
 import type { PendingEntry, Submission, TurnQueue } from './mempool';
 
@@ -350,7 +350,7 @@ function signRequestKeys(core: AdmissionCore, batch: readonly SignRequest[]): St
       // A request this bad is refused by signNow, which says why.
     }
   }
-  return keys;
+  return withReservations(core.registry, keys);
 }
 
 function signNow(core: AdmissionCore, request: SignRequest): Promise<OperationObject> {

@@ -25,7 +25,7 @@ import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations } from '../state/state-access';
 
 /** What producing a block uses of the chain's core. */
-export type ProductionCore = Pick<
+type ProductionCore = Pick<
   ChainCore,
   | 'blockEnv'
   | 'checkSignature'

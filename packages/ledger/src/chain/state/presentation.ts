@@ -1,38 +1,19 @@
 import { bytesToHex } from '@chain/crypto';
 import { buildOpHash } from '@chain/ophash';
-import type { BlockInfo, WalletInfo } from '@chain/spec';
+import type { BlockInfo, OperationObject as SpecOperationObject, WalletInfo } from '@chain/spec';
 import type { BlockHeader } from '../../block/block';
 import type { Operation } from '../../operation/operation';
-import type {
-  OperationType,
-  PresentContext,
-  PresentedReceiver,
-  PresentedSender,
-} from '../../operation/registry';
+import type { OperationType, PresentContext } from '../../operation/registry';
 import { type Account, lockedByTime } from '../../state/account';
 
 /** SPEC block object (getBlockInfo) and wallet info object (getWalletInfo): @chain/spec's. */
 export type { BlockInfo, WalletInfo };
 
-/** SPEC operation object. Types may add fields (`token`, `CPU`, ...) or omit some (createToken). */
-export interface OperationObject {
-  block: number;
-  time: number;
-  opblock: number;
-  maturation: number | null;
-  optype: number;
-  subtype: number;
-  nopsp: number;
-  niopsp: number;
-  oprice: string;
-  ioprice: string;
-  signer_account: string;
-  n_operation: number;
-  amount: string;
-  senders: PresentedSender[];
-  receivers: PresentedReceiver[];
-  optxt: string;
-  ophash: string;
+/**
+ * The spec's operation object (@chain/spec's `OperationObject`). Types may add fields (`token`, `CPU`,
+ * ...) or omit some (createToken).
+ */
+export interface OperationObject extends SpecOperationObject {
   [extra: string]: unknown;
 }
 

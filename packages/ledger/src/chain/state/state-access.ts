@@ -1,4 +1,5 @@
 import type { Operation } from '../../operation/operation';
+import type { OperationRegistry } from '../../operation/registry';
 import { NEW_ACCOUNT } from '../../operation/wire';
 import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
 import type { ChainCore } from '../chain-core';
@@ -14,11 +15,23 @@ export type StateAccessCore = Pick<ChainCore, 'registry' | 'root'>;
  */
 
 /** The committed entries applying `ops` reads: each signer's account, and what each type names. */
-export function operationStateKeys(core: StateAccessCore, ops: Iterable<Operation>): StateKeys {
+function operationStateKeys(core: StateAccessCore, ops: Iterable<Operation>): StateKeys {
   const keys = emptyStateKeys();
   for (const op of ops) {
     if (op.signer !== NEW_ACCOUNT) keys.accounts.push(op.signer);
     core.registry.get(op.optype, op.subtype)?.stateKeys?.(op.body, keys, op.signer);
+  }
+  return withReservations(core.registry, keys);
+}
+
+/**
+ * `keys` with what the registry's address reservations read of each coin recipient (whether it is a
+ * token's address): without it, each payment to an address not in memory reads the disk on the spot.
+ */
+export function withReservations(registry: OperationRegistry, keys: StateKeys): StateKeys {
+  const reservations = registry.addressReservations();
+  for (const hash of keys.coinRecipients) {
+    for (const reservation of reservations) reservation.stateKeys?.(hash, keys);
   }
   return keys;
 }

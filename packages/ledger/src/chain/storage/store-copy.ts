@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ErrorCode } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
 import { StoreError } from '../../errors';
-import { ChainStore } from './store';
+import { CHAIN_DB_OPTIONS, ChainStore } from './store';
 
 /** Bytes written to the copy per batch: large enough to be fast, small enough for little memory. */
 const COPY_BATCH_BYTES = 4 * 1024 * 1024;
@@ -27,8 +27,7 @@ export async function copyChainStore(dataDir: string, targetDir: string): Promis
   try {
     await mkdir(targetDir, { recursive: true, mode: 0o700 });
     const target = new ClassicLevel<Uint8Array, Uint8Array>(join(targetDir, 'chain'), {
-      keyEncoding: 'view',
-      valueEncoding: 'view',
+      ...CHAIN_DB_OPTIONS,
       errorIfExists: true,
     });
     try {

@@ -5,6 +5,7 @@ import { ClassicLevel } from 'classic-level';
 import { plainBytes } from '../../codec/byte-reader';
 import { StoreError } from '../../errors';
 import type { StateStore } from '../../state/committed-state';
+import { ReadBatcher } from './read-batcher';
 
 type Bytes = Uint8Array;
 type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
@@ -144,17 +145,28 @@ export function readHeightKey(key: Uint8Array): number {
 
 export { spaceKey } from '../../state/committed-state';
 
-/** An account number in the address index: big-endian u32. */
-export function encodeAccountNumber(number: number): Uint8Array {
-  return heightKey(number);
-}
-
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
+
+/**
+ * How the chain's LevelDB is opened, by the node and by whatever writes a chain database for it (a
+ * copy, the benchmarks' fixtures). LevelDB's own table settings: 1 KiB blocks read faster alone but
+ * made the node slower at 10M accounts (docs/performance.md, "The miss path").
+ */
+export const CHAIN_DB_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
+/** Batched state reads out at once: one beside the event loop's core, one more to cover its return. */
+const STATE_READS_IN_FLIGHT = 2;
+/**
+ * Batched state reads (loads ahead: random keys of a large state) leave LevelDB's block cache alone:
+ * what they read is cached decoded (CommittedState), and in the block cache it would only churn it;
+ * a read that skips it took 19% less time. Reads on the spot keep it: a walk through neighbouring
+ * entries (a page of token holders) reads one block many times (docs/performance.md, "The miss path").
+ */
+const STATE_READ_OPTIONS = { fillCache: false } as const;
 /**
  * The layout of the data directory: absent before the address index existed, 2 with it while the
  * state root was a hash chain of per-block diffs, STATE_FORMAT_LATTICE since the state root
@@ -198,11 +210,16 @@ export class ChainStore implements StateStore {
   private unsynced = false;
   /** The first write that failed: nothing is written after it. */
   private failure: StoreError | undefined;
+  /** The committed state's batched reads: one database call for the reads of many callers. */
+  private readonly reads = new ReadBatcher(async (keys) => {
+    const values = await this.db.getMany(keys, STATE_READ_OPTIONS);
+    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
+  }, STATE_READS_IN_FLIGHT);
   /** Told of the first failed write. */
   onFailure: ((error: StoreError) => void) | undefined;
 
   private constructor(readonly path: string) {
-    this.db = new ClassicLevel<Bytes, Bytes>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    this.db = new ClassicLevel<Bytes, Bytes>(path, CHAIN_DB_OPTIONS);
     this.meta = this.db.sublevel<string, Bytes>('meta', {
       keyEncoding: 'utf8',
       valueEncoding: 'view',
@@ -338,9 +355,8 @@ export class ChainStore implements StateStore {
     return value === undefined ? undefined : plainBytes(value);
   }
 
-  private async getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
-    const values = await this.db.getMany(keys);
-    return values.map((v) => (v === undefined ? undefined : plainBytes(v)));
+  private getMany(keys: Bytes[]): Promise<(Uint8Array | undefined)[]> {
+    return this.reads.read(keys);
   }
 
   /**

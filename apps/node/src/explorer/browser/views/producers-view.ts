@@ -19,7 +19,7 @@ import { showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
 /** Blocks read per step of the producers page. */
-export const PRODUCER_SCAN_BLOCKS = 1000;
+const PRODUCER_SCAN_BLOCKS = 1000;
 const START_OPTYPE = 19;
 
 export interface Producer {
@@ -88,7 +88,7 @@ export async function loadProducers(from: number, to: number): Promise<ProducerS
 }
 
 /** Since when a producer produces, in words (and links). */
-export function sinceText(producer: Producer, scan: ProducerScan): Child {
+function sinceText(producer: Producer, scan: ProducerScan): Child {
   if (producer.start !== undefined) {
     const code = nodeCodeOf(producer.start);
     return h(
