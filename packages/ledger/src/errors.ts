@@ -44,6 +44,7 @@ export const LEDGER_BLAME = {
   BAD_OPERATIONS_ROOT: 'sender',
   INVALID_OPERATION_IN_BLOCK: 'sender',
   BAD_STATE_ROOT: 'sender',
+  WRONG_PRODUCER_SET: 'sender',
   BAD_FORK_POINT: 'none',
   BAD_ROLLBACK: 'none',
   ROLLBACK_TOO_DEEP: 'none',

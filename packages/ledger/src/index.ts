@@ -9,6 +9,7 @@ export {
   encodeBlock,
   encodeBlockHeader,
   operationsRoot,
+  type ProducerKey,
   ZERO_HASH,
 } from './block/block';
 export {
@@ -39,6 +40,11 @@ export {
   isPreferredTip,
   recentSignerWindow,
 } from './chain/consensus/fork-choice';
+export {
+  HeaderChain,
+  type HeaderChainTip,
+  type HeaderCheckContext,
+} from './chain/consensus/header-chain';
 export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
 export {
   type BlockProducer,

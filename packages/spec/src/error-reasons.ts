@@ -38,6 +38,7 @@ export const BLOCK_IMPORT_REASONS = {
   BAD_OPERATIONS_ROOT: 'INVALID_BLOCK',
   INVALID_OPERATION_IN_BLOCK: 'INVALID_BLOCK',
   BAD_STATE_ROOT: 'INVALID_BLOCK',
+  WRONG_PRODUCER_SET: 'INVALID_BLOCK',
 } as const satisfies Record<string, 'INVALID_BLOCK'>;
 
 /** The ledger's reasons: blocks, operations, accounts, the mempool, the data directory, codecs. */

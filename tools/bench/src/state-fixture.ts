@@ -45,7 +45,7 @@ import { createDevTokenFor, DEV_PREFIX } from './dev-chain.js';
 import { createNodeProcess } from './node-process.js';
 
 /** Bumped whenever what a fixture holds changes: older cached fixtures are then not used. */
-export const FIXTURE_FORMAT = 3;
+export const FIXTURE_FORMAT = 4;
 /** Where fixtures are cached by default. */
 export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
 /** Every synthetic account's balance, in base units (any value: nothing sums the balances). */

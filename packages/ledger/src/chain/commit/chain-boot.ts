@@ -11,6 +11,7 @@ import { StoreError } from '../../errors';
 import { decodeOperation } from '../../operation/operation';
 import { collectChanges } from '../../state/block-changes';
 import type { CommittedState } from '../../state/committed-state';
+import { carriedProducers } from '../../state/producer-list';
 import {
   encodeAccountEntry,
   encodeProducersEntry,
@@ -158,6 +159,7 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
     ver: genesis.ver,
     ver_a: genesis.ver_a,
     payload: new Uint8Array(0),
+    producers: carriedProducers(layer, true),
   };
   // Block 0 is defined by the genesis document, not signed by anyone.
   const headerBytes = encodeBlockHeader(header);

@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { equalBytes, LT_HASH_BYTES } from '@chain/crypto';
-import { type Block, blockSigningHash, decodeBlock, operationsRoot } from '../../block/block';
+import {
+  type Block,
+  blockSigningHash,
+  decodeBlock,
+  operationsRoot,
+  sameProducerKeys,
+} from '../../block/block';
 import {
   decodeOperation,
   OPERATION_SIGNATURE_LENGTH,
@@ -9,6 +15,7 @@ import {
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
 import { collectChanges } from '../../state/block-changes';
+import { carriedProducers } from '../../state/producer-list';
 import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import {
@@ -358,6 +365,14 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
   );
   if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
+  }
+  if (
+    !sameProducerKeys(header.producers, carriedProducers(layer, changes.producers !== undefined))
+  ) {
+    throw invalidBlock(
+      'WRONG_PRODUCER_SET',
+      'the producer set the header carries is not the one the block leaves (or it left it unchanged)',
+    );
   }
   return {
     header,

@@ -11,6 +11,7 @@ import { LedgerError } from '../../errors';
 import type { Operation } from '../../operation/operation';
 import { applyOperation } from '../../state/apply-operation';
 import { collectChanges } from '../../state/block-changes';
+import { carriedProducers } from '../../state/producer-list';
 import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { type ExecutedBlock, feeSummary, nowSeconds } from '../chain-records';
@@ -142,6 +143,7 @@ export function produceBlock(
       ver: core.genesis.ver,
       ver_a: core.genesis.ver_a,
       payload: new Uint8Array(0),
+      producers: carriedProducers(layer, changes.producers !== undefined),
     };
     const headerBytes = encodeBlockHeader(header);
     const signature = core.secp.sign(
