@@ -59,6 +59,7 @@ export {
   ltHashElement,
   ltHashElementOf,
 } from './lthash';
+export { KERNEL_MAX_INPUT, LtHashKernel, ltHashKernel } from './lthash-kernel';
 export {
   type DecodedSignedMessage,
   decodeSignedMessage,
