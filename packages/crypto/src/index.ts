@@ -57,7 +57,6 @@ export {
   LtHash,
   type LtHashElement,
   ltHashElement,
-  ltHashElementOf,
 } from './lthash';
 export { KERNEL_MAX_INPUT, LtHashKernel, ltHashKernel } from './lthash-kernel';
 export {

@@ -29,11 +29,6 @@ export function ltHashElement(hashes: Hashes, data: Uint8Array): LtHashElement {
   return wordsOf(hashes.blake3(data, LT_HASH_BYTES));
 }
 
-/** The element whose BLAKE3 output (LT_HASH_BYTES bytes) was computed elsewhere. */
-export function ltHashElementOf(output: Uint8Array): LtHashElement {
-  return wordsOf(output);
-}
-
 function wordsOf(bytes: Uint8Array): Uint32Array {
   if (!LITTLE_ENDIAN) throw new Error('LtHash needs a little-endian platform');
   if (bytes.length !== LT_HASH_BYTES) throw new Error(`an LtHash vector is ${LT_HASH_BYTES} bytes`);
