@@ -57,8 +57,8 @@ export {
   LtHash,
   type LtHashElement,
   ltHashElement,
-  ltHashElementOf,
 } from './lthash';
+export { KERNEL_MAX_INPUT, LtHashKernel, ltHashKernel } from './lthash-kernel';
 export {
   type DecodedSignedMessage,
   decodeSignedMessage,

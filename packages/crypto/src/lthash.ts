@@ -1,4 +1,5 @@
 import type { Hashes } from './hashes';
+import { KERNEL_MAX_INPUT, type LtHashKernel, ltHashKernel } from './lthash-kernel';
 
 /**
  * LtHash16 (Bellare-Micciancio's lattice hash as instantiated by Lewi et al., "Securing Update
@@ -26,11 +27,6 @@ export type LtHashElement = Uint32Array;
 /** The element of `data`: its 2048-byte BLAKE3 output as lanes. */
 export function ltHashElement(hashes: Hashes, data: Uint8Array): LtHashElement {
   return wordsOf(hashes.blake3(data, LT_HASH_BYTES));
-}
-
-/** The element whose BLAKE3 output (LT_HASH_BYTES bytes) was computed elsewhere. */
-export function ltHashElementOf(output: Uint8Array): LtHashElement {
-  return wordsOf(output);
 }
 
 function wordsOf(bytes: Uint8Array): Uint32Array {
@@ -73,6 +69,25 @@ export class LtHash {
       // The top bit set in each lane of x absorbs the borrow of that lane's low bits.
       w[i] = ((x | HIGH) - (y & LOW)) ^ ((x ^ ~y) & HIGH);
     }
+    return this;
+  }
+
+  /**
+   * Adds the elements of the entries `added` and removes those of `removed` (their bytes, hashed
+   * here): in one pass of the WebAssembly kernel (lthash-kernel.ts) where the runtime has it, with
+   * `hashes.blake3` for the rest (entries over KERNEL_MAX_INPUT bytes; all of them when `kernel`
+   * is null).
+   */
+  update(
+    added: readonly Uint8Array[],
+    removed: readonly Uint8Array[],
+    hashes: Hashes,
+    kernel: LtHashKernel | null = ltHashKernel() ?? null,
+  ): this {
+    if (kernel !== null) kernel.update(this.words, added, removed);
+    const elsewhere = (entry: Uint8Array) => kernel === null || entry.length > KERNEL_MAX_INPUT;
+    for (const entry of added) if (elsewhere(entry)) this.add(ltHashElement(hashes, entry));
+    for (const entry of removed) if (elsewhere(entry)) this.remove(ltHashElement(hashes, entry));
     return this;
   }
 

@@ -144,4 +144,4 @@ export {
 export type { OperationCodec } from './operation/wire';
 export { type Account, encodeAccount, newAccount, type Timelock } from './state/account';
 export type { BlockChanges } from './state/block-changes';
-export { type ElementHasher, StateLattice } from './state/state-lattice';
+export { StateLattice } from './state/state-lattice';

@@ -84,7 +84,7 @@ export class ChainCore {
     stateRoot: ZERO_HASH,
     stateVector: LtHash.identity(),
   };
-  /** Moves the head's state vector by each block's changes, with the elements of recent values. */
+  /** Moves the head's state vector by each block's changes. */
   readonly lattice: StateLattice;
   checksum = new StateChecksum();
   /** Cumulative weight of the head (fork choice), persisted beside the head record. */
@@ -105,10 +105,7 @@ export class ChainCore {
   readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
-  readonly heapGuard = new HeapGuard(() => {
-    this.root.shrink();
-    this.lattice.clear();
-  });
+  readonly heapGuard = new HeapGuard(() => this.root.shrink());
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;

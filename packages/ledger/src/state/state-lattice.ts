@@ -1,14 +1,6 @@
-import {
-  type Hashes,
-  LT_HASH_BYTES,
-  type LtHash,
-  type LtHashElement,
-  ltHashElement,
-  ltHashElementOf,
-} from '@chain/crypto';
+import type { Hashes, LtHash } from '@chain/crypto';
 import type { BlockChanges } from './block-changes';
 import { encodeProducerList } from './producer-list';
-import { RecentMap } from './recent-map';
 
 /**
  * The state root: a commitment to every entry of the state at a height, so that a snapshot can be
@@ -83,166 +75,66 @@ export function stateRootOf(vector: LtHash, hashes: Hashes): Uint8Array {
   return hashes.sha256(message);
 }
 
-/**
- * Element vectors of recently written values, bounded: the value a block removes is most often
- * one a recent block added (a busy account's balance), whose element is then not hashed again.
- * 2 KiB each; a hit is checked against the value's bytes, so a stale entry is never used.
- */
-export const ELEMENT_CACHE_ENTRIES = 4096;
-
-interface Remembered {
-  value: Uint8Array;
-  element: LtHashElement;
-}
-
-/**
- * Element vectors of many entries at once, in order: BLAKE3 of each read to LT_HASH_BYTES bytes
- * (e.g. `VerifierPool.blake3Many`, on the worker threads).
- */
-export type ElementHasher = (entries: readonly Uint8Array[]) => Promise<Uint8Array[]>;
-
-/**
- * Which entry an element is of: an account by its number (a number key costs no string to build
- * and hash), a space entry `s<space>\0<key>`, the producer set 'p'.
- */
-type EntryId = number | string;
-
-/** One element a block's changes remove or add. */
-interface Term {
-  id: EntryId;
-  value: Uint8Array;
-  encode: () => Uint8Array;
-  add: boolean;
-}
-
-/** Moves state vectors by changes, remembering recent elements (one per entry). */
+/** Moves state vectors by blocks' changes. */
 export class StateLattice {
-  private readonly recent: RecentMap<EntryId, Remembered>;
-
-  constructor(
-    private readonly hashes: Hashes,
-    capacity = ELEMENT_CACHE_ENTRIES,
-  ) {
-    this.recent = new RecentMap(capacity);
-  }
-
-  private element(id: EntryId, value: Uint8Array, encode: () => Uint8Array): LtHashElement {
-    const known = this.known(id, value);
-    if (known !== undefined) return known;
-    const element = ltHashElement(this.hashes, encode());
-    this.recent.set(id, { value, element });
-    return element;
-  }
-
-  private known(id: EntryId, value: Uint8Array): LtHashElement | undefined {
-    const known = this.recent.get(id);
-    return known !== undefined && sameBytes(known.value, value) ? known.element : undefined;
-  }
-
-  /** Forgets every remembered element (memory is short). */
-  clear(): void {
-    this.recent.clear();
-  }
-
-  account(number: number, value: Uint8Array): LtHashElement {
-    return this.element(number, value, () => encodeAccountEntry(number, value));
-  }
-
-  space(space: string, key: string, value: Uint8Array): LtHashElement {
-    return this.element(`s${space}\u0000${key}`, value, () => encodeSpaceEntry(space, key, value));
-  }
-
-  producers(value: Uint8Array): LtHashElement {
-    return this.element('p', value, () => encodeProducersEntry(value));
-  }
-
-  /** The vector after a block's changes, from the vector before (which is left as it was). */
-  apply(vector: LtHash, changes: BlockChanges): LtHash {
-    const terms = termsOf(changes);
-    const elements = terms.map((t) => this.known(t.id, t.value));
-    for (let i = 0; i < terms.length; i++) {
-      elements[i] ??= ltHashElement(this.hashes, terms[i]!.encode());
-    }
-    return this.sum(vector, terms, elements as LtHashElement[]);
-  }
+  constructor(private readonly hashes: Hashes) {}
 
   /**
-   * `apply` with the elements not remembered computed by `hashMany` in one batch (on the worker
-   * threads while the calling thread takes its share). The elements remembered are taken before
-   * the batch, so what happens meanwhile cannot change the result.
+   * The vector after a block's changes, from the vector before (which is left as it was): each
+   * value before removed, each value after added, all hashed in one pass (LtHash.update). Recent
+   * elements are not remembered: a before costs about 1 us to hash again, less than keeping
+   * thousands of 2 KiB elements to look up and add (docs/performance.md).
    */
-  async applyWith(vector: LtHash, changes: BlockChanges, hashMany: ElementHasher): Promise<LtHash> {
-    const terms = termsOf(changes);
-    const elements = terms.map((t) => this.known(t.id, t.value));
-    const missing: number[] = [];
-    for (let i = 0; i < terms.length; i++) if (elements[i] === undefined) missing.push(i);
-    const computed = await hashMany(missing.map((i) => terms[i]!.encode()));
-    // The elements of values added are remembered: copied out of the batch's buffer, which would
-    // otherwise stay alive for one of them, into one buffer for the block rather than one each.
-    let added = 0;
-    for (const i of missing) if (terms[i]!.add) added++;
-    const kept = new Uint32Array(added * (LT_HASH_BYTES / 4));
-    let at = 0;
-    for (let j = 0; j < missing.length; j++) {
-      const i = missing[j]!;
-      const element = ltHashElementOf(computed[j]!);
-      if (!terms[i]!.add) elements[i] = element;
-      else {
-        const copy = kept.subarray(at, at + element.length);
-        copy.set(element);
-        at += element.length;
-        elements[i] = copy;
-      }
+  apply(vector: LtHash, changes: BlockChanges): LtHash {
+    const added: Uint8Array[] = [];
+    const removed: Uint8Array[] = [];
+    const push = (
+      before: Uint8Array | undefined,
+      after: Uint8Array | undefined,
+      encode: (value: Uint8Array) => Uint8Array,
+    ) => {
+      // An entry left with the bytes it had contributes nothing: its removal and addition cancel.
+      if (before !== undefined && after !== undefined && sameBytes(before, after)) return;
+      if (before !== undefined) removed.push(encode(before));
+      if (after !== undefined) added.push(encode(after));
+    };
+    for (const a of changes.accounts) {
+      push(a.before, a.afterBytes, (value) => encodeAccountEntry(a.number, value));
     }
-    return this.sum(vector, terms, elements as LtHashElement[]);
-  }
-
-  /** Sums the terms into a copy of `vector`; the values added are remembered for later blocks. */
-  private sum(vector: LtHash, terms: readonly Term[], elements: readonly LtHashElement[]): LtHash {
-    const next = vector.copy();
-    for (let i = 0; i < terms.length; i++) {
-      const term = terms[i]!;
-      if (term.add) {
-        next.add(elements[i]!);
-        this.recent.set(term.id, { value: term.value, element: elements[i]! });
-      } else next.remove(elements[i]!);
+    for (const s of changes.spaces) {
+      push(s.before, s.afterBytes, (value) => encodeSpaceEntry(s.space, s.key, value));
     }
-    return next;
+    if (changes.producers !== undefined) {
+      const { before, after } = changes.producers;
+      push(encodeProducerList(before), encodeProducerList(after), encodeProducersEntry);
+    }
+    return vector.copy().update(added, removed, this.hashes);
   }
 }
 
-/**
- * The elements a block's changes remove (values before) and add (values after). An entry left
- * with the bytes it had contributes nothing: its removal and addition would cancel.
- */
-function termsOf(changes: BlockChanges): Term[] {
-  const terms: Term[] = [];
-  const push = (
-    id: EntryId,
-    before: Uint8Array | undefined,
-    after: Uint8Array | undefined,
-    encode: (value: Uint8Array) => Uint8Array,
-  ) => {
-    if (before !== undefined && after !== undefined && sameBytes(before, after)) return;
-    if (before !== undefined)
-      terms.push({ id, value: before, encode: () => encode(before), add: false });
-    if (after !== undefined)
-      terms.push({ id, value: after, encode: () => encode(after), add: true });
-  };
-  for (const a of changes.accounts) {
-    push(a.number, a.before, a.afterBytes, (value) => encodeAccountEntry(a.number, value));
+/** Entries summed into a vector a few thousand at a time (one LtHash.update each), for scans. */
+export class VectorSum {
+  private pending: Uint8Array[] = [];
+
+  constructor(
+    readonly vector: LtHash,
+    private readonly hashes: Hashes,
+  ) {}
+
+  add(entry: Uint8Array): void {
+    this.pending.push(entry);
+    if (this.pending.length === SUM_BATCH) this.flush();
   }
-  for (const s of changes.spaces) {
-    push(`s${s.space}\u0000${s.key}`, s.before, s.afterBytes, (value) =>
-      encodeSpaceEntry(s.space, s.key, value),
-    );
+
+  /** The vector with every entry added so far. */
+  flush(): LtHash {
+    this.vector.update(this.pending, [], this.hashes);
+    this.pending = [];
+    return this.vector;
   }
-  if (changes.producers !== undefined) {
-    const { before, after } = changes.producers;
-    push('p', encodeProducerList(before), encodeProducerList(after), encodeProducersEntry);
-  }
-  return terms;
 }
+
+const SUM_BATCH = 4096;
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a === b) return true;

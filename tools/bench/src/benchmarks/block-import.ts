@@ -25,7 +25,6 @@ import {
   createChain,
   createDevGenesis,
   DEV_PRIVATE_KEY,
-  type ElementHasher,
   type Genesis,
   ImportsInFlight,
   StateLattice,
@@ -212,14 +211,6 @@ export class RecordingLattice extends StateLattice {
     return this.keep(super.apply(vector, changes));
   }
 
-  override async applyWith(
-    vector: LtHash,
-    changes: BlockChanges,
-    hashMany: ElementHasher,
-  ): Promise<LtHash> {
-    return this.keep(await super.applyWith(vector, changes, hashMany));
-  }
-
   private keep(vector: LtHash): LtHash {
     this.vectors.push(vector.copy());
     return vector;
@@ -242,10 +233,6 @@ export class ReplayLattice extends StateLattice {
     const vector = this.vectors[this.next++];
     if (vector === undefined) throw new Error('no recorded state vector left to replay');
     return vector.copy();
-  }
-
-  override async applyWith(): Promise<LtHash> {
-    return this.apply();
   }
 }
 

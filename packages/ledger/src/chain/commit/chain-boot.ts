@@ -1,4 +1,4 @@
-import { decodeAddress, ErrorCode, equalBytes, LtHash, ltHashElement } from '@chain/crypto';
+import { decodeAddress, ErrorCode, equalBytes, LtHash } from '@chain/crypto';
 import {
   type BlockHeader,
   computeBlockHash,
@@ -17,6 +17,7 @@ import {
   encodeProducersEntry,
   encodeSpaceEntry,
   stateRootOf,
+  VectorSum,
 } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { decodeHead, encodeHead, type HeadState, notOpen } from '../chain-records';
@@ -147,7 +148,11 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
   layer.setProducers(producers.sort((a, b) => a - b));
   const changes = collectChanges(layer, core.registry);
   // The state before block 0 holds one entry, the empty producer set, which block 0 replaces.
-  const before = LtHash.identity().add(core.lattice.producers(encodeProducerList([])));
+  const before = LtHash.identity().update(
+    [encodeProducersEntry(encodeProducerList([]))],
+    [],
+    core.hashes,
+  );
   const stateVector = core.lattice.apply(before, changes);
   const header: BlockHeader = {
     height: 0,
@@ -287,8 +292,7 @@ async function verifyState(
 ): Promise<{ checksum: StateChecksum; vector: LtHash }> {
   const total = await accountCount(store);
   const checksum = new StateChecksum();
-  const vector = LtHash.identity();
-  const hashes = core.hashes;
+  const sum = new VectorSum(LtHash.identity(), core.hashes);
   const report = core.onStateScanProgress;
   report?.(0, total);
   let seen = 0;
@@ -301,8 +305,7 @@ async function verifyState(
         const number = readHeightKey(key);
         if (number !== seen) throw corrupt(`account ${number} out of sequence`);
         checksum.add(ENTRY_ACCOUNT, key, value);
-        // Not through the lattice's cache: a scan would only evict what recent blocks left there.
-        vector.add(ltHashElement(hashes, encodeAccountEntry(number, value)));
+        sum.add(encodeAccountEntry(number, value));
         seen++;
       }
       report?.(seen, total);
@@ -315,13 +318,13 @@ async function verifyState(
     const name = key.slice(0, split);
     if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
     checksum.add(ENTRY_SPACE, spaceChecksumKey(key), value);
-    vector.add(ltHashElement(hashes, encodeSpaceEntry(name, key.slice(split + 1), value)));
+    sum.add(encodeSpaceEntry(name, key.slice(split + 1), value));
   }
   const producers = await store.read(store.meta, META_PRODUCERS);
   if (producers === undefined) throw corrupt('no producer set');
   checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, producers);
-  vector.add(ltHashElement(hashes, encodeProducersEntry(producers)));
-  return { checksum, vector };
+  sum.add(encodeProducersEntry(producers));
+  return { checksum, vector: sum.flush() };
 }
 
 function unregisteredSpace(name: string, corrupt: (what: string) => StoreError): StoreError {

@@ -3,7 +3,12 @@ import { StoreError } from '../../errors';
 import type { Operation } from '../../operation/operation';
 import { encodeAccount } from '../../state/account';
 import { decodeUndo } from '../../state/block-changes';
-import { stateRootOf } from '../../state/state-lattice';
+import {
+  encodeAccountEntry,
+  encodeProducersEntry,
+  encodeSpaceEntry,
+  stateRootOf,
+} from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
 import type { ReorganizeResult } from '../chain-types';
@@ -40,7 +45,6 @@ type RollbackCore = Pick<
   | 'clique'
   | 'headState'
   | 'headWeight'
-  | 'lattice'
   | 'journal'
   | 'maxRollback'
   | 'notifyEach'
@@ -129,8 +133,8 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   const batch = store.batch();
   const checksum = core.checksum.copy();
   // The inverse of each block's move: the value now removed, the value before added.
-  const vector = head.stateVector.copy();
-  const lattice = core.lattice;
+  const added: Uint8Array[] = [];
+  const removed: Uint8Array[] = [];
   const undos = [];
   const returned: Operation[][] = [];
   let removedWeight = 0;
@@ -173,8 +177,8 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     const current = root.account(number);
     const currentBytes = current === undefined ? undefined : encodeAccount(current);
     checksum.replace(ENTRY_ACCOUNT, heightKey(number), currentBytes, before);
-    if (currentBytes !== undefined) vector.remove(lattice.account(number, currentBytes));
-    if (before !== undefined) vector.add(lattice.account(number, before));
+    if (currentBytes !== undefined) removed.push(encodeAccountEntry(number, currentBytes));
+    if (before !== undefined) added.push(encodeAccountEntry(number, before));
     if (before === undefined) {
       batch.del(heightKey(number), { sublevel: store.accounts });
       // Accounts are numbered in order: those the blocks created are the last ones.
@@ -192,9 +196,10 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     const current = root.spaceGet(space.name, entryKey);
     const currentBytes = current === undefined ? undefined : space.encode(current);
     checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), currentBytes, before);
-    if (currentBytes !== undefined)
-      vector.remove(lattice.space(space.name, entryKey, currentBytes));
-    if (before !== undefined) vector.add(lattice.space(space.name, entryKey, before));
+    if (currentBytes !== undefined) {
+      removed.push(encodeSpaceEntry(space.name, entryKey, currentBytes));
+    }
+    if (before !== undefined) added.push(encodeSpaceEntry(space.name, entryKey, before));
     if (before === undefined) batch.del(key, { sublevel: store.spaces });
     else batch.put(key, before, { sublevel: store.spaces });
   }
@@ -202,9 +207,11 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     const after = encodeProducerList(producersNow);
     const current = encodeProducerList(root.producers());
     checksum.replace(ENTRY_PRODUCERS, PRODUCERS_KEY, current, after);
-    vector.remove(lattice.producers(current)).add(lattice.producers(after));
+    removed.push(encodeProducersEntry(current));
+    added.push(encodeProducersEntry(after));
     batch.put(META_PRODUCERS, after, { sublevel: store.meta });
   }
+  const vector = head.stateVector.copy().update(added, removed, core.hashes);
   const target = await loadBlock(core, toHeight);
   if (!equalBytes(stateRootOf(vector, core.hashes), target.block.header.stateRoot)) {
     throw new StoreError(

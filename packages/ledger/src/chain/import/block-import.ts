@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { equalBytes, LT_HASH_BYTES } from '@chain/crypto';
+import { equalBytes } from '@chain/crypto';
 import {
   type Block,
   blockSigningHash,
@@ -360,9 +360,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     operations: ops.length,
   });
   const changes = collectChanges(layer, registry);
-  const stateVector = await core.lattice.applyWith(head.stateVector, changes, (entries) =>
-    core.verifier.blake3Many(entries, LT_HASH_BYTES, core.hashes),
-  );
+  const stateVector = core.lattice.apply(head.stateVector, changes);
   if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
   }

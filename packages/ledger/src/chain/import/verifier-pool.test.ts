@@ -1,4 +1,4 @@
-import { pureHashes, sha256, u32le } from '@chain/crypto';
+import { sha256, u32le } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +14,6 @@ import { decodeOperation, operationSigningHash } from '../../operation/operation
 import { devWallet, openTempChain, testWallet, transferTo } from '../../testing/temp-chain';
 import {
   type AheadContext,
-  HASH_PARALLEL_THRESHOLD,
   SMALL_AHEAD_ITEMS,
   SmallAheadBatches,
   type VerifiedAhead,
@@ -93,28 +92,6 @@ describe('VerifierPool', () => {
       return { ...item, signature };
     });
     expect((await pool.verify(highS)).every((ok) => !ok)).toBe(true);
-  });
-
-  it('hashes batches with the workers, also while they verify, alone when small, and after close', async () => {
-    const pool = new VerifierPool(nativeSecp256k1, 1);
-    pools.push(pool);
-    const inputs = Array.from({ length: 300 }, (_, i) => new Uint8Array(i % 90).fill(i));
-    const expectHashes = async (batch: Uint8Array[], length: number) => {
-      const outputs = await pool.blake3Many(batch, length, nativeHashes);
-      expect(outputs.map((o) => Buffer.from(o).toString('hex'))).toEqual(
-        batch.map((input) => Buffer.from(pureHashes.blake3(input, length)).toString('hex')),
-      );
-    };
-    await expectHashes(inputs, 2048);
-    // The worker busy with a background batch of signatures takes hash chunks between its own.
-    const bad = new Set([7]);
-    const background = pool.background(items(600, bad));
-    await expectHashes(inputs, 2048);
-    expect(await background.settle()).toEqual(Array.from({ length: 600 }, (_, i) => !bad.has(i)));
-    await expectHashes(inputs.slice(0, HASH_PARALLEL_THRESHOLD - 1), 64);
-    await expectHashes([], 2048);
-    await pool.close();
-    await expectHashes(inputs, 2048);
   });
 
   it('verifies small batches and works with no threads', async () => {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { type Hashes, LT_HASH_BYTES, type Secp256k1Backend } from '@chain/crypto';
+import { Worker } from 'node:worker_threads';
+import type { Secp256k1Backend } from '@chain/crypto';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -13,60 +13,17 @@ export interface VerifyItem {
 // Runs in each worker: takes chunks of a job by incrementing the job's shared claim counter (the
 // calling thread takes chunks the same way), verifies them with libsecp256k1 (it rejects high-S by
 // itself) and writes the results into the job's shared result array; whoever finishes the last
-// chunk of a job says so. 'stop' closes its ports, so that it ends by itself: a worker terminated
+// chunk of a job says so. 'stop' closes its port, so that it ends by itself: a worker terminated
 // while inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception
-// when it cannot return to a terminating thread). Hash jobs (the state root's elements, which the
-// importing thread waits for) come on a port of their own that the worker also polls between two
-// chunks of signatures: they would otherwise wait behind the blocks queued ahead.
+// when it cannot return to a terminating thread).
 const WORKER_SOURCE = `
-const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
-const hashPort = workerData.hashPort;
-// hash-wasm's BLAKE3, one hasher per output length once compiled; a job the worker has none for
-// yet is left to the calling thread.
-const hashers = new Map();
-function hasherOf(outputLength) {
-  const hasher = hashers.get(outputLength);
-  if (hasher !== undefined || workerData.hashWasmPath === undefined) return hasher;
-  hashers.set(outputLength, null);
-  require(workerData.hashWasmPath).createBLAKE3(outputLength * 8).then(
-    (created) => hashers.set(outputLength, created),
-    () => undefined,
-  );
-  return null;
-}
-hasherOf(workerData.hashLength);
-function hashJob(message) {
-  const { id, count, chunk, data, offsets, out, counters, outputLength } = message;
-  const hasher = hasherOf(outputLength);
-  if (!hasher) return;
-  const chunks = Math.ceil(count / chunk);
-  for (;;) {
-    const c = Atomics.add(counters, 0, 1);
-    if (c >= chunks) return;
-    const to = Math.min(count, (c + 1) * chunk);
-    for (let i = c * chunk; i < to; i++) {
-      const input = data.subarray(offsets[i], offsets[i + 1]);
-      out.set(hasher.init().update(input).digest('binary'), i * outputLength);
-    }
-    if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
-  }
-}
-function hashWaiting() {
-  for (let m = receiveMessageOnPort(hashPort); m !== undefined; m = receiveMessageOnPort(hashPort)) {
-    hashJob(m.message);
-  }
-}
-hashPort.on('message', hashJob);
 parentPort.on('message', (message) => {
-  if (message === 'stop') {
-    hashPort.close();
-    return parentPort.close();
-  }
+  if (message === 'stop') return parentPort.close();
   const { id, count, chunk, data, ok, counters } = message;
   const chunks = Math.ceil(count / chunk);
   for (;;) {
-    hashWaiting();
     const c = Atomics.add(counters, 0, 1);
     if (c >= chunks) return;
     const to = Math.min(count, (c + 1) * chunk);
@@ -108,16 +65,6 @@ function bindingPath(): string | undefined {
     return createRequire(require.resolve('@chain/crypto/package.json')).resolve(
       'secp256k1/bindings',
     );
-  } catch {
-    return undefined;
-  }
-}
-
-/** hash-wasm, as `@chain/crypto/native` uses it (the workers' BLAKE3). */
-function hashWasmPath(): string | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    return createRequire(require.resolve('@chain/crypto/package.json')).resolve('hash-wasm');
   } catch {
     return undefined;
   }
@@ -203,87 +150,6 @@ class Job {
   }
 }
 
-/** Below this many inputs a hash batch is computed on the calling thread alone. */
-export const HASH_PARALLEL_THRESHOLD = 64;
-/** Inputs per chunk of a hash batch (about 0.1 ms of BLAKE3 to 2 KiB each). */
-const HASH_CHUNK = 16;
-
-/**
- * A batch of BLAKE3 outputs in shared memory, claimed by chunks as signature jobs are: the
- * inputs packed one after another with their offsets, the outputs one after another.
- */
-class HashJob {
-  readonly count: number;
-  readonly chunks: number;
-  readonly chunk = HASH_CHUNK;
-  readonly data: Uint8Array;
-  readonly offsets: Int32Array;
-  readonly out: Uint8Array;
-  readonly counters = new Int32Array(new SharedArrayBuffer(8));
-  readonly done: Promise<void>;
-  private resolveDone!: () => void;
-  private finished = false;
-
-  constructor(
-    readonly id: number,
-    inputs: readonly Uint8Array[],
-    readonly outputLength: number,
-    private readonly hashes: Hashes,
-  ) {
-    this.count = inputs.length;
-    this.chunks = Math.ceil(inputs.length / this.chunk);
-    let total = 0;
-    for (const input of inputs) total += input.length;
-    this.data = new Uint8Array(new SharedArrayBuffer(total));
-    this.offsets = new Int32Array(new SharedArrayBuffer(4 * (inputs.length + 1)));
-    let at = 0;
-    for (let i = 0; i < inputs.length; i++) {
-      this.data.set(inputs[i]!, at);
-      at += inputs[i]!.length;
-      this.offsets[i + 1] = at;
-    }
-    this.out = new Uint8Array(new SharedArrayBuffer(inputs.length * outputLength));
-    this.done = new Promise<void>((resolve) => {
-      this.resolveDone = resolve;
-    });
-  }
-
-  get complete(): boolean {
-    return Atomics.load(this.counters, 1) >= this.chunks;
-  }
-
-  hashChunk(chunk: number): void {
-    const to = Math.min(this.count, (chunk + 1) * this.chunk);
-    for (let i = chunk * this.chunk; i < to; i++) {
-      const input = this.data.subarray(this.offsets[i], this.offsets[i + 1]);
-      this.out.set(this.hashes.blake3(input, this.outputLength), i * this.outputLength);
-    }
-  }
-
-  /** Claims and hashes one chunk; false when none was left to claim. */
-  helpOnce(): boolean {
-    const chunk = Atomics.add(this.counters, 0, 1);
-    if (chunk >= this.chunks) return false;
-    this.hashChunk(chunk);
-    if (Atomics.add(this.counters, 1, 1) + 1 === this.chunks) this.finish();
-    return true;
-  }
-
-  finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.resolveDone();
-  }
-
-  /** Views into the one shared output buffer. */
-  outputs(): Uint8Array[] {
-    const length = this.outputLength;
-    return Array.from({ length: this.count }, (_, i) =>
-      this.out.subarray(i * length, (i + 1) * length),
-    );
-  }
-}
-
 /**
  * How a batch is shared out (defaults: PARALLEL_THRESHOLD, CHUNK). A caller waiting on a small batch
  * (submissions of one event-loop turn, a few dozen) shares it from fewer signatures, in smaller
@@ -317,9 +183,6 @@ export class VerifierPool {
   private workers: Worker[] = [];
   private readonly exits = new Map<Worker, Promise<void>>();
   private readonly jobs = new Map<number, Job>();
-  private readonly hashJobs = new Map<number, HashJob>();
-  /** Each worker's port for hash jobs (see WORKER_SOURCE). */
-  private hashPorts: MessagePort[] = [];
   private nextId = 0;
   private broken = false;
   private readonly expanded = new WeakMap<Uint8Array, Uint8Array | null>();
@@ -339,21 +202,9 @@ export class VerifierPool {
       return false;
     }
     for (let i = 0; i < this.threads; i++) {
-      const { port1, port2 } = new MessageChannel();
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: {
-          bindingPath: path,
-          hashWasmPath: hashWasmPath(),
-          hashLength: LT_HASH_BYTES,
-          hashPort: port2,
-        },
-        transferList: [port2],
-      });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bindingPath: path } });
       worker.unref();
-      port1.unref();
-      this.hashPorts.push(port1);
-      worker.on('message', (id: number) => (this.jobs.get(id) ?? this.hashJobs.get(id))?.finish());
+      worker.on('message', (id: number) => this.jobs.get(id)?.finish());
       worker.on('error', () => void this.fail());
       this.exits.set(worker, new Promise((resolve) => worker.once('exit', () => resolve())));
       this.workers.push(worker);
@@ -370,15 +221,8 @@ export class VerifierPool {
     this.broken = true;
     const workers = this.workers;
     this.workers = [];
-    for (const port of this.hashPorts) port.close();
-    this.hashPorts = [];
     // No thread claims a chunk from now on.
     for (const job of this.jobs.values()) Atomics.store(job.counters, 0, job.chunks);
-    for (const job of this.hashJobs.values()) Atomics.store(job.counters, 0, job.chunks);
-    for (const job of this.hashJobs.values()) {
-      if (!job.complete) for (let c = 0; c < job.chunks; c++) job.hashChunk(c);
-      job.finish();
-    }
     for (const job of this.jobs.values()) {
       // A complete job's results are all written; its "done" message may just not have come.
       if (!job.complete) for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
@@ -464,9 +308,7 @@ export class VerifierPool {
     while (this.helpOnce(job));
     await job.done;
     this.jobs.delete(job.id);
-    if (this.jobs.size === 0 && this.hashJobs.size === 0) {
-      for (const worker of this.workers) worker.unref();
-    }
+    if (this.jobs.size === 0) for (const worker of this.workers) worker.unref();
     return Array.from(job.ok, (v) => v === 1);
   }
 
@@ -512,44 +354,6 @@ export class VerifierPool {
   background(items: readonly VerifyItem[], split?: VerifySplit): BackgroundVerification {
     const job = this.submit(items, split);
     return { settle: () => this.help(job) };
-  }
-
-  /**
-   * BLAKE3 of each input read to `outputLength` bytes, in order (the state root's elements): the
-   * workers take chunks (hash-wasm's BLAKE3), between two chunks of signatures if they are
-   * verifying, and so does the calling thread with `hashes`, which waits for the batch anyway.
-   * The outputs of a shared batch are views into one buffer (2,500 separate copies cost more than
-   * their hashing saved): a caller keeping some copies them.
-   */
-  async blake3Many(
-    inputs: readonly Uint8Array[],
-    outputLength: number,
-    hashes: Hashes,
-  ): Promise<Uint8Array[]> {
-    if (inputs.length < HASH_PARALLEL_THRESHOLD || !this.start()) {
-      return inputs.map((input) => hashes.blake3(input, outputLength));
-    }
-    const job = new HashJob(this.nextId++, inputs, outputLength, hashes);
-    this.hashJobs.set(job.id, job);
-    const message = {
-      id: job.id,
-      count: job.count,
-      chunk: job.chunk,
-      data: job.data,
-      offsets: job.offsets,
-      out: job.out,
-      counters: job.counters,
-      outputLength,
-    };
-    for (const worker of this.workers) worker.ref();
-    for (const port of this.hashPorts) port.postMessage(message);
-    while (job.helpOnce());
-    await job.done;
-    this.hashJobs.delete(job.id);
-    if (this.jobs.size === 0 && this.hashJobs.size === 0) {
-      for (const worker of this.workers) worker.unref();
-    }
-    return job.outputs();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { ErrorCode, hash160, LT_HASH_BYTES } from '@chain/crypto';
+import { ErrorCode, hash160 } from '@chain/crypto';
 import {
   type BlockHeader,
   blockSigningHash,
@@ -125,11 +125,7 @@ export function produceBlock(
     const { fees, zeroFee } = feeSummary(ops);
     runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
     const changes = collectChanges(layer, core.registry);
-    const stateVector = await core.lattice.applyWith(
-      core.headState.stateVector,
-      changes,
-      (entries) => core.verifier.blake3Many(entries, LT_HASH_BYTES, core.hashes),
-    );
+    const stateVector = core.lattice.apply(core.headState.stateVector, changes);
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,

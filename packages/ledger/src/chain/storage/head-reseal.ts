@@ -1,4 +1,4 @@
-import { type Hashes, LtHash, ltHashElement, type Secp256k1Backend } from '@chain/crypto';
+import { type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import {
   blockSigningHash,
@@ -13,6 +13,7 @@ import {
   encodeProducersEntry,
   encodeSpaceEntry,
   stateRootOf,
+  VectorSum,
 } from '../../state/state-lattice';
 import { decodeHead, encodeHead } from '../chain-records';
 import { ChainStore, heightKey, META_HEAD, META_PRODUCERS, readHeightKey } from './store';
@@ -34,8 +35,8 @@ export async function resealHead(
   const secp = crypto.secp ?? nativeSecp256k1;
   const store = await ChainStore.open(dataDir);
   try {
-    const vector = LtHash.identity();
-    const add = (entry: Uint8Array) => vector.add(ltHashElement(hashes, entry));
+    const sum = new VectorSum(LtHash.identity(), hashes);
+    const add = (entry: Uint8Array) => sum.add(entry);
     for await (const [key, value] of store.accounts.iterator()) {
       add(encodeAccountEntry(readHeightKey(key), value));
     }
@@ -44,6 +45,7 @@ export async function resealHead(
       add(encodeSpaceEntry(key.slice(0, split), key.slice(split + 1), value));
     }
     add(encodeProducersEntry((await store.read(store.meta, META_PRODUCERS))!));
+    const vector = sum.flush();
     const head = decodeHead((await store.read(store.meta, META_HEAD))!);
     const block = decodeBlock((await store.read(store.blocks, heightKey(head.height)))!, hashes);
     const stateRoot = stateRootOf(vector, hashes);
