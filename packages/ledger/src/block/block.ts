@@ -167,6 +167,27 @@ export function encodeBlock(
   return w.finish();
 }
 
+/**
+ * A block's header and signature without its operations (`header || signature`, the start of the
+ * block's bytes): what a chain of headers is checked from (HeaderChain) and a snapshot carries.
+ */
+export type SignedHeader = Pick<Block, 'header' | 'headerBytes' | 'signature' | 'hash'>;
+
+/** The `header || signature` bytes that start `block`. */
+export function signedHeaderBytes(block: Pick<Block, 'headerBytes' | 'bytes'>): Uint8Array {
+  return block.bytes.subarray(0, block.headerBytes.length + BLOCK_SIGNATURE_LENGTH);
+}
+
+/** Reads `header || signature` (signedHeaderBytes); INVALID_DATA on anything else. */
+export function decodeSignedHeader(bytes: Uint8Array, hashes: Hashes): SignedHeader {
+  const r = new ByteReader(bytes);
+  const header = readBlockHeader(r);
+  const headerBytes = bytes.slice(0, r.offset);
+  const signature = r.bytesCopy(BLOCK_SIGNATURE_LENGTH, 'block signature');
+  r.end('signed header');
+  return { header, headerBytes, signature, hash: computeBlockHash(headerBytes, signature, hashes) };
+}
+
 /** Splits block bytes; INVALID_DATA on anything malformed (operations are not decoded here). */
 export function decodeBlock(bytes: Uint8Array, hashes: Hashes): Block {
   const r = new ByteReader(bytes);

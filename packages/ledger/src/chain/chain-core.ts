@@ -1,7 +1,7 @@
 import { ErrorCode, getPublicKey, type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { withDefaults } from '@chain/spec';
-import { type Block, decodeBlock, ZERO_HASH } from '../block/block';
+import { type Block, decodeBlock, decodeSignedHeader, ZERO_HASH } from '../block/block';
 import { LedgerError } from '../errors';
 import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
 import { createRegistry } from '../operation/ledger-registry';
@@ -89,6 +89,8 @@ export class ChainCore {
   checksum = new StateChecksum();
   /** Cumulative weight of the head (fork choice), persisted beside the head record. */
   headWeight = 0;
+  /** The first height whose block is on disk: above 0 after a restored snapshot (META_HISTORY_START). */
+  historyFrom = 0;
   readonly clique: CliqueState;
   readonly tasks = new TaskQueue();
   readonly blockListeners = new Set<BlockListener>();
@@ -142,7 +144,7 @@ export class ChainCore {
       this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,
     );
     this.smallAhead = new SmallAheadBatches(this.verifier);
-    this.clique = new CliqueState(this.hashes, (height) => this.getBlockBytes(height));
+    this.clique = new CliqueState((height) => this.producerOf(height));
   }
 
   /** The committed state read from `store` through caches of the configured size. */
@@ -168,6 +170,21 @@ export class ChainCore {
     // Memory may hold blocks that the failed write did not put on disk: nothing goes on.
     if (this.store.failed !== undefined) throw this.store.failed;
     return this.store;
+  }
+
+  /**
+   * The producer of the block at `height` on disk: from its block, or its header below the history
+   * start. Also while the chain opens (the Clique state loads the recent producers).
+   */
+  async producerOf(height: number): Promise<number | undefined> {
+    const store = this.store;
+    if (store === undefined || this.closing) throw notOpen();
+    if (height >= this.historyFrom) {
+      const bytes = await store.read(store.blocks, heightKey(height));
+      return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
+    }
+    const bytes = await store.read(store.headers, heightKey(height));
+    return bytes === undefined ? undefined : decodeSignedHeader(bytes, this.hashes).header.producer;
   }
 
   async getBlockBytes(height: number): Promise<Uint8Array | undefined> {

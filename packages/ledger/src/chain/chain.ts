@@ -24,6 +24,13 @@ import {
   submitRaw,
 } from './mempool/mempool-admission';
 import { produceBlock, producerAccount } from './production/block-production';
+import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
+import {
+  type RestoredSnapshot,
+  type RestorePhase,
+  restoreSnapshot,
+  type SnapshotSource,
+} from './snapshot/snapshot-restore';
 import { describeOperation } from './state/chain-presentation';
 import {
   accountByAddress,
@@ -167,6 +174,21 @@ export interface Chain {
    * refused (STORE_FAILED): the node should stop. A restart resumes from the last block on disk.
    */
   onStoreFailure(listener: (error: Error) => void): () => void;
+  /**
+   * The first height whose block this node holds: 0, or the height of the snapshot it was restored
+   * from (blocks below it are answered with BEFORE_HISTORY).
+   */
+  historyStart(): number;
+  /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
+  snapshot(): ChainSnapshot;
+  /**
+   * Restores an empty data directory from a snapshot, checked against this chain's genesis before
+   * anything is written; the chain is not open (open it afterwards).
+   */
+  restoreSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot>;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -183,6 +205,23 @@ export function createChain(options: ChainOptions): Chain {
 class LedgerChain extends ChainCore implements Chain {
   open(): Promise<void> {
     return openChain(this);
+  }
+
+  historyStart(): number {
+    return this.historyFrom;
+  }
+
+  snapshot(): ChainSnapshot {
+    return chainSnapshot(this);
+  }
+
+  restoreSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot> {
+    if (this.opening !== undefined)
+      return Promise.reject(new Error('restore into a chain that is not open'));
+    return restoreSnapshot(this, source, progress);
   }
 
   close(): Promise<void> {

@@ -39,7 +39,9 @@ import {
   heightKey,
   META_GENESIS,
   META_HEAD,
+  META_HISTORY_START,
   META_PRODUCERS,
+  META_RESTORING,
   META_STATE_CHECKSUM,
   META_STATE_FORMAT,
   readHeightKey,
@@ -59,6 +61,7 @@ type BootCore = Pick<
   | 'dataDir'
   | 'genesisHash'
   | 'hashes'
+  | 'historyFrom'
   | 'lattice'
   | 'journal'
   | 'notifyEach'
@@ -113,6 +116,13 @@ async function doOpen(core: BootCore): Promise<void> {
   const store = await ChainStore.open(core.dataDir);
   store.onFailure = (error) => core.notifyEach(core.storeFailureListeners, error);
   core.store = store;
+  if ((await store.read(store.meta, META_RESTORING)) !== undefined) {
+    throw new StoreError(
+      ErrorCode.NOT_ALLOWED,
+      'RESTORE_INTERRUPTED',
+      `data directory ${core.dataDir} holds a snapshot import that did not finish: remove its chain directory and import the snapshot again`,
+    );
+  }
   const storedGenesis = await store.read(store.meta, META_GENESIS);
   if (storedGenesis === undefined) {
     core.root = core.committedState(store);
@@ -124,6 +134,8 @@ async function doOpen(core: BootCore): Promise<void> {
       `data directory ${core.dataDir} holds a chain of another genesis (${Buffer.from(storedGenesis).toString('hex')}), not ${Buffer.from(core.genesisHash).toString('hex')}`,
     );
   } else {
+    const historyFrom = await store.read(store.meta, META_HISTORY_START);
+    core.historyFrom = historyFrom === undefined ? 0 : readU32le(historyFrom);
     const loaded = await loadState(core, store);
     const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
     core.root = loaded.root;
@@ -133,8 +145,13 @@ async function doOpen(core: BootCore): Promise<void> {
   await replayJournal(core);
 }
 
-/** Block 0: the genesis accounts (numbers in order) and producers, in one batch. */
-async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<void> {
+/**
+ * Block 0 as the genesis document defines it (accounts numbered in order, producers), computed on a
+ * layer over the committed state, which is empty: before the chain is opened, or at its creation.
+ */
+export function genesisBlock(
+  core: Pick<BootCore, 'genesis' | 'hashes' | 'lattice' | 'prefix' | 'registry' | 'root'>,
+) {
   const { genesis, prefix } = core;
   const layer = core.root.child();
   for (const entry of genesis.accounts) {
@@ -171,6 +188,12 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
   const signature = new Uint8Array(64);
   const hash = computeBlockHash(headerBytes, signature, core.hashes);
   const bytes = encodeBlock(headerBytes, signature, []);
+  return { layer, changes, stateVector, header, hash, bytes };
+}
+
+/** Block 0 written with the state it creates, in one batch. */
+async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<void> {
+  const { layer, changes, stateVector, header, hash, bytes } = genesisBlock(core);
   const batch = store.batch();
   const checksum = new StateChecksum();
   // Before block 0 the state holds one entry: the empty producer set.
@@ -366,4 +389,8 @@ async function replayJournal(core: BootCore): Promise<void> {
     }
   }
   await journal.release(dropped);
+}
+
+function readU32le(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
 }

@@ -44,6 +44,7 @@ type RollbackCore = Pick<
   | 'checksum'
   | 'clique'
   | 'headState'
+  | 'historyFrom'
   | 'headWeight'
   | 'journal'
   | 'maxRollback'
@@ -123,6 +124,12 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     throw invalidBlock('BAD_ROLLBACK', `cannot roll back to block ${String(toHeight)}`);
   }
   if (toHeight === head.height) return [];
+  if (toHeight < core.historyFrom) {
+    throw invalidBlock(
+      'ROLLBACK_TOO_DEEP',
+      `cannot roll back below block ${core.historyFrom}, where this node's history starts (it was restored from a snapshot)`,
+    );
+  }
   if (head.height - toHeight > core.maxRollback) {
     throw invalidBlock(
       'ROLLBACK_TOO_DEEP',

@@ -1,5 +1,10 @@
 import { equalBytes, type Hashes, type Secp256k1Backend } from '@chain/crypto';
-import { type Block, blockSigningHash, type ProducerKey } from '../../block/block';
+import {
+  type Block,
+  blockSigningHash,
+  type ProducerKey,
+  type SignedHeader,
+} from '../../block/block';
 import { invalidBlock } from '../chain-records';
 import { blockWeight } from './consensus';
 import { recentSignerWindow } from './fork-choice';
@@ -35,8 +40,6 @@ export interface HeaderCheckContext {
   /** Latest acceptable timestamp (Unix seconds); none when undefined. */
   maxTimestamp?: number;
 }
-
-type SignedHeader = Pick<Block, 'header' | 'headerBytes' | 'signature' | 'hash'>;
 
 /** A header chain checked from block 0 on, one header at a time (append). */
 export class HeaderChain {

@@ -148,6 +148,13 @@ export { spaceKey } from '../../state/committed-state';
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
+/**
+ * The first height whose block this data directory holds, when it was restored from a snapshot
+ * (u32le); absent when it holds every block from 0. Below it, only headers (`headers`).
+ */
+export const META_HISTORY_START = 'history-start';
+/** Present while a snapshot is written into the data directory: it then refuses to open. */
+export const META_RESTORING = 'restoring';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
@@ -201,6 +208,8 @@ export class ChainStore implements StateStore {
   readonly spaces;
   readonly addresses;
   readonly journal;
+  /** Signed headers (`header || signature`) of the blocks below the history start, by height. */
+  readonly headers;
   private queue: Promise<unknown> = Promise.resolve();
   /** Block batches waiting for their turn in the queue: later commits join them (commit). */
   private group: CommitGroup | undefined;
@@ -253,6 +262,10 @@ export class ChainStore implements StateStore {
       valueEncoding: 'view',
     });
     this.journal = this.db.sublevel<Bytes, Bytes>('journal', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.headers = this.db.sublevel<Bytes, Bytes>('headers', {
       keyEncoding: 'view',
       valueEncoding: 'view',
     });
