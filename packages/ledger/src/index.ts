@@ -46,12 +46,6 @@ export {
   type HeaderCheckContext,
 } from './chain/consensus/header-chain';
 export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
-export type { ChainSnapshot } from './chain/snapshot/snapshot-export';
-export type {
-  RestoredSnapshot,
-  RestorePhase,
-  SnapshotSource,
-} from './chain/snapshot/snapshot-restore';
 export {
   type BlockProducer,
   type BlockProducerOptions,
@@ -59,6 +53,12 @@ export {
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
   inTurnKey,
 } from './chain/production/producer';
+export type { ChainSnapshot } from './chain/snapshot/snapshot-export';
+export type {
+  RestoredSnapshot,
+  RestorePhase,
+  SnapshotSource,
+} from './chain/snapshot/snapshot-restore';
 export type {
   BlockInfo,
   OperationObject,

@@ -26,6 +26,7 @@ import {
 import { produceBlock, producerAccount } from './production/block-production';
 import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
 import {
+  adoptSnapshot,
   type RestoredSnapshot,
   type RestorePhase,
   restoreSnapshot,
@@ -189,6 +190,14 @@ export interface Chain {
     source: SnapshotSource,
     progress?: (phase: RestorePhase, done: number) => void,
   ): Promise<RestoredSnapshot>;
+  /**
+   * An open chain at block 0 takes a snapshot in place (a joining node: snapshot sync), checked as
+   * restoreSnapshot checks it; then it goes on from the snapshot's block.
+   */
+  adoptSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot>;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -222,6 +231,13 @@ class LedgerChain extends ChainCore implements Chain {
     if (this.opening !== undefined)
       return Promise.reject(new Error('restore into a chain that is not open'));
     return restoreSnapshot(this, source, progress);
+  }
+
+  adoptSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot> {
+    return adoptSnapshot(this, source, progress);
   }
 
   close(): Promise<void> {

@@ -51,7 +51,7 @@ import type { CommitCore } from './block-commit';
 import { adoptCommitted, writeChanges } from './block-commit';
 
 /** What open and close uses of the chain's core. */
-type BootCore = Pick<
+export type BootCore = Pick<
   ChainCore,
   | 'genesis'
   | 'prefix'
@@ -134,15 +134,20 @@ async function doOpen(core: BootCore): Promise<void> {
       `data directory ${core.dataDir} holds a chain of another genesis (${Buffer.from(storedGenesis).toString('hex')}), not ${Buffer.from(core.genesisHash).toString('hex')}`,
     );
   } else {
-    const historyFrom = await store.read(store.meta, META_HISTORY_START);
-    core.historyFrom = historyFrom === undefined ? 0 : readU32le(historyFrom);
-    const loaded = await loadState(core, store);
-    const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
-    core.root = loaded.root;
-    adoptCommitted(core, loaded.head, loaded.checksum, weight);
+    await loadCommitted(core, store);
   }
   core.journal = await Journal.open(store);
   await replayJournal(core);
+}
+
+/** Memory takes the committed chain on disk: head, state, Clique producers, history start. */
+export async function loadCommitted(core: BootCore, store: ChainStore): Promise<void> {
+  const historyFrom = await store.read(store.meta, META_HISTORY_START);
+  core.historyFrom = historyFrom === undefined ? 0 : readU32le(historyFrom);
+  const loaded = await loadState(core, store);
+  const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
+  core.root = loaded.root;
+  adoptCommitted(core, loaded.head, loaded.checksum, weight);
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { encodeHead, invalidBlock, opLocation } from '../chain-records';
-import { genesisBlock } from '../commit/chain-boot';
+import { type BootCore, genesisBlock, loadCommitted } from '../commit/chain-boot';
 import { META_WEIGHT } from '../consensus/clique-state';
 import { encodeWeight } from '../consensus/fork-choice';
 import { HeaderChain } from '../consensus/header-chain';
@@ -98,11 +98,76 @@ export async function restoreSnapshot(
   progress?: (phase: RestorePhase, done: number) => void,
 ): Promise<RestoredSnapshot> {
   await refuseExistingChain(core.dataDir);
-  const tip = await checkHeaders(core, source, progress);
+  // Before the chain is opened its committed state is empty: block 0 is computed from the genesis.
+  const checked = await checkSnapshot(core, genesisBlock(core).bytes, source, progress);
+  const store = await ChainStore.open(core.dataDir);
+  try {
+    return await writeSnapshot(core, store, source, checked, progress);
+  } finally {
+    await store.close();
+  }
+}
+
+/** What adopting uses of an open chain: restoring's, its store and tasks, and reloading. */
+export type AdoptCore = RestoreCore & BootCore & Pick<ChainCore, 'headState' | 'mempool' | 'tasks'>;
+
+/**
+ * An open chain still at block 0 (a node that has just joined a network) takes a snapshot in
+ * place: checked as restoreSnapshot checks it, then the genesis state is replaced by the
+ * snapshot's and memory reloaded from disk, in one task (nothing is produced or imported meanwhile).
+ */
+export function adoptSnapshot(
+  core: AdoptCore,
+  source: SnapshotSource,
+  progress?: (phase: RestorePhase, done: number) => void,
+): Promise<RestoredSnapshot> {
+  return core.tasks.run(async () => {
+    const store = core.requireStore();
+    if (core.headState.height !== 0) {
+      throw new StoreError(
+        ErrorCode.NOT_ALLOWED,
+        'DATADIR_NOT_EMPTY',
+        `a snapshot replaces the state of a chain at block 0 only; this one is at block ${core.headState.height}`,
+      );
+    }
+    const block0 = await store.read(store.blocks, heightKey(0));
+    if (block0 === undefined) throw new Error('block 0 is missing');
+    const checked = await checkSnapshot(core, block0, source, progress);
+    await clearState(store);
+    const restored = await writeSnapshot(core, store, source, checked, progress);
+    await loadCommitted(core, store);
+    return restored;
+  });
+}
+
+interface CheckedSnapshot {
+  block: Block;
+  ops: Operation[];
+  tip: HeaderChain;
+  checked: CheckedRecords;
+}
+
+async function checkSnapshot(
+  core: RestoreCore,
+  block0: Uint8Array,
+  source: SnapshotSource,
+  progress?: (phase: RestorePhase, done: number) => void,
+): Promise<CheckedSnapshot> {
+  const tip = await checkHeaders(core, decodeBlock(block0, core.hashes), source, progress);
   const block = decodeBlock(await source.block(), core.hashes);
   const ops = checkHeadBlock(core, tip, block);
   const checked = await checkRecords(core, source, block, progress);
-  return writeRestore(core, source, { block, ops, tip, checked }, progress);
+  return { block, ops, tip, checked };
+}
+
+/** Deletes the state entries (a chain at block 0 holds the genesis ones: a few). */
+async function clearState(store: ChainStore): Promise<void> {
+  const batch = store.batch();
+  for (const sublevel of [store.accounts, store.addresses]) {
+    for await (const key of sublevel.keys()) batch.del(key, { sublevel });
+  }
+  for await (const key of store.spaces.keys()) batch.del(key, { sublevel: store.spaces });
+  await batch.write({ sync: true });
 }
 
 async function refuseExistingChain(dataDir: string): Promise<void> {
@@ -118,12 +183,13 @@ async function refuseExistingChain(dataDir: string): Promise<void> {
   );
 }
 
+/** The headers from block 0 (this chain's own, `block0`) checked as a chain (HeaderChain). */
 async function checkHeaders(
   core: RestoreCore,
+  block0: Block,
   source: SnapshotSource,
   progress?: (phase: RestorePhase, done: number) => void,
 ): Promise<HeaderChain> {
-  const block0 = decodeBlock(genesisBlock(core).bytes, core.hashes);
   const headers = new HeaderChain(block0, {
     genesisHash: core.genesisHash,
     hashes: core.hashes,
@@ -247,16 +313,16 @@ async function checkRecords(
   return { vector, accounts: order.accounts, spaceEntries: order.spaceEntries };
 }
 
-async function writeRestore(
+async function writeSnapshot(
   core: RestoreCore,
+  store: ChainStore,
   source: SnapshotSource,
-  checked: { block: Block; ops: Operation[]; tip: HeaderChain; checked: CheckedRecords },
+  checked: CheckedSnapshot,
   progress?: (phase: RestorePhase, done: number) => void,
 ): Promise<RestoredSnapshot> {
   const { block, ops, tip } = checked;
   const height = block.header.height;
-  const store = await ChainStore.open(core.dataDir);
-  try {
+  {
     const mark = store.batch();
     mark.put(META_RESTORING, Uint8Array.of(1), { sublevel: store.meta });
     await mark.write({ sync: true });
@@ -308,8 +374,6 @@ async function writeRestore(
       accounts: checked.checked.accounts,
       spaceEntries: checked.checked.spaceEntries,
     };
-  } finally {
-    await store.close();
   }
 }
 

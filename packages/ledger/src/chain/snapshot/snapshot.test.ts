@@ -151,6 +151,33 @@ describe('snapshots', () => {
     await chain.close();
   });
 
+  it('an open chain at block 0 adopts a snapshot in place and goes on from it', async () => {
+    const source = await sourceChain(3);
+    const held = await hold(source);
+    const t = await openTempChain({ registry: memoRegistry() });
+    cleanups.push(t.cleanup);
+    const restoredInPlace = await t.chain.adoptSnapshot(sourceOf(held));
+    expect(restoredInPlace.height).toBe(held.height);
+    expect(t.chain.head()).toEqual(source.head());
+    expect((await hold(t.chain)).records).toEqual(held.records);
+    await payFromDev(source, testWallet('snap next').address, COIN);
+    await mine(source);
+    await t.chain.importBlock((await source.getBlockBytes(held.height + 1))!);
+    expect(t.chain.stateRoot()).toEqual(source.stateRoot());
+    // Once past block 0 it refuses another.
+    await expect(t.chain.adoptSnapshot(sourceOf(held))).rejects.toThrow(/at block 0 only/);
+    // Reopened, it is the same chain.
+    await t.chain.close();
+    const reopened = createChain({
+      dataDir: t.dir,
+      genesis: createDevGenesis(),
+      registry: memoRegistry(),
+    });
+    await reopened.open();
+    cleanups.push(() => reopened.close());
+    expect(reopened.head()).toEqual(source.head());
+  });
+
   it('refuses a snapshot that is not the chain, before writing anything', async () => {
     const held = await hold(await sourceChain(4));
     const changed = (change: (h: HeldSnapshot) => void): HeldSnapshot => {
