@@ -53,12 +53,18 @@ export {
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
   inTurnKey,
 } from './chain/production/producer';
+export {
+  CHUNK_RECORDS,
+  decodeRecordChunk,
+  encodeRecordChunk,
+} from './chain/snapshot/record-chunk';
 export type { ChainSnapshot } from './chain/snapshot/snapshot-export';
 export type {
   RestoredSnapshot,
   RestorePhase,
   SnapshotSource,
 } from './chain/snapshot/snapshot-restore';
+export type { ServedSnapshot } from './chain/snapshot/snapshot-serving';
 export type {
   BlockInfo,
   OperationObject,

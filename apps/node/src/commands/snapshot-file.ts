@@ -16,7 +16,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { SnapshotSource } from '@chain/ledger';
+import { decodeRecordChunk, encodeRecordChunk, type SnapshotSource } from '@chain/ledger';
 import {
   ChunkQueue,
   encodeFrame,
@@ -32,8 +32,6 @@ export const SNAPSHOT_HEADER_BYTES = 96;
 const MAX_HEADER_FRAME = 4 * 1024 * 1024;
 const MAX_BLOCK_FRAME = 64 * 1024 * 1024;
 const MAX_CHUNK_FRAME = 16 * 1024 * 1024;
-/** Records a chunk holds (about 0.5 MB of accounts). */
-export const CHUNK_RECORDS = 4096;
 
 export interface SnapshotFileHeader {
   genesisHash: Uint8Array;
@@ -91,39 +89,20 @@ function decodeSnapshotHeader(bytes: Uint8Array): SnapshotFileHeader {
 export const encodeHeaderFrame = (header: Uint8Array) => encodeFrame(header, MAX_HEADER_FRAME);
 export const encodeBlockFrame = (block: Uint8Array) => encodeFrame(block, MAX_BLOCK_FRAME);
 
-/** A chunk of records as a frame: `u32 records || (u32 length || record)*`. */
+/** A chunk of records as a frame (encodeRecordChunk: `u32 records || (u32 length || record)*`). */
 export function encodeChunkFrame(records: readonly Uint8Array[]): Uint8Array {
-  let size = 4;
-  for (const record of records) size += 4 + record.length;
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, records.length);
-  let at = 4;
-  for (const record of records) {
-    view.setUint32(at, record.length);
-    bytes.set(record, at + 4);
-    at += 4 + record.length;
-  }
-  return encodeFrame(bytes, MAX_CHUNK_FRAME);
+  return encodeFrame(encodeRecordChunk(records), MAX_CHUNK_FRAME);
 }
 
 function decodeChunk(bytes: Uint8Array, chunk: number, offset: number): Uint8Array[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const damaged = () =>
-    new FramedFileError(`state chunk ${chunk} (frame at byte ${offset}) does not parse`, offset);
-  if (bytes.length < 4) throw damaged();
-  const count = view.getUint32(0);
-  const records: Uint8Array[] = [];
-  let at = 4;
-  for (let i = 0; i < count; i++) {
-    if (at + 4 > bytes.length) throw damaged();
-    const length = view.getUint32(at);
-    if (length === 0 || at + 4 + length > bytes.length) throw damaged();
-    records.push(bytes.subarray(at + 4, at + 4 + length));
-    at += 4 + length;
+  try {
+    return decodeRecordChunk(bytes);
+  } catch {
+    throw new FramedFileError(
+      `state chunk ${chunk} (frame at byte ${offset}) does not parse`,
+      offset,
+    );
   }
-  if (at !== bytes.length) throw damaged();
-  return records;
 }
 
 /** Reads the file's header (its first bytes). */

@@ -1,7 +1,7 @@
 /** `chain-node snapshot export` and `snapshot import` (snapshot-file.ts, Chain.restoreSnapshot). */
 import { access, open, rename, rm, stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import type { RestorePhase } from '@chain/ledger';
+import { CHUNK_RECORDS, type RestorePhase } from '@chain/ledger';
 import { FramedFileError } from './framed-file';
 import {
   CommandFailure,
@@ -13,7 +13,6 @@ import {
 } from './offline-chain';
 import { createProgress, type Progress } from './progress';
 import {
-  CHUNK_RECORDS,
   encodeBlockFrame,
   encodeChunkFrame,
   encodeHeaderFrame,

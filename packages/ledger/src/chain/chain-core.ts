@@ -206,6 +206,11 @@ export class ChainCore {
     if (height === this.headState.height) return this.headState.hash.slice();
     const cached = this.blockCache.get(height);
     if (cached !== undefined) return cached.block.hash.slice();
+    if (height < this.historyFrom && height >= 0) {
+      const store = this.requireStore();
+      const header = await store.read(store.headers, heightKey(height));
+      return header === undefined ? undefined : decodeSignedHeader(header, this.hashes).hash;
+    }
     const bytes = await this.getBlockBytes(height);
     return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).hash;
   }

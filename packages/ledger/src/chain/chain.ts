@@ -32,6 +32,7 @@ import {
   restoreSnapshot,
   type SnapshotSource,
 } from './snapshot/snapshot-restore';
+import { type ServedSnapshot, serveSnapshot } from './snapshot/snapshot-serving';
 import { describeOperation } from './state/chain-presentation';
 import {
   accountByAddress,
@@ -198,6 +199,8 @@ export interface Chain {
     source: SnapshotSource,
     progress?: (phase: RestorePhase, done: number) => void,
   ): Promise<RestoredSnapshot>;
+  /** The head's snapshot for peers, read through a database snapshot while the chain goes on. */
+  serveSnapshot(): Promise<ServedSnapshot>;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -238,6 +241,10 @@ class LedgerChain extends ChainCore implements Chain {
     progress?: (phase: RestorePhase, done: number) => void,
   ): Promise<RestoredSnapshot> {
     return adoptSnapshot(this, source, progress);
+  }
+
+  serveSnapshot(): Promise<ServedSnapshot> {
+    return serveSnapshot(this);
   }
 
   close(): Promise<void> {

@@ -17,6 +17,7 @@ import {
   testWallet,
 } from '../../testing/temp-chain';
 import { type Chain, createChain } from '../chain';
+import { decodeRecordChunk } from './record-chunk';
 import type { SnapshotSource } from './snapshot-restore';
 
 const memo: StateSpace<number> = {
@@ -176,6 +177,24 @@ describe('snapshots', () => {
     await reopened.open();
     cleanups.push(() => reopened.close());
     expect(reopened.head()).toEqual(source.head());
+  });
+
+  it('a served snapshot stays the one of its height while the chain goes on', async () => {
+    const source = await sourceChain(3);
+    const held = await hold(source);
+    const served = await source.serveSnapshot();
+    cleanups.push(() => served.close());
+    for (let i = 0; i < 2; i++) {
+      await payFromDev(source, testWallet('snap moving').address, COIN);
+      await mine(source);
+    }
+    expect(served.height).toBe(held.height);
+    expect(served.records).toBe(held.records.length);
+    const chunks = await Promise.all(served.chunkHashes.map((_, i) => served.chunk(i)));
+    chunks.forEach((chunk, i) => expect(nativeHashes.sha256(chunk)).toEqual(served.chunkHashes[i]));
+    expect(chunks.flatMap((c) => decodeRecordChunk(c))).toEqual(held.records);
+    expect(await served.headers(0, held.height)).toEqual(held.headers);
+    expect(await served.block()).toEqual(held.block);
   });
 
   it('refuses a snapshot that is not the chain, before writing anything', async () => {

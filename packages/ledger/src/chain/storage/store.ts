@@ -9,6 +9,7 @@ import { ReadBatcher } from './read-batcher';
 
 type Bytes = Uint8Array;
 type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
+export type DatabaseSnapshot = ReturnType<ClassicLevel<Bytes, Bytes>['snapshot']>;
 
 /** A sublevel of the chain database, as a batch operation names it. */
 interface Sublevel {
@@ -456,6 +457,16 @@ export class ChainStore implements StateStore {
     }
     this.unsynced = !sync;
     if (point === crashSwitch?.at && crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+  }
+
+  /**
+   * A consistent read-only view of the database as it is after the last commit (one memory took:
+   * the writes behind it included), for reads over a long time (a snapshot served to peers); close
+   * it when done (LevelDB keeps what it sees until then).
+   */
+  async snapshot(): Promise<DatabaseSnapshot> {
+    if (this.behind !== undefined) await this.behind;
+    return this.db.snapshot();
   }
 
   /** Makes every write so far durable, if one was not synced (one synced write of a marker). */
