@@ -62,8 +62,9 @@ describe('wire messages', () => {
         fc.nat({ max: 0xffffffff }),
         tip,
         fc.nat({ max: 0xffffffff }),
-        (found, forkHeight, head, count) => {
-          const response = { found, forkHeight, head, count };
+        fc.nat({ max: 0xffffffff }),
+        (found, forkHeight, head, count, historyStart) => {
+          const response = { found, forkHeight, head, count, historyStart };
           expect(decodeBlocksResponse(encodeBlocksResponse(response))).toEqual(response);
         },
       ),

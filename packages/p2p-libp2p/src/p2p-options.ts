@@ -80,6 +80,15 @@ export interface P2PNodeOptions {
   /** The chain's maxRollback. */
   maxRollback?: number;
   /**
+   * `snap`: a node at block 0 whose peers are `snapDistance` blocks or more ahead joins from a
+   * snapshot of their state (snap-sync.ts), then syncs the blocks after it; `full`: it replays
+   * every block from block 0.
+   */
+  sync?: 'snap' | 'full';
+  snapDistance?: number;
+  /** A snapshot served to joining peers is taken anew once the head is this many blocks past it. */
+  snapshotEvery?: number;
+  /**
    * Makes the libp2p metrics component of each host the node starts (nodeStop then nodeStart makes
    * a new one), beside this package's own socket counters; none by default.
    */
@@ -106,6 +115,10 @@ export const DEFAULT_P2P_OPTIONS = {
   rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
   maxRollback: 64,
+  sync: 'snap' as 'snap' | 'full',
+  /** About a quarter of an hour of one-second blocks: replaying fewer is as quick as a snapshot. */
+  snapDistance: 1000,
+  snapshotEvery: 1000,
 } as const;
 
 /** The options with every default filled in (the peers, chain, log and rates are kept apart). */
