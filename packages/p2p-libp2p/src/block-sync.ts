@@ -45,6 +45,8 @@ export interface SyncProgress {
   /** The highest head height of this node and its peers. */
   highestBlock: number;
   syncing: boolean;
+  /** A snapshot join under way (snap-sync.ts). */
+  snapshot?: { height: number; chunks: number; chunksDone: number };
 }
 
 /** A peer whose history starts above this node's head is asked again only after this long. */
@@ -169,7 +171,7 @@ interface BlockSyncOptions {
   /** The importer's wait on a range that makes its peer stalled (RangePipeline's STALL_MS). */
   stallMs?: number;
   /** Joins from a snapshot first when a node at block 0 is far behind (snap-sync.ts). */
-  snap?: Pick<SnapSync, 'eligible' | 'join'>;
+  snap?: Pick<SnapSync, 'eligible' | 'join' | 'progress'>;
 }
 
 /**
@@ -234,11 +236,13 @@ export class BlockSync {
     for (const peer of this.hooks.peers()) {
       if (peer.head !== undefined && peer.head.height > highest) highest = peer.head.height;
     }
+    const snapshot = this.snap?.progress();
     return {
       startingBlock: Math.min(this.startingBlock, current),
       currentBlock: current,
       highestBlock: highest,
       syncing: this.active,
+      ...(snapshot === undefined ? {} : { snapshot: { ...snapshot } }),
     };
   }
 

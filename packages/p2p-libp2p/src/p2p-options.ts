@@ -116,8 +116,11 @@ export const DEFAULT_P2P_OPTIONS = {
   syncRetryMs: 3000,
   maxRollback: 64,
   sync: 'snap' as 'snap' | 'full',
-  /** About a quarter of an hour of one-second blocks: replaying fewer is as quick as a snapshot. */
-  snapDistance: 1000,
+  /**
+   * About three hours of one-second blocks: a chain that short replays in seconds, and the node
+   * then holds its whole history (a node joined from a snapshot holds blocks from its height on).
+   */
+  snapDistance: 10_000,
   snapshotEvery: 1000,
 } as const;
 
