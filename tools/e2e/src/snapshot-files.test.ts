@@ -56,6 +56,8 @@ describe('snapshot export / import', () => {
   let addresses: string[];
   let expectedWallets: WalletInfo[];
   let head: { count: number; hash: string; four_hash: string };
+  /** The chain after the first transfers, for `--at`. */
+  let earlier: { count: number; hash: string; four_hash: string; wallets: WalletInfo[] };
 
   beforeAll(async () => {
     source = await makeDatadir();
@@ -75,6 +77,14 @@ describe('snapshot export / import', () => {
           amount: `${i + 1}.25`,
         });
         await mined(node, op.ophash);
+        if (i === 2) {
+          const count = await call<number>(node.url, 'getBlockCount');
+          const tip = await call<{ hash: string; four_hash: string }>(node.url, 'getBlockInfo', {
+            block: count - 1,
+          });
+          earlier = { count, hash: tip.hash, four_hash: tip.four_hash, wallets: [] };
+          earlier.wallets = await wallets(node, addresses);
+        }
       }
       const count = await call<number>(node.url, 'getBlockCount');
       const tip = await call<{ hash: string; four_hash: string }>(node.url, 'getBlockInfo', {
@@ -143,6 +153,61 @@ describe('snapshot export / import', () => {
     } finally {
       await node.stop();
     }
+  }, 120_000);
+
+  it('exports the state at an earlier height with --at; a node restored from it starts there', async () => {
+    const at = earlier.count - 1;
+    expect(at).toBeLessThan(head.count - 1);
+    const atFile = join(work, 'earlier.snapshot');
+    const exported = await runChainNode([
+      'snapshot',
+      'export',
+      '--datadir',
+      source,
+      '--at',
+      String(at),
+      atFile,
+    ]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain(
+      `exported the state at block ${at} (${earlier.hash.replace(/^0x/, '')})`,
+    );
+    const fresh = join(work, 'fresh-earlier');
+    const imported = await runChainNode(['snapshot', 'import', '--datadir', fresh, atFile]);
+    expect(imported.code, imported.stderr).toBe(0);
+    const node = await startNode({ datadir: fresh, args: ['--block-time', '0', '--no-mine'] });
+    try {
+      expect(await call<number>(node.url, 'getBlockCount')).toBe(earlier.count);
+      const tip = await call<{ hash: string; four_hash: string }>(node.url, 'getBlockInfo', {
+        block: at,
+      });
+      expect({ hash: tip.hash, four_hash: tip.four_hash }).toEqual({
+        hash: earlier.hash,
+        four_hash: earlier.four_hash,
+      });
+      const restoredWallets = await wallets(node, addresses);
+      expect(restoredWallets).toEqual(earlier.wallets);
+      // The later transfers are not in it: a receiver paid after `at` holds less than at the head.
+      expect(restoredWallets).not.toEqual(expectedWallets);
+    } finally {
+      await node.stop();
+    }
+    // Above the head, and on a data directory in use, a clean refusal and no file.
+    const above = await runChainNode([
+      'snapshot',
+      'export',
+      '--datadir',
+      source,
+      '--at',
+      String(head.count),
+      join(work, 'above.snapshot'),
+    ]);
+    expectCleanRefusal(
+      above,
+      new RegExp(`no block ${head.count}: the chain ends at block ${head.count - 1}`),
+    );
+    await expect(access(join(work, 'above.snapshot.partial'))).rejects.toThrow();
+    await expect(access(join(work, 'above.snapshot'))).rejects.toThrow();
   }, 120_000);
 
   it('refuses damaged, truncated and forged files, naming where, and writes nothing', async () => {

@@ -134,6 +134,11 @@ export const backupCommand: CommandModule<object, BackupArgs> = {
 function snapshotExportOptions(args: Argv) {
   return datadirOptions(args)
     .positional('file', { type: 'string', demandOption: true, describe: 'snapshot file to write' })
+    .option('at', {
+      type: 'number',
+      describe:
+        'height of the state to export (default: the head); as far back as the undo records reach (the last 64 blocks)',
+    })
     .option('force', {
       type: 'boolean',
       default: CHAIN_FILE_DEFAULTS.force,
@@ -151,7 +156,8 @@ function snapshotImportOptions(args: Argv) {
 
 const snapshotExportCommand: CommandModule<object, SnapshotExportArgs> = {
   command: 'export <file>',
-  describe: "write the state of a stopped node's head, with the headers that check it, to a file",
+  describe:
+    "write the state of a stopped node's head (or of a recent block, --at), with the headers that check it, to a file",
   builder: snapshotExportOptions as unknown as CommandModule<object, SnapshotExportArgs>['builder'],
   handler: (argv) =>
     reportFailures('snapshot export', async () => {

@@ -1,7 +1,7 @@
 /** `chain-node snapshot export` and `snapshot import` (snapshot-file.ts, Chain.restoreSnapshot). */
 import { access, open, rename, rm, stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import { CHUNK_RECORDS, type RestorePhase } from '@chain/ledger';
+import { CHUNK_RECORDS, type ChainSnapshot, type RestorePhase } from '@chain/ledger';
 import { FramedFileError } from './framed-file';
 import {
   CommandFailure,
@@ -25,6 +25,8 @@ import {
 export interface SnapshotExportArgs extends DatadirArgs {
   file: string;
   force: boolean;
+  /** The height of the state to export; the head when absent. */
+  at?: number;
 }
 
 export interface SnapshotImportArgs extends DatadirArgs {
@@ -46,13 +48,23 @@ export async function exportSnapshot(args: SnapshotExportArgs): Promise<Snapshot
   if (!args.force && (await exists(args.file))) {
     throw new CommandFailure(`${args.file} exists (use --force to overwrite)`, 2);
   }
+  if (args.at !== undefined && (!Number.isInteger(args.at) || args.at < 0)) {
+    throw new CommandFailure(`--at ${args.at} is not a block height`, 2);
+  }
   const chain = await openOfflineChain(resolveDatadir(args), 'snapshot export');
+  let snapshot: ChainSnapshot;
+  try {
+    // Before the file is opened: a height the chain cannot give leaves nothing behind.
+    snapshot = args.at === undefined ? chain.snapshot() : await chain.snapshotAt(args.at);
+  } catch (error) {
+    await chain.close();
+    throw new CommandFailure(message(error));
+  }
   // Written beside the target and renamed at the end: an interrupted export leaves no file that
   // could be taken for a whole one.
   const partial = `${args.file}.partial`;
   const handle = await open(partial, 'w', 0o644);
   try {
-    const snapshot = chain.snapshot();
     // The header, whose counts are known at the end, is written over this placeholder then.
     let pending: Uint8Array[] = [new Uint8Array(SNAPSHOT_HEADER_BYTES)];
     let pendingBytes = SNAPSHOT_HEADER_BYTES;

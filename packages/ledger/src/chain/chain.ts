@@ -24,6 +24,7 @@ import {
   submitRaw,
 } from './mempool/mempool-admission';
 import { produceBlock, producerAccount } from './production/block-production';
+import { chainSnapshotAt } from './snapshot/snapshot-at';
 import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
 import {
   adoptSnapshot,
@@ -184,6 +185,12 @@ export interface Chain {
   /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
   snapshot(): ChainSnapshot;
   /**
+   * The snapshot at block `height`, below the head as far as the undo records reach (the last
+   * maxRollback blocks; ROLLBACK_TOO_DEEP names the lowest height otherwise). Same conditions as
+   * snapshot().
+   */
+  snapshotAt(height: number): Promise<ChainSnapshot>;
+  /**
    * Restores an empty data directory from a snapshot, checked against this chain's genesis before
    * anything is written; the chain is not open (open it afterwards).
    */
@@ -225,6 +232,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   snapshot(): ChainSnapshot {
     return chainSnapshot(this);
+  }
+
+  snapshotAt(height: number): Promise<ChainSnapshot> {
+    return chainSnapshotAt(this, height);
   }
 
   restoreSnapshot(

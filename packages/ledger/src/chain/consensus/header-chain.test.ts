@@ -98,6 +98,13 @@ function forge(block: Block, change: (header: BlockHeader) => void, key: Uint8Ar
   return decodeBlock(encodeBlock(headerBytes, signature, block.operations), nativeHashes);
 }
 
+/** A header change that sets one field (forge's `change`). */
+function setting<K extends keyof BlockHeader>(key: K, value: BlockHeader[K]) {
+  return (header: BlockHeader) => {
+    header[key] = value;
+  };
+}
+
 function checkAll(blocks: readonly Block[]): HeaderChain {
   const headers = new HeaderChain(blocks[0]!, context);
   for (const block of blocks.slice(1)) headers.append(block);
@@ -155,17 +162,14 @@ describe('header chain', () => {
     const parentKey = (parent.header.producer === blocks[0]!.header.producer ? devWallet : alice)
       .privateKey;
     const cases: Array<[Block, RegExp]> = [
-      [
-        forge(block, (h) => void (h.prevHash = new Uint8Array(32)), parentKey),
-        /WRONG_PARENT|build/,
-      ],
+      [forge(block, setting('prevHash', new Uint8Array(32)), parentKey), /WRONG_PARENT|build/],
       [{ ...block, signature: new Uint8Array(64).fill(1) }, /signature/],
       [
         // Signed by the producer of the block before it: two producers, a window of one block.
-        forge(block, (h) => void (h.producer = parent.header.producer), parentKey),
+        forge(block, setting('producer', parent.header.producer), parentKey),
         /signed one of the 1 blocks before/,
       ],
-      [forge(block, (h) => void (h.timestamp = parent.header.timestamp - 1), parentKey), /before/],
+      [forge(block, setting('timestamp', parent.header.timestamp - 1), parentKey), /before/],
     ];
     for (const [forged, message] of cases) {
       expect(() => prefix(last).append(forged)).toThrow(message);
@@ -174,7 +178,7 @@ describe('header chain', () => {
     const early = blocks[2]!;
     const aliceAccount = chain.producers().find((n) => n !== blocks[0]!.header.producer)!;
     expect(() =>
-      prefix(2).append(forge(early, (h) => void (h.producer = aliceAccount), alice.privateKey)),
+      prefix(2).append(forge(early, setting('producer', aliceAccount), alice.privateKey)),
     ).toThrow(/is not a producer/);
     expect(() => prefix(2).append(blocks[3]!)).toThrow(/does not follow block 1/);
   });
@@ -186,8 +190,14 @@ describe('header chain', () => {
     await target.importBlock((await source.getBlockBytes(1))!);
     const joining = blocks[1]!;
     const refusals = [
-      forge(joining, (h) => void (h.producers = []), devWallet.privateKey),
-      forge(joining, (h) => void (h.producers = h.producers.slice(0, 1)), devWallet.privateKey),
+      forge(joining, setting('producers', []), devWallet.privateKey),
+      forge(
+        joining,
+        (h) => {
+          h.producers = h.producers.slice(0, 1);
+        },
+        devWallet.privateKey,
+      ),
     ];
     for (const forged of refusals) {
       await expect(target.importBlock(forged.bytes)).rejects.toThrow(/producer set/);
@@ -195,11 +205,7 @@ describe('header chain', () => {
     await target.importBlock(joining.bytes);
     // A block that leaves the set as it is carries none.
     const plain = blocks[2]!;
-    const carrying = forge(
-      plain,
-      (h) => void (h.producers = joining.header.producers),
-      alice.privateKey,
-    );
+    const carrying = forge(plain, setting('producers', joining.header.producers), alice.privateKey);
     await expect(target.importBlock(carrying.bytes)).rejects.toThrow(/producer set/);
     await target.importBlock(plain.bytes);
     expect(target.stateRoot()).toEqual((await blocksOf(source, 3))[0]!.header.stateRoot);

@@ -31,11 +31,14 @@ export interface ChainSnapshot {
 export const recordOfEntry = (entry: Uint8Array): Uint8Array =>
   entry.subarray(STATE_ENTRY_TAG.length);
 
-/** What a snapshot reads of the chain's core. */
+/**
+ * What a snapshot reads of the chain's core. Of the head, only its height and hash: a snapshot at
+ * an earlier block (snapshot-at.ts) gives that block's, to cut the headers and the block there.
+ */
 export type SnapshotCore = Pick<
   ChainCore,
-  'genesisHash' | 'hashes' | 'headState' | 'historyFrom' | 'requireStore' | 'root'
->;
+  'genesisHash' | 'hashes' | 'historyFrom' | 'requireStore' | 'root'
+> & { headState: Pick<ChainCore['headState'], 'height' | 'hash'> };
 
 const BATCH = 4096;
 

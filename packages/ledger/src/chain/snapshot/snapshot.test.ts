@@ -191,7 +191,9 @@ describe('snapshots', () => {
     expect(served.height).toBe(held.height);
     expect(served.records).toBe(held.records.length);
     const chunks = await Promise.all(served.chunkHashes.map((_, i) => served.chunk(i)));
-    chunks.forEach((chunk, i) => expect(nativeHashes.sha256(chunk)).toEqual(served.chunkHashes[i]));
+    for (const [i, chunk] of chunks.entries()) {
+      expect(nativeHashes.sha256(chunk)).toEqual(served.chunkHashes[i]);
+    }
     expect(chunks.flatMap((c) => decodeRecordChunk(c))).toEqual(held.records);
     expect(await served.headers(0, held.height)).toEqual(held.headers);
     expect(await served.block()).toEqual(held.block);
