@@ -22,6 +22,7 @@ export async function startNetworking(
     | 'p2pMaxInboundPerIp'
     | 'sync'
     | 'snapDistance'
+    | 'fetchHistory'
   >,
   chain: Chain,
   log: Logger,
@@ -41,6 +42,7 @@ export async function startNetworking(
     maxInboundPerIp: options.p2pMaxInboundPerIp,
     sync: options.sync,
     snapDistance: options.snapDistance,
+    fetchHistory: options.fetchHistory,
     log: p2pLog,
     ...(libp2pMetrics ? { libp2pMetrics } : {}),
   });

@@ -45,6 +45,8 @@ export interface NodeOptions {
   sync: 'snap' | 'full';
   /** Blocks behind its peers beyond which a node at block 0 joins from a snapshot. */
   snapDistance: number;
+  /** After a snapshot join, fetch the blocks below it in the background. */
+  fetchHistory: boolean;
   /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
   mineWallets: string[];
   /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
@@ -221,6 +223,7 @@ const P2P_DEFAULTS = {
   peers: [] as string[],
   sync: DEFAULT_P2P_OPTIONS.sync as NodeOptions['sync'],
   snapDistance: DEFAULT_P2P_OPTIONS.snapDistance,
+  fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
 };
 const P2P_FLAGS: StartFlagGroup = {
   title: 'Peer-to-peer',
@@ -264,6 +267,11 @@ const P2P_FLAGS: StartFlagGroup = {
       option: 'snapDistance',
       type: 'number',
       describe: 'blocks behind its peers beyond which a new node joins from a snapshot',
+    },
+    history: {
+      option: 'fetchHistory',
+      type: 'boolean',
+      describe: 'after a snapshot join, fetch the blocks below it (--no-history: keep none)',
     },
   },
 };

@@ -16,6 +16,7 @@ import { ConnectionManager } from './connection-manager';
 import { badRequest, networkError } from './errors';
 import { Gossip } from './gossip';
 import { HelloExchange } from './hello-exchange';
+import { HistoryFetch } from './history-fetch';
 import { InboundConnections } from './inbound-connections';
 import { LIMITS } from './limits';
 import type { RateLimits } from './message-table';
@@ -79,6 +80,7 @@ class ChainP2PNode implements P2PNode {
   private readonly connectionManager: ConnectionManager;
   private readonly sync: BlockSync;
   private readonly snap: SnapSync;
+  private readonly history: HistoryFetch;
   private readonly snapshots: SnapshotServer;
   private readonly initialPeers: readonly string[];
   private readonly libp2pMetrics: P2PNodeOptions['libp2pMetrics'];
@@ -147,6 +149,15 @@ class ChainP2PNode implements P2PNode {
       this.opts.snapshotEvery,
       (ip, kind, bytes) => this.ctx.traffic.record(ip, kind, 'Autosend', bytes),
     );
+    this.history = new HistoryFetch({
+      chain: this.ctx.chain,
+      hooks: {
+        ...syncHooks,
+        traffic: (ip, kind, direction, bytes) =>
+          this.ctx.traffic.record(ip, kind, direction, bytes),
+      },
+      busy: () => this.sync.syncing || !this.opts.fetchHistory,
+    });
     this.sync = new BlockSync({
       chain: this.ctx.chain,
       maxRollback: this.opts.maxRollback,
@@ -163,7 +174,10 @@ class ChainP2PNode implements P2PNode {
     });
     this.hello = new HelloExchange(this.ctx, this.discipline, {
       greeted: (peer) => void this.requests.fetchMempool(peer),
-      tipLearnt: () => this.sync.trigger(),
+      tipLearnt: () => {
+        this.sync.trigger();
+        this.history.trigger();
+      },
     });
     this.gossip = new Gossip(this.ctx, this.discipline, {
       syncing: () => this.sync.syncing,
@@ -241,6 +255,7 @@ class ChainP2PNode implements P2PNode {
     this.startedAt = Date.now();
     this.hello.helloSeen = false;
     this.sync.resume();
+    this.history.resume();
     const listening = host
       .getMultiaddrs()
       .map(addressOfMultiaddr)
@@ -335,6 +350,7 @@ class ChainP2PNode implements P2PNode {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.gossip.stop();
     await this.sync.stop();
+    await this.history.stop();
     this.connectionManager.stop();
     await host.stop();
     this.ctx.log.info({}, 'p2p networking stopped');

@@ -53,20 +53,43 @@ describe('snapshot sync', () => {
     const joiner = await fixture.peer('127.0.0.66', { ...SNAP, peers: [source.address()] });
     await joiner.p2p.start();
     await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
-    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
     expect(await records(joiner.chain)).toEqual(await records(source.chain));
     // From there it follows the chain block by block.
     await growChain(source.chain, 2);
     await waitUntil('the joiner to follow', () => sameHead(source, joiner));
-    expect(joiner.chain.historyStart()).toBe(source.chain.head().height - 2);
     expect(joiner.chain.stateRoot()).toEqual(source.chain.stateRoot());
+    // And it fetches the history below the snapshot, every block checked against its header.
+    await waitUntil('the history to be filled', () => joiner.chain.historyStart() === 0);
+    for (let h = 0; h < source.chain.blockCount(); h++) {
+      expect(await joiner.chain.getBlockBytes(h)).toEqual(await source.chain.getBlockBytes(h));
+    }
+  });
+
+  it('a node that keeps no history (fetchHistory off) starts at the snapshot', async () => {
+    const source = await fixture.peer('127.0.0.75', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.76', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
   });
 
   it('a node that joined from a snapshot is not taken for a liar by one that replays blocks', async () => {
     const source = await fixture.peer('127.0.0.72', SNAP);
     await growChain(source.chain, 8);
     await source.p2p.start();
-    const joined = await fixture.peer('127.0.0.73', { ...SNAP, peers: [source.address()] });
+    const joined = await fixture.peer('127.0.0.73', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
     await joined.p2p.start();
     await waitUntil('the snapshot join', () => sameHead(source, joined));
     const offences: string[] = [];

@@ -24,6 +24,7 @@ import {
   submitRaw,
 } from './mempool/mempool-admission';
 import { produceBlock, producerAccount } from './production/block-production';
+import { fillHistory } from './snapshot/history-fill';
 import { chainSnapshotAt } from './snapshot/snapshot-at';
 import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
 import {
@@ -208,6 +209,11 @@ export interface Chain {
   ): Promise<RestoredSnapshot>;
   /** The head's snapshot for peers, read through a database snapshot while the chain goes on. */
   serveSnapshot(): Promise<ServedSnapshot>;
+  /**
+   * The blocks right below the history start (ascending, the last at historyStart() - 1), checked
+   * against the headers this node holds, stored; returns the new history start (0: whole).
+   */
+  fillHistory(blocks: readonly Uint8Array[]): Promise<number>;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -256,6 +262,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   serveSnapshot(): Promise<ServedSnapshot> {
     return serveSnapshot(this);
+  }
+
+  fillHistory(blocks: readonly Uint8Array[]): Promise<number> {
+    return fillHistory(this, blocks);
   }
 
   close(): Promise<void> {

@@ -85,6 +85,12 @@ function sourceOf(held: HeldSnapshot): SnapshotSource {
   };
 }
 
+async function blocksOf(chain: Chain, from: number, to: number): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for (let h = from; h <= to; h++) out.push((await chain.getBlockBytes(h))!);
+  return out;
+}
+
 async function emptyChain(): Promise<Chain> {
   const dir = await makeTempDir();
   const chain = createChain({
@@ -131,6 +137,43 @@ describe('snapshots', () => {
     );
     expect(await chain.heightOfHash((await source.blockHash(3))!)).toBe(3);
     await expect(chain.rollback(held.height - 1)).rejects.toThrow(/cannot roll back below block 7/);
+  });
+
+  it('fills its history in from blocks checked against its headers, down to block 0', async () => {
+    const source = await sourceChain(6);
+    const held = await hold(source);
+    const chain = await restored(held);
+    const blocks = async (from: number, to: number) => {
+      const out: Uint8Array[] = [];
+      for (let h = from; h <= to; h++) out.push((await source.getBlockBytes(h))!);
+      return out;
+    };
+    // Not the blocks right below the history, or not this chain's: refused, nothing stored.
+    await expect(chain.fillHistory(await blocks(3, 5))).rejects.toThrow(/do not end right below/);
+    const other = await openTempChain({ registry: memoRegistry() });
+    cleanups.push(other.cleanup);
+    for (let i = 0; i < 6; i++) {
+      await payFromDev(other.chain, testWallet(`snap other ${i}`).address, COIN);
+      await mine(other.chain);
+    }
+    await expect(chain.fillHistory(await blocksOf(other.chain, 5, 6))).rejects.toThrow(
+      /not the one of this chain's header/,
+    );
+    expect(chain.historyStart()).toBe(7);
+    expect(await chain.fillHistory(await blocks(4, 6))).toBe(4);
+    expect(await chain.blockInfo(5)).toEqual(await source.blockInfo(5));
+    await expect(chain.blockInfo(3)).rejects.toThrow(/restored from a snapshot at block 4/);
+    expect(await chain.fillHistory(await blocks(1, 3))).toBe(0);
+    for (let h = 0; h < held.height; h++) {
+      expect(await chain.getBlockBytes(h)).toEqual(await source.getBlockBytes(h));
+      expect(await chain.blockOperations(h)).toEqual(await source.blockOperations(h));
+    }
+    const [early] = await source.blockOperations(2);
+    expect(await chain.findOperation(early!.ophash)).toEqual(
+      await source.findOperation(early!.ophash),
+    );
+    // Reopened, it holds its whole history.
+    await chain.close();
   });
 
   it('imports the blocks after it and produces on it, as the source chain does', async () => {
