@@ -66,12 +66,13 @@ export function fillHistory(core: HistoryCore, blocks: readonly Uint8Array[]): P
         );
       }
       batch.put(heightKey(height), block.bytes, { sublevel: store.blocks });
-      ops.forEach((op, index) =>
+      for (let index = 0; index < ops.length; index++) {
+        const op = ops[index]!;
         batch.putPrefixed(
           operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex),
           opLocation(height, index),
-        ),
-      );
+        );
+      }
       batch.del(heightKey(height), { sublevel: store.headers });
     }
     let start = first;
