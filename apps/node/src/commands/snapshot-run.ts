@@ -1,5 +1,5 @@
 /** `chain-node snapshot export` and `snapshot import` (snapshot-file.ts, Chain.restoreSnapshot). */
-import { access, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
 import { CHUNK_RECORDS, type ChainSnapshot, type RestorePhase } from '@chain/ledger';
 import { FramedFileError } from './framed-file';
@@ -9,6 +9,7 @@ import {
   datadirFailure,
   message,
   openOfflineChain,
+  refuseToOverwrite,
   resolveDatadir,
 } from './offline-chain';
 import { createProgress, type Progress } from './progress';
@@ -45,9 +46,7 @@ interface SnapshotSummary {
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export async function exportSnapshot(args: SnapshotExportArgs): Promise<SnapshotSummary> {
-  if (!args.force && (await exists(args.file))) {
-    throw new CommandFailure(`${args.file} exists (use --force to overwrite)`, 2);
-  }
+  await refuseToOverwrite(args.file, args.force);
   if (args.at !== undefined && (!Number.isInteger(args.at) || args.at < 0)) {
     throw new CommandFailure(`--at ${args.at} is not a block height`, 2);
   }
@@ -217,14 +216,5 @@ async function fileFailure<T>(work: () => Promise<T>): Promise<T> {
       throw new CommandFailure(`refused: ${message(error)}`);
     }
     throw error;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -13,7 +13,8 @@ import {
 } from '../../block/block';
 import { createDevGenesis, genesisHash } from '../../genesis';
 import { createRegistry } from '../../operation/ledger-registry';
-import type { OperationRegistry, OperationType } from '../../operation/registry';
+import type { OperationRegistry } from '../../operation/registry';
+import { joinProducersType } from '../../testing/join-producers';
 import {
   COIN,
   devWallet,
@@ -28,22 +29,9 @@ import { HeaderChain } from './header-chain';
 const GENESIS_HASH = genesisHash(createDevGenesis());
 const context = { genesisHash: GENESIS_HASH, hashes: nativeHashes, secp: nativeSecp256k1 };
 
-/** A stand-in for participation: its signer joins (or leaves) the producer set. */
-const joinType: OperationType<{ join: boolean }> = {
-  optype: 201,
-  subtype: 0,
-  name: 'join producers',
-  encodeBody: (b) => Uint8Array.of(b.join ? 1 : 0),
-  decodeBody: (r) => ({ join: r.u8() === 1 }),
-  apply(ctx, op) {
-    ctx.setProducer(ctx.signer, op.body.join);
-  },
-  present: () => ({ amount: 0n, senders: [], receivers: [], optxt: 'join', extra: {} }),
-};
-
 function joiningRegistry(): OperationRegistry {
   const registry = createRegistry();
-  registry.register(joinType);
+  registry.register(joinProducersType);
   return registry;
 }
 

@@ -4,6 +4,7 @@ import { decodeBlock } from '../../block/block';
 import { createDevGenesis } from '../../genesis';
 import { createRegistry } from '../../operation/ledger-registry';
 import type { OperationRegistry, OperationType, StateSpace } from '../../operation/registry';
+import { joinProducersType } from '../../testing/join-producers';
 import {
   COIN,
   devWallet,
@@ -60,24 +61,11 @@ const setType: OperationType<{ key: string; value: number | null }> = {
   present: () => ({ amount: 0n, senders: [], receivers: [], optxt: 'set', extra: {} }),
 };
 
-/** A stand-in for participation (as in header-chain.test.ts): its signer joins the producers. */
-const joinType: OperationType<{ join: boolean }> = {
-  optype: 201,
-  subtype: 0,
-  name: 'join producers',
-  encodeBody: (b) => Uint8Array.of(b.join ? 1 : 0),
-  decodeBody: (r) => ({ join: r.u8() === 1 }),
-  apply(ctx, op) {
-    ctx.setProducer(ctx.signer, op.body.join);
-  },
-  present: () => ({ amount: 0n, senders: [], receivers: [], optxt: 'join', extra: {} }),
-};
-
 function registry(): OperationRegistry {
   const r = createRegistry();
   r.registerSpace(ledgerOf);
   r.register(setType);
-  r.register(joinType);
+  r.register(joinProducersType);
   return r;
 }
 
