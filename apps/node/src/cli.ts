@@ -3,7 +3,12 @@ import yargs, { type Arguments, type Argv } from 'yargs';
 import { hideBin, Parser } from 'yargs/helpers';
 import { printBanner } from './banner';
 import { callCommand } from './commands/call';
-import { backupCommand, exportCommand, importCommand } from './commands/chain-files';
+import {
+  backupCommand,
+  exportCommand,
+  importCommand,
+  snapshotCommand,
+} from './commands/chain-files';
 import { devnetCommand } from './commands/devnet';
 import { initCommand } from './commands/init';
 import { signRawCommand } from './commands/sign-raw';
@@ -207,6 +212,7 @@ await cli
   .command(watchCommand)
   .command(exportCommand)
   .command(importCommand)
+  .command(snapshotCommand)
   .command(backupCommand)
   // The mine wallets' passphrase comes from the environment (CHAIN_MINE_PASSPHRASE, read by
   // mine-wallets.ts) or a file, never from the command line; declared so strict mode accepts it.

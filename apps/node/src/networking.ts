@@ -14,7 +14,15 @@ import { APP_VERSION, NET_PROTOCOL } from './version';
 export async function startNetworking(
   options: Pick<
     NodeOptions,
-    'datadir' | 'p2pHost' | 'p2pPort' | 'peers' | 'p2pMaxConnections' | 'p2pMaxInboundPerIp'
+    | 'datadir'
+    | 'p2pHost'
+    | 'p2pPort'
+    | 'peers'
+    | 'p2pMaxConnections'
+    | 'p2pMaxInboundPerIp'
+    | 'sync'
+    | 'snapDistance'
+    | 'fetchHistory'
   >,
   chain: Chain,
   log: Logger,
@@ -32,6 +40,9 @@ export async function startNetworking(
     peers: options.peers,
     maxConnections: options.p2pMaxConnections,
     maxInboundPerIp: options.p2pMaxInboundPerIp,
+    sync: options.sync,
+    snapDistance: options.snapDistance,
+    fetchHistory: options.fetchHistory,
     log: p2pLog,
     ...(libp2pMetrics ? { libp2pMetrics } : {}),
   });

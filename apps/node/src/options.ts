@@ -41,6 +41,12 @@ export interface NodeOptions {
   p2pMaxConnections: number;
   /** Inbound P2P connections from one IP at most, handshakes included. */
   p2pMaxInboundPerIp: number;
+  /** `snap`: a new node far behind joins from its peers' snapshot; `full`: replays every block. */
+  sync: 'snap' | 'full';
+  /** Blocks behind its peers beyond which a node at block 0 joins from a snapshot. */
+  snapDistance: number;
+  /** After a snapshot join, fetch the blocks below it in the background. */
+  fetchHistory: boolean;
   /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
   mineWallets: string[];
   /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
@@ -215,6 +221,9 @@ const P2P_DEFAULTS = {
   p2pMaxConnections: DEFAULT_P2P_OPTIONS.maxConnections,
   p2pMaxInboundPerIp: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
   peers: [] as string[],
+  sync: DEFAULT_P2P_OPTIONS.sync as NodeOptions['sync'],
+  snapDistance: DEFAULT_P2P_OPTIONS.snapDistance,
+  fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
 };
 const P2P_FLAGS: StartFlagGroup = {
   title: 'Peer-to-peer',
@@ -246,6 +255,23 @@ const P2P_FLAGS: StartFlagGroup = {
       option: 'p2pMaxInboundPerIp',
       type: 'number',
       describe: 'inbound P2P connections from one IP at most (handshakes included)',
+    },
+    sync: {
+      option: 'sync',
+      type: 'string',
+      choices: ['snap', 'full'],
+      describe:
+        'a new node far behind: join from a verified snapshot (snap) or replay every block (full)',
+    },
+    'snap-distance': {
+      option: 'snapDistance',
+      type: 'number',
+      describe: 'blocks behind its peers beyond which a new node joins from a snapshot',
+    },
+    history: {
+      option: 'fetchHistory',
+      type: 'boolean',
+      describe: 'after a snapshot join, fetch the blocks below it (--no-history: keep none)',
     },
   },
 };

@@ -52,6 +52,14 @@ export {
   randomPrivateKey,
 } from './keys';
 export {
+  LT_HASH_BYTES,
+  LT_HASH_LANES,
+  LtHash,
+  type LtHashElement,
+  ltHashElement,
+} from './lthash';
+export { KERNEL_MAX_INPUT, LtHashKernel, ltHashKernel } from './lthash-kernel';
+export {
   type DecodedSignedMessage,
   decodeSignedMessage,
   MESSAGE_PREFIX,

@@ -9,6 +9,7 @@ export {
   encodeBlock,
   encodeBlockHeader,
   operationsRoot,
+  type ProducerKey,
   ZERO_HASH,
 } from './block/block';
 export {
@@ -39,6 +40,11 @@ export {
   isPreferredTip,
   recentSignerWindow,
 } from './chain/consensus/fork-choice';
+export {
+  HeaderChain,
+  type HeaderChainTip,
+  type HeaderCheckContext,
+} from './chain/consensus/header-chain';
 export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
 export {
   type BlockProducer,
@@ -47,11 +53,24 @@ export {
   DEFAULT_BLOCK_PRODUCER_OPTIONS,
   inTurnKey,
 } from './chain/production/producer';
+export {
+  CHUNK_RECORDS,
+  decodeRecordChunk,
+  encodeRecordChunk,
+} from './chain/snapshot/record-chunk';
+export type { ChainSnapshot } from './chain/snapshot/snapshot-export';
+export type {
+  RestoredSnapshot,
+  RestorePhase,
+  SnapshotSource,
+} from './chain/snapshot/snapshot-restore';
+export type { ServedSnapshot } from './chain/snapshot/snapshot-serving';
 export type {
   BlockInfo,
   OperationObject,
   WalletInfo,
 } from './chain/state/presentation';
+export { resealHead } from './chain/storage/head-reseal';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
 export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
 export {
@@ -136,3 +155,5 @@ export {
 } from './operation/typed-request';
 export type { OperationCodec } from './operation/wire';
 export { type Account, encodeAccount, newAccount, type Timelock } from './state/account';
+export type { BlockChanges } from './state/block-changes';
+export { StateLattice } from './state/state-lattice';

@@ -13,6 +13,7 @@ function chainOf(height: number) {
   const block = (h: number) => new Uint8Array(100).fill(h % 256);
   const chain = {
     head: () => ({ height, hash: new Uint8Array(32), weight: 2 * height }),
+    historyStart: () => 0,
     heightOfHash: async (hash: Uint8Array) =>
       hash.every((b, i) => b === GENESIS[i]) ? 0 : undefined,
     async getBlockBytes(h: number) {

@@ -13,6 +13,7 @@ import {
 } from './messages';
 import type { Offence } from './misbehaviour';
 import { RangePipeline } from './range-pipeline';
+import type { SnapSync } from './snap-sync';
 import type { MessageKind } from './traffic';
 
 /** What the synchroniser needs to know of a connected peer. */
@@ -44,8 +45,12 @@ export interface SyncProgress {
   /** The highest head height of this node and its peers. */
   highestBlock: number;
   syncing: boolean;
+  /** A snapshot join under way (snap-sync.ts). */
+  snapshot?: { height: number; chunks: number; chunksDone: number };
 }
 
+/** A peer whose history starts above this node's head is asked again only after this long. */
+const BEFORE_HISTORY_RETRY_MS = 60_000;
 /** A sync run starting within this of the previous one's end continues the same sync. */
 const SYNC_SESSION_GAP_MS = 10_000;
 /** A blocks stream opened with a start-up hello (BlockSync.preopen), its request maybe sent. */
@@ -126,18 +131,21 @@ export async function serveBlocks(
   }
   const head = chain.head();
   const first = (forkHeight ?? head.height) + 1;
+  // A node that joined from a snapshot holds no block below its history: it sends none then.
+  const historyStart = chain.historyStart();
   const maxBlocks = Math.min(request.maxBlocks, LIMITS.syncBatchBlocks);
   const maxBytes = Math.min(request.maxBytes, LIMITS.syncBatchBytes);
   // One pass of the store's iterator: a read per block kept a syncing peer waiting for a whole
   // range's reads (tens of ms per 1,000 blocks, each a thread-pool round trip) before every range.
   const blocks =
-    forkHeight === undefined
+    forkHeight === undefined || first < historyStart
       ? []
       : await chain.getBlockRange(first, first + maxBlocks - 1, maxBytes);
   const header = encodeBlocksResponse({
     found: forkHeight !== undefined,
     forkHeight: forkHeight ?? 0,
     head: { height: head.height, hash: head.hash, weight: head.weight },
+    historyStart,
     count: forkHeight === undefined ? 0 : blocks.length,
   });
   const frames = forkHeight === undefined ? [header] : [header, ...blocks];
@@ -162,6 +170,8 @@ interface BlockSyncOptions {
   retryMs?: number;
   /** The importer's wait on a range that makes its peer stalled (RangePipeline's STALL_MS). */
   stallMs?: number;
+  /** Joins from a snapshot first when a node at block 0 is far behind (snap-sync.ts). */
+  snap?: Pick<SnapSync, 'eligible' | 'join' | 'progress'>;
 }
 
 /**
@@ -188,7 +198,10 @@ export class BlockSync {
   private askedPeer: SyncPeer | undefined;
   private preopenedTimer: ReturnType<typeof setTimeout> | undefined;
 
+  private readonly snap: BlockSyncOptions['snap'];
+
   constructor(options: BlockSyncOptions) {
+    this.snap = options.snap;
     this.chain = options.chain;
     this.hooks = options.hooks;
     this.batchBlocks = options.batchBlocks ?? LIMITS.syncBatchBlocks;
@@ -223,11 +236,13 @@ export class BlockSync {
     for (const peer of this.hooks.peers()) {
       if (peer.head !== undefined && peer.head.height > highest) highest = peer.head.height;
     }
+    const snapshot = this.snap?.progress();
     return {
       startingBlock: Math.min(this.startingBlock, current),
       currentBlock: current,
       highestBlock: highest,
       syncing: this.active,
+      ...(snapshot === undefined ? {} : { snapshot: { ...snapshot } }),
     };
   }
 
@@ -254,6 +269,8 @@ export class BlockSync {
    */
   preopen(peer: SyncPeer): void {
     if (this.stopped || this.active || this.preopened.has(peer)) return;
+    // A node that will join from a snapshot asks for no blocks from block 0.
+    if (this.snap !== undefined && this.chain.head().height === 0) return;
     // The request goes to the first peer only: every peer asked would read and send a range.
     const ask = this.preopened.size === 0;
     if (ask) this.askedPeer = peer;
@@ -357,6 +374,13 @@ export class BlockSync {
             this.dropPreopened();
             break;
           }
+          if (this.snap?.eligible(peer)) {
+            this.dropPreopened();
+            this.active = true;
+            // Adopted or given up: either way the loop looks for the best peer again.
+            await this.snap.join();
+            continue;
+          }
           if (!this.active) {
             this.active = true;
             // Runs that follow each other closely (a peer that is itself catching up) are one sync.
@@ -423,6 +447,11 @@ export class BlockSync {
         return false;
       }
       if (response.count === 0) {
+        if (response.historyStart > response.forkHeight + 1) {
+          // It joined from a snapshot above our common block: not a fault, ask another peer.
+          peer.syncRetryAt = Date.now() + BEFORE_HISTORY_RETRY_MS;
+          return false;
+        }
         // A tip better than ours with nothing after the common block is a claim it cannot back.
         if (isPreferredTip(response.head, this.chain.head())) {
           this.fault(peer, 'EMPTY_BETTER_TIP', 'claims a better tip, sends no blocks');

@@ -54,6 +54,17 @@ async function garbageStream(
   return streamFate(stream, waitMs);
 }
 
+/** A logger that keeps the offence of each 'peer misbehaved' warning. */
+function offenceLog(offences: string[]) {
+  return {
+    debug() {},
+    info() {},
+    warn(details: { offence?: string }, message: string) {
+      if (message === 'peer misbehaved') offences.push(details.offence!);
+    },
+  };
+}
+
 /** `honest` is the only peer left on `victim`, and follows its blocks. */
 async function honestStillServed(victim: TestPeer, honest: TestPeer) {
   await keepsSyncing(victim, honest);
@@ -62,16 +73,22 @@ async function honestStillServed(victim: TestPeer, honest: TestPeer) {
 
 describe('garbage', () => {
   it('bad framing and undecodable requests on a protocol stream are scored, and repeated, banned', async () => {
-    const { victim, honest } = await victimWithHonestPeer('127.0.0.51', '127.0.0.52');
+    const offences: string[] = [];
+    const { victim, honest } = await fixture.victimWithHonestPeer('127.0.0.51', '127.0.0.52', {
+      victimOptions: { inboundConnectionsPerSecond: 1000, log: offenceLog(offences) },
+    });
     const ip = '127.0.0.53';
     const { connection } = await connectedHostile(ip, victim);
 
     // A frame announcing more than a sync request may hold (oversized: 50 points).
     const oversized = [frameHeader(LIMITS.syncRequestBytes + 1)];
     expect(await garbageStream(connection, BLOCKS_PROTOCOL, oversized)).toBe('reset');
-    // A frame cut short: 100 bytes announced, 10 sent, then the end (truncated: 20 points).
+    // A frame cut short: 100 bytes announced, 10 sent, then the end (truncated: 20 points, once
+    // the connection is seen to stay open).
     const cutShort = [frameHeader(100), new Uint8Array(10)];
     expect(await garbageStream(connection, BLOCKS_PROTOCOL, cutShort)).toBe('reset');
+    await waitUntil('the cut-short frame to be scored', () => offences.includes('truncated'));
+    expect(offences).toEqual(['oversized', 'truncated']);
     expect(victim.p2p.blacklist()).toEqual([]);
     expect(PENALTY.oversized + PENALTY.truncated).toBeLessThan(BAN_SCORE);
     // A whole frame of bytes that are no sync request (garbage: 40 points): 110, banned.
@@ -112,6 +129,7 @@ describe('garbage', () => {
     // The stream ended mid-message on a connection that stays: scored, as before.
     await cutShort('127.0.0.59', 'stream');
     await waitUntil('the cut-short stream to be scored', () => truncated.length > 0);
+    // Both were judged by now: the first one's grace ended before the second one's.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(truncated).toEqual(['127.0.0.59 truncated']);
   });

@@ -14,6 +14,12 @@ export const LIMITS = Object.freeze({
   /** `/chain/mempool/1` and `/chain/peers/1` responses. */
   mempoolResponseBytes: 8 * 1024 * 1024,
   peersResponseBytes: 64 * 1024,
+  /** `/chain/snapshot/1`: a manifest (32 bytes a chunk), a header, a chunk of state records. */
+  snapshotManifestBytes: 8 * 1024 * 1024,
+  snapshotHeaderBytes: 4 * 1024 * 1024,
+  snapshotChunkBytes: 16 * 1024 * 1024,
+  /** Headers in one snapshot response. */
+  snapshotHeaders: 2000,
   /** Locator hashes in a sync request. */
   locatorHashes: 64,
   /** Blocks in one sync response, and their total size. */

@@ -69,6 +69,14 @@ export const REQUEST_MESSAGES = {
     rate: { perSecond: 2, burst: 10 },
     traffic: 'Peers',
   },
+  /** Snapshot sync: a manifest, headers, the head block and chunks of state (snapshot-serving.ts). */
+  snapshot: {
+    protocol: '/chain/snapshot/1',
+    streamLimit: 8,
+    rateKind: 'snapshotRequest',
+    rate: { perSecond: 200, burst: 400 },
+    traffic: 'Blocks',
+  },
 } as const satisfies Record<string, RequestMessageSpec>;
 
 export const GOSSIP_MESSAGES = {
@@ -101,6 +109,7 @@ export const HELLO_PROTOCOL = REQUEST_MESSAGES.hello.protocol;
 export const BLOCKS_PROTOCOL = REQUEST_MESSAGES.blocks.protocol;
 export const MEMPOOL_PROTOCOL = REQUEST_MESSAGES.mempool.protocol;
 export const PEERS_PROTOCOL = REQUEST_MESSAGES.peers.protocol;
+export const SNAPSHOT_PROTOCOL = REQUEST_MESSAGES.snapshot.protocol;
 
 const requestSpecs = Object.entries(REQUEST_MESSAGES) as Array<
   [RequestProtocol, (typeof REQUEST_MESSAGES)[RequestProtocol]]

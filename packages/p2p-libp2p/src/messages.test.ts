@@ -6,10 +6,16 @@ import {
   decodeBlocksResponse,
   decodeHello,
   decodePeerList,
+  decodeSnapshotManifest,
+  decodeSnapshotRequest,
+  decodeSnapshotResponse,
   encodeBlocksRequest,
   encodeBlocksResponse,
   encodeHello,
   encodePeerList,
+  encodeSnapshotManifest,
+  encodeSnapshotRequest,
+  encodeSnapshotResponse,
   type Hello,
 } from './messages';
 
@@ -62,12 +68,43 @@ describe('wire messages', () => {
         fc.nat({ max: 0xffffffff }),
         tip,
         fc.nat({ max: 0xffffffff }),
-        (found, forkHeight, head, count) => {
-          const response = { found, forkHeight, head, count };
+        fc.nat({ max: 0xffffffff }),
+        (found, forkHeight, head, count, historyStart) => {
+          const response = { found, forkHeight, head, count, historyStart };
           expect(decodeBlocksResponse(encodeBlocksResponse(response))).toEqual(response);
         },
       ),
     );
+  });
+
+  it('snapshot requests, responses and manifests round-trip', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.nat({ max: 0xffffffff }),
+        fc.nat({ max: 0xffffffff }),
+        fc.nat({ max: 0xffffffff }),
+        (kind, height, index, count) => {
+          const request = { kind, height, index, count };
+          expect(decodeSnapshotRequest(encodeSnapshotRequest(request))).toEqual(request);
+        },
+      ),
+    );
+    expect(() =>
+      decodeSnapshotRequest(encodeSnapshotRequest({ kind: 9, height: 0, index: 0, count: 0 })),
+    ).toThrow(RangeError);
+    const response = { found: true, count: 3 };
+    expect(decodeSnapshotResponse(encodeSnapshotResponse(response))).toEqual(response);
+    const manifest = {
+      height: 7,
+      hash: new Uint8Array(32).fill(1),
+      records: 2 ** 40 + 3,
+      chunkHashes: [new Uint8Array(32).fill(2), new Uint8Array(32).fill(3)],
+    };
+    expect(decodeSnapshotManifest(encodeSnapshotManifest(manifest))).toEqual(manifest);
+    // A manifest whose chunk count claims more hashes than it holds is refused, not read past.
+    const cut = encodeSnapshotManifest(manifest).slice(0, -32);
+    expect(() => decodeSnapshotManifest(cut)).toThrow(RangeError);
   });
 
   it('peer lists round-trip', () => {

@@ -120,6 +120,11 @@ interface BlocksResponse {
   forkHeight: number;
   head: TipInfo;
   count: number;
+  /**
+   * The first block the responder holds (above 0 when it joined from a snapshot): it cannot send
+   * the blocks after a fork height below it. Absent (0) in responses of older nodes.
+   */
+  historyStart: number;
 }
 
 export function encodeBlocksResponse(response: BlocksResponse): Uint8Array {
@@ -128,7 +133,7 @@ export function encodeBlocksResponse(response: BlocksResponse): Uint8Array {
     .u8(response.found ? 1 : 0)
     .u32(response.forkHeight);
   writeTip(w, response.head);
-  w.u32(response.count);
+  w.u32(response.count).u32(response.historyStart);
   return w.finish();
 }
 
@@ -140,6 +145,7 @@ export function decodeBlocksResponse(bytes: Uint8Array): BlocksResponse {
     forkHeight: r.u32('fork height'),
     head: readTip(r),
     count: r.u32('count'),
+    historyStart: r.remaining >= 4 ? r.u32('history start') : 0,
   };
   r.end('blocks response');
   return response;
@@ -161,4 +167,95 @@ export function decodePeerList(bytes: Uint8Array): Array<{ ip: string; port: num
   for (let i = 0; i < count; i++) peers.push({ ip: r.string16('ip'), port: r.u16('port') });
   r.end('peer list');
   return peers;
+}
+
+/** `/chain/snapshot/1` request kinds. */
+export const SNAPSHOT_MANIFEST = 1;
+export const SNAPSHOT_HEADERS = 2;
+export const SNAPSHOT_BLOCK = 3;
+export const SNAPSHOT_CHUNK = 4;
+
+/**
+ * `/chain/snapshot/1` request: a manifest (the latest snapshot served: height 0), `count` headers
+ * from block `index` of the snapshot at `height`, its block, or its chunk `index`.
+ */
+export interface SnapshotRequest {
+  kind: number;
+  height: number;
+  index: number;
+  count: number;
+}
+
+export function encodeSnapshotRequest(request: SnapshotRequest): Uint8Array {
+  const w = new ByteWriter(16);
+  w.u8(MESSAGE_VERSION).u8(request.kind).u32(request.height).u32(request.index).u32(request.count);
+  return w.finish();
+}
+
+export function decodeSnapshotRequest(bytes: Uint8Array): SnapshotRequest {
+  const r = new ByteReader(bytes);
+  readVersion(r, 'snapshot request');
+  const kind = r.u8('kind');
+  if (kind < SNAPSHOT_MANIFEST || kind > SNAPSHOT_CHUNK) {
+    throw new RangeError(`snapshot request kind ${kind} is unknown`);
+  }
+  const request = { kind, height: r.u32('height'), index: r.u32('index'), count: r.u32('count') };
+  r.end('snapshot request');
+  return request;
+}
+
+/**
+ * `/chain/snapshot/1` response, then `count` frames: the manifest, headers, the block or the chunk.
+ * `found` false (count 0): no snapshot at that height is served (any more).
+ */
+export interface SnapshotResponse {
+  found: boolean;
+  count: number;
+}
+
+export function encodeSnapshotResponse(response: SnapshotResponse): Uint8Array {
+  return new ByteWriter(8)
+    .u8(MESSAGE_VERSION)
+    .u8(response.found ? 1 : 0)
+    .u32(response.count)
+    .finish();
+}
+
+export function decodeSnapshotResponse(bytes: Uint8Array): SnapshotResponse {
+  const r = new ByteReader(bytes);
+  readVersion(r, 'snapshot response');
+  const response = { found: r.u8('found') === 1, count: r.u32('count') };
+  r.end('snapshot response');
+  return response;
+}
+
+/** A served snapshot's manifest: what a joining node cross-checks between peers. */
+export interface SnapshotManifest {
+  height: number;
+  hash: Uint8Array;
+  records: number;
+  chunkHashes: readonly Uint8Array[];
+}
+
+export function encodeSnapshotManifest(manifest: SnapshotManifest): Uint8Array {
+  const w = new ByteWriter(56 + 32 * manifest.chunkHashes.length);
+  w.u8(MESSAGE_VERSION).u32(manifest.height).bytes(manifest.hash);
+  writeU53(w, manifest.records);
+  w.u32(manifest.chunkHashes.length);
+  for (const hash of manifest.chunkHashes) w.bytes(hash);
+  return w.finish();
+}
+
+export function decodeSnapshotManifest(bytes: Uint8Array): SnapshotManifest {
+  const r = new ByteReader(bytes);
+  readVersion(r, 'snapshot manifest');
+  const height = r.u32('height');
+  const hash = r.bytesCopy(32, 'block hash');
+  const records = readU53(r, 'records');
+  const count = r.u32('chunk count');
+  if (count * 32 > r.remaining) throw new RangeError(`a manifest of ${count} chunks is cut short`);
+  const chunkHashes: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) chunkHashes.push(r.bytesCopy(32, 'chunk hash'));
+  r.end('snapshot manifest');
+  return { height, hash, records, chunkHashes };
 }

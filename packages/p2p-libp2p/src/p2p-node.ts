@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ErrorCode } from '@chain/ledger';
 import { withDefaults } from '@chain/spec';
 import { noise } from '@chainsafe/libp2p-noise';
@@ -10,14 +11,16 @@ import { tcp } from '@libp2p/tcp';
 import { createLibp2p } from 'libp2p';
 import { addressOfMultiaddr, isValidIp, parsePeerList } from './address';
 import { Blacklist, type BlacklistEntry } from './blacklist';
-import { BlockSync, type SyncProgress } from './block-sync';
+import { BlockSync, type SyncPeer, type SyncProgress } from './block-sync';
 import { ConnectionManager } from './connection-manager';
 import { badRequest, networkError } from './errors';
 import { Gossip } from './gossip';
 import { HelloExchange } from './hello-exchange';
+import { HistoryFetch } from './history-fetch';
 import { InboundConnections } from './inbound-connections';
 import { LIMITS } from './limits';
 import type { RateLimits } from './message-table';
+import type { Offence } from './misbehaviour';
 import { connectionInfos, ipStats, netStats } from './network-stats';
 import type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
 import {
@@ -34,6 +37,8 @@ import { loadOrCreatePeerKey } from './peer-key';
 import { type P2PContext, type PeerState, readyPeers, type Services } from './peer-state';
 import { installPromiseWithResolvers } from './polyfill';
 import { RequestServing } from './request-serving';
+import { SnapSync } from './snap-sync';
+import { SnapshotServer } from './snapshot-serving';
 import { type IpTraffic, SocketCounters, TrafficStats } from './traffic';
 
 const noopLog: P2PLogger = { debug() {}, info() {}, warn() {} };
@@ -74,6 +79,9 @@ class ChainP2PNode implements P2PNode {
   private readonly requests: RequestServing;
   private readonly connectionManager: ConnectionManager;
   private readonly sync: BlockSync;
+  private readonly snap: SnapSync;
+  private readonly history: HistoryFetch;
+  private readonly snapshots: SnapshotServer;
   private readonly initialPeers: readonly string[];
   private readonly libp2pMetrics: P2PNodeOptions['libp2pMetrics'];
   /** This node's peer id (the same key on every start). */
@@ -122,10 +130,39 @@ class ChainP2PNode implements P2PNode {
       },
     });
     this.discipline = new PeerDiscipline(this.ctx, rateLimits, this.inbound);
+    const syncHooks = {
+      peers: () => readyPeers(this.ctx),
+      misbehaved: (peer: SyncPeer, offence: Offence, code: number, text: string) =>
+        this.discipline.misbehaved(peer as PeerState, offence, code, text),
+      log: (level: 'debug' | 'info' | 'warn', details: object, message: string) =>
+        this.ctx.log[level](details, message),
+    };
+    this.snap = new SnapSync({
+      chain: this.ctx.chain,
+      mode: this.opts.sync,
+      distance: this.opts.snapDistance,
+      dir: join(this.opts.dir, 'snapshot-join'),
+      hooks: syncHooks,
+    });
+    this.snapshots = new SnapshotServer(
+      this.ctx.chain,
+      this.opts.snapshotEvery,
+      (ip, kind, bytes) => this.ctx.traffic.record(ip, kind, 'Autosend', bytes),
+    );
+    this.history = new HistoryFetch({
+      chain: this.ctx.chain,
+      hooks: {
+        ...syncHooks,
+        traffic: (ip, kind, direction, bytes) =>
+          this.ctx.traffic.record(ip, kind, direction, bytes),
+      },
+      busy: () => this.sync.syncing || !this.opts.fetchHistory,
+    });
     this.sync = new BlockSync({
       chain: this.ctx.chain,
       maxRollback: this.opts.maxRollback,
       retryMs: this.opts.syncRetryMs,
+      snap: this.snap,
       hooks: {
         peers: () => readyPeers(this.ctx),
         misbehaved: (peer, offence, code, text) =>
@@ -137,7 +174,10 @@ class ChainP2PNode implements P2PNode {
     });
     this.hello = new HelloExchange(this.ctx, this.discipline, {
       greeted: (peer) => void this.requests.fetchMempool(peer),
-      tipLearnt: () => this.sync.trigger(),
+      tipLearnt: () => {
+        this.sync.trigger();
+        this.history.trigger();
+      },
     });
     this.gossip = new Gossip(this.ctx, this.discipline, {
       syncing: () => this.sync.syncing,
@@ -147,6 +187,7 @@ class ChainP2PNode implements P2PNode {
       serveHello: (stream, peer) => this.hello.serve(stream, peer),
       submitOperations: (peer, blob) => this.gossip.submitOperations(peer, blob),
       dialKnownServers: () => this.connectionManager.dialKnownServers(),
+      serveSnapshot: (stream, peer) => this.snapshots.serve(stream, peer.ip),
     });
     this.connectionManager = new ConnectionManager(this.ctx, this.inbound, {
       exchangeHello: (peer) => {
@@ -214,6 +255,7 @@ class ChainP2PNode implements P2PNode {
     this.startedAt = Date.now();
     this.hello.helloSeen = false;
     this.sync.resume();
+    this.history.resume();
     const listening = host
       .getMultiaddrs()
       .map(addressOfMultiaddr)
@@ -308,6 +350,7 @@ class ChainP2PNode implements P2PNode {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     this.gossip.stop();
     await this.sync.stop();
+    await this.history.stop();
     this.connectionManager.stop();
     await host.stop();
     this.ctx.log.info({}, 'p2p networking stopped');
@@ -316,6 +359,7 @@ class ChainP2PNode implements P2PNode {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.stop();
+      await this.snapshots.close();
       for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
       await this.ctx.blacklist.flush();
       await this.ctx.book.flush();

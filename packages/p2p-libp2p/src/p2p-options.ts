@@ -80,6 +80,17 @@ export interface P2PNodeOptions {
   /** The chain's maxRollback. */
   maxRollback?: number;
   /**
+   * `snap`: a node at block 0 whose peers are `snapDistance` blocks or more ahead joins from a
+   * snapshot of their state (snap-sync.ts), then syncs the blocks after it; `full`: it replays
+   * every block from block 0.
+   */
+  sync?: 'snap' | 'full';
+  snapDistance?: number;
+  /** After a snapshot join, fetch the blocks below it from peers in the background (history). */
+  fetchHistory?: boolean;
+  /** A snapshot served to joining peers is taken anew once the head is this many blocks past it. */
+  snapshotEvery?: number;
+  /**
    * Makes the libp2p metrics component of each host the node starts (nodeStop then nodeStart makes
    * a new one), beside this package's own socket counters; none by default.
    */
@@ -106,6 +117,14 @@ export const DEFAULT_P2P_OPTIONS = {
   rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
   maxRollback: 64,
+  sync: 'snap' as 'snap' | 'full',
+  /**
+   * About three hours of one-second blocks: a chain that short replays in seconds, and the node
+   * then holds its whole history (a node joined from a snapshot holds blocks from its height on).
+   */
+  snapDistance: 10_000,
+  fetchHistory: true,
+  snapshotEvery: 1000,
 } as const;
 
 /** The options with every default filled in (the peers, chain, log and rates are kept apart). */

@@ -11,6 +11,13 @@ import { PeerRateLimiter } from './rate-limiter';
 
 /** How long a banned peer's open connections stay up before they are closed. */
 const BAN_LINGER_MS = 300;
+/**
+ * How long a message cut short on a connection still open waits before it is scored. A peer that
+ * stops closes its streams first (each seen here as ended, maybe inside a message), then its
+ * connection, whose close comes a moment later: scored at once, the stop was scored whenever the
+ * stream's end was handled before the connection's.
+ */
+export const CUT_SHORT_GRACE_MS = 500;
 
 /** The offence of a stream closed inside, or over, a frame; undefined when not the peer's fault. */
 function framingOffence(error: unknown): 'oversized' | 'truncated' | 'garbage' | undefined {
@@ -60,7 +67,10 @@ export class PeerDiscipline {
     if (offence === 'oversized') {
       this.misbehaved(peer, 'oversized', ErrorCode.INVALID_DATA, `oversized ${what} message`);
     } else if (offence === 'truncated' && !onDuplicate && !connectionGone) {
-      this.misbehaved(peer, 'truncated', ErrorCode.INVALID_DATA, `${what} message cut short`);
+      setTimeout(() => {
+        if (peer.connection.status !== 'open') return;
+        this.misbehaved(peer, 'truncated', ErrorCode.INVALID_DATA, `${what} message cut short`);
+      }, CUT_SHORT_GRACE_MS).unref();
     } else if (offence === 'garbage') {
       this.misbehaved(peer, 'garbage', ErrorCode.INVALID_DATA, `malformed ${what} message`);
     } else {

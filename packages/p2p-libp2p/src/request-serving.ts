@@ -30,6 +30,8 @@ interface RequestHooks {
   submitOperations(peer: PeerState, blob: Uint8Array): Promise<number | undefined>;
   /** Servers were learnt: dial the ones due. */
   dialKnownServers(): void;
+  /** Serves a snapshot request (snapshot-serving.ts). */
+  serveSnapshot: RequestHandler;
 }
 
 /**
@@ -53,6 +55,7 @@ export class RequestServing {
         }),
       mempool: (stream, peer) => this.serveMempool(stream, peer),
       peers: (stream, peer) => this.servePeers(stream, peer),
+      snapshot: (stream, peer) => hooks.serveSnapshot(stream, peer),
     };
   }
 

@@ -38,6 +38,7 @@ export const BLOCK_IMPORT_REASONS = {
   BAD_OPERATIONS_ROOT: 'INVALID_BLOCK',
   INVALID_OPERATION_IN_BLOCK: 'INVALID_BLOCK',
   BAD_STATE_ROOT: 'INVALID_BLOCK',
+  WRONG_PRODUCER_SET: 'INVALID_BLOCK',
 } as const satisfies Record<string, 'INVALID_BLOCK'>;
 
 /** The ledger's reasons: blocks, operations, accounts, the mempool, the data directory, codecs. */
@@ -48,6 +49,8 @@ export const LEDGER_REASONS = {
   BAD_ROLLBACK: 'INVALID_BLOCK',
   ROLLBACK_TOO_DEEP: 'INVALID_BLOCK',
   BLOCK_NOT_FOUND: 'INVALID_BLOCK',
+  /** A block (or an operation in one) below the history of a node restored from a snapshot. */
+  BEFORE_HISTORY: 'INVALID_BLOCK',
   // This node's own block production.
   NOT_A_PRODUCER: 'NOT_ALLOWED',
   RECENT_SIGNER: 'NOT_ALLOWED',
@@ -75,6 +78,7 @@ export const LEDGER_REASONS = {
   // Bytes that do not decode, or values that do not encode.
   BAD_AMOUNT_ENCODING: 'INVALID_DATA',
   BAD_BODY: 'INVALID_DATA',
+  BAD_SNAPSHOT: 'INVALID_DATA',
   BAD_COUNT: 'INVALID_DATA',
   BAD_GENESIS: 'INVALID_DATA',
   BAD_OPTYPE: 'INVALID_DATA',
@@ -93,7 +97,10 @@ export const LEDGER_REASONS = {
   CHAIN_CLOSED: 'NOT_ALLOWED',
   CORRUPT_DATADIR: 'INVALID_DATA',
   DATADIR_IN_USE: 'NOT_ALLOWED',
+  DATADIR_NOT_EMPTY: 'NOT_ALLOWED',
+  RESTORE_INTERRUPTED: 'NOT_ALLOWED',
   DATADIR_TOO_NEW: 'NOT_ALLOWED',
+  DATADIR_TOO_OLD: 'NOT_ALLOWED',
   DATADIR_UNUSABLE: 'NOT_ALLOWED',
   GENESIS_MISMATCH: 'NOT_ALLOWED',
   STORE_FAILED: 'NOT_ALLOWED',

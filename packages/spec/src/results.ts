@@ -221,6 +221,13 @@ export interface BlockSync {
   startingBlock: number;
   currentBlock: number;
   highestBlock: number;
+  /**
+   * The first block this node holds: 0, or the height of the snapshot it joined from (the blocks
+   * below it are refused with BEFORE_HISTORY).
+   */
+  historyStart: number;
+  /** A snapshot join under way: its height and the state chunks fetched so far; else null. */
+  snapshot: { height: number; chunks: number; chunksDone: number } | null;
 }
 
 export interface NetProtocol {

@@ -2,7 +2,9 @@
  * A data directory holding a large committed state, built in minutes instead of hours: the real dev
  * genesis (a chain-node started once on the directory and stopped), then synthetic accounts written
  * straight into its chain database in the layout of @chain/ledger's ChainStore, the state checksum
- * adjusted for each, and the node started once more with --verify-state to check the whole of it.
+ * adjusted for each, the head block re-signed to commit to the state (resealHead: the state root
+ * is a commitment to the whole state), and the node started once more with --verify-state to
+ * check the whole of it.
  *
  * The accounts are in no block: the state layer sees them as it would see accounts created by
  * transfers, but a follower syncing from genesis would not have them. Each is numbered after the
@@ -28,11 +30,14 @@ import { addressFromHash160, bytesToHex, decodeAddress } from '@chain/crypto';
 import {
   accountKey,
   CHAIN_DB_OPTIONS,
+  createDevGenesis,
+  DEV_PRIVATE_KEY,
   ENTRY_ACCOUNT,
   ENTRY_SPACE,
   encodeAccount,
   META_STATE_CHECKSUM,
   newAccount,
+  resealHead,
   StateChecksum,
 } from '@chain/ledger';
 import { type HolderState, holderSpace, type TokenState, tokenSpace } from '@chain/tokens';
@@ -40,7 +45,7 @@ import { createDevTokenFor, DEV_PREFIX } from './dev-chain.js';
 import { createNodeProcess } from './node-process.js';
 
 /** Bumped whenever what a fixture holds changes: older cached fixtures are then not used. */
-export const FIXTURE_FORMAT = 2;
+export const FIXTURE_FORMAT = 4;
 /** Where fixtures are cached by default. */
 export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
 /** Every synthetic account's balance, in base units (any value: nothing sums the balances). */
@@ -332,6 +337,8 @@ async function buildFixture(
   } finally {
     await db.close();
   }
+  // The state root commits to the whole state: the head block is made to commit to this one.
+  await resealHead(dir, createDevGenesis(), DEV_PRIVATE_KEY);
 
   // The node itself checks what was written: every account in sequence, the checksum of them all.
   log(`    fixture: written after ${seconds()} s; checking it (chain-node start --verify-state)`);

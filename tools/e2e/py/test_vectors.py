@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import chainwallet as cw  # noqa: E402
 import ripemd160  # noqa: E402
+from blake3 import blake3  # noqa: E402
+import state_root  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 WIRE = (DOCS / "wire-format.md").read_text(encoding="utf-8")
@@ -338,6 +340,70 @@ class Layouts(unittest.TestCase):
             "nodeStep1", 1, 2, 0, stake=100, miner=b"\x22" * 20, penalty=10, extension=True
         )
         self.assertEqual(op[11:].hex(), "00" + "0164" + "22" * 20 + "0a" + "01")
+
+
+# Official BLAKE3 test vectors (BLAKE3-team/BLAKE3, test_vectors/test_vectors.json, "hash"): the
+# input of each length is bytes i % 251, the output extended to 131 bytes.
+BLAKE3_VECTORS = {
+    0: "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262e00f03e7b69af26b7faaf09fcd333050338ddfe085b8cc869ca98b206c08243a26f5487789e8f660afe6c99ef9e0c52b92e7393024a80459cf91f476f9ffdbda7001c22e159b402631f277ca96f2defdf1078282314e763699a31c5363165421cce14d",
+    1: "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213c3a6cb8bf623e20cdb535f8d1a5ffb86342d9c0b64aca3bce1d31f60adfa137b358ad4d79f97b47c3d5e79f179df87a3b9776ef8325f8329886ba42f07fb138bb502f4081cbcec3195c5871e6c23e2cc97d3c69a613eba131e5f1351f3f1da786545e5",
+    1023: "10108970eeda3eb932baac1428c7a2163b0e924c9a9e25b35bba72b28f70bd11a182d27a591b05592b15607500e1e8dd56bc6c7fc063715b7a1d737df5bad3339c56778957d870eb9717b57ea3d9fb68d1b55127bba6a906a4a24bbd5acb2d123a37b28f9e9a81bbaae360d58f85e5fc9d75f7c370a0cc09b6522d9c8d822f2f28f485",
+    1024: "42214739f095a406f3fc83deb889744ac00df831c10daa55189b5d121c855af71cf8107265ecdaf8505b95d8fcec83a98a6a96ea5109d2c179c47a387ffbb404756f6eeae7883b446b70ebb144527c2075ab8ab204c0086bb22b7c93d465efc57f8d917f0b385c6df265e77003b85102967486ed57db5c5ca170ba441427ed9afa684e",
+    1025: "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444f4c4a22b4b399155358a994e52bf255de60035742ec71bd08ac275a1b51cc6bfe332b0ef84b409108cda080e6269ed4b3e2c3f7d722aa4cdc98d16deb554e5627be8f955c98e1d5f9565a9194cad0c4285f93700062d9595adb992ae68ff12800ab67a",
+    2048: "e776b6028c7cd22a4d0ba182a8bf62205d2ef576467e838ed6f2529b85fba24a9a60bf80001410ec9eea6698cd537939fad4749edd484cb541aced55cd9bf54764d063f23f6f1e32e12958ba5cfeb1bf618ad094266d4fc3c968c2088f677454c288c67ba0dba337b9d91c7e1ba586dc9a5bc2d5e90c14f53a8863ac75655461cea8f9",
+    2049: "5f4d72f40d7a5f82b15ca2b2e44b1de3c2ef86c426c95c1af0b687952256303096de31d71d74103403822a2e0bc1eb193e7aecc9643a76b7bbc0c9f9c52e8783aae98764ca468962b5c2ec92f0c74eb5448d519713e09413719431c802f948dd5d90425a4ecdadece9eb178d80f26efccae630734dff63340285adec2aed3b51073ad3",
+    3072: "b98cb0ff3623be03326b373de6b9095218513e64f1ee2edd2525c7ad1e5cffd29a3f6b0b978d6608335c09dc94ccf682f9951cdfc501bfe47b9c9189a6fc7b404d120258506341a6d802857322fbd20d3e5dae05b95c88793fa83db1cb08e7d8008d1599b6209d78336e24839724c191b2a52a80448306e0daa84a3fdb566661a37e11",
+    3073: "7124b49501012f81cc7f11ca069ec9226cecb8a2c850cfe644e327d22d3e1cd39a27ae3b79d68d89da9bf25bc27139ae65a324918a5f9b7828181e52cf373c84f35b639b7fccbb985b6f2fa56aea0c18f531203497b8bbd3a07ceb5926f1cab74d14bd66486d9a91eba99059a98bd1cd25876b2af5a76c3e9eed554ed72ea952b603bf",
+    4096: "015094013f57a5277b59d8475c0501042c0b642e531b0a1c8f58d2163229e9690289e9409ddb1b99768eafe1623da896faf7e1114bebeadc1be30829b6f8af707d85c298f4f0ff4d9438aef948335612ae921e76d411c3a9111df62d27eaf871959ae0062b5492a0feb98ef3ed4af277f5395172dbe5c311918ea0074ce0036454f620",
+    4097: "9b4052b38f1c5fc8b1f9ff7ac7b27cd242487b3d890d15c96a1c25b8aa0fb99505f91b0b5600a11251652eacfa9497b31cd3c409ce2e45cfe6c0a016967316c426bd26f619eab5d70af9a418b845c608840390f361630bd497b1ab44019316357c61dbe091ce72fc16dc340ac3d6e009e050b3adac4b5b2c92e722cffdc46501531956",
+    7169: "a003fc7a51754a9b3c7fae0367ab3d782dccf28855a03d435f8cfe74605e781798a8b20534be1ca9eb2ae2df3fae2ea60e48c6fb0b850b1385b5de0fe460dbe9d9f9b0d8db4435da75c601156df9d047f4ede008732eb17adc05d96180f8a73548522840779e6062d643b79478a6e8dbce68927f36ebf676ffa7d72d5f68f050b119c8",
+}
+
+
+class Blake3(unittest.TestCase):
+    """blake3.py (the elements' hash, pure Python) against the official test vectors."""
+
+    def test_official_vectors_extended_output_included(self):
+        for length, expected in BLAKE3_VECTORS.items():
+            data = bytes(i % 251 for i in range(length))
+            self.assertEqual(blake3(data, 131).hex(), expected, length)
+            self.assertEqual(blake3(data).hex(), expected[:64], length)
+
+
+class StateRootExample(unittest.TestCase):
+    """The worked state root of wire-format.md, from state_root.py (blake3.py, hashlib) alone."""
+
+    def test_entries_elements_vector_and_root(self):
+        values = labelled_values(section(WIRE, "Worked example: a state root"))
+        account = bytes.fromhex(values["account 0 value"])
+        entries = {
+            "account": state_root.account_entry(0, account),
+            "space": state_root.space_entry("memo", "h1", bytes.fromhex("00000007")),
+            "producers": state_root.producers_entry([0]),
+        }
+        vector = state_root.LtHash()
+        for name, entry in entries.items():
+            self.assertEqual(entry.hex(), values[f"{name} entry"])
+            element = struct.pack("<4H", *state_root.element(entry)[:4])
+            self.assertEqual(element.hex(), values[f"{name} element, first 8 bytes"])
+            vector.add(entry)
+        self.assertEqual(vector.to_bytes()[:8].hex(), values["vector, first 8 bytes"])
+        self.assertEqual(hashlib.sha256(vector.to_bytes()).hexdigest(), values["SHA-256 of the vector"])
+        self.assertEqual(vector.state_root().hex(), values["state root"])
+        vector.remove(entries["space"])
+        self.assertEqual(vector.state_root().hex(), values["state root without the space entry"])
+
+    def test_order_does_not_matter_and_removal_undoes(self):
+        entries = [state_root.account_entry(n, bytes([n])) for n in range(4)]
+        forward, backward = state_root.LtHash(), state_root.LtHash()
+        for entry in entries:
+            forward.add(entry)
+        for entry in reversed(entries):
+            backward.add(entry)
+        self.assertEqual(forward.to_bytes(), backward.to_bytes())
+        for entry in entries:
+            forward.remove(entry)
+        self.assertEqual(forward.to_bytes(), bytes(2048))
 
 
 if __name__ == "__main__":

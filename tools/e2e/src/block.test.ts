@@ -111,6 +111,8 @@ describe('the Block group', () => {
       startingBlock: expect.any(Number),
       currentBlock: count - 1,
       highestBlock: count - 1,
+      historyStart: 0,
+      snapshot: null,
     });
   });
 });

@@ -74,6 +74,8 @@ describe('a producer and its followers', () => {
         startingBlock: 0,
         currentBlock: CHAIN_BLOCKS,
         highestBlock: CHAIN_BLOCKS,
+        historyStart: 0,
+        snapshot: null,
       });
     }
     for (const block of [1, 500, CHAIN_BLOCKS]) {

@@ -86,6 +86,7 @@ function invalidBlock(): Uint8Array {
     ver: plan.ver,
     ver_a: plan.ver_a,
     payload: new Uint8Array(0),
+    producers: [],
   });
   return encodeBlock(header, randomBytes(64), []);
 }

@@ -1,11 +1,12 @@
 /** `chain-node export`: the blocks of a stopped node's chain into a block file (block-file.ts). */
-import { access, open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { bytesToHex } from '@chain/crypto';
 import { encodeFrame, encodeHeader } from './block-file';
 import {
   CommandFailure,
   type DatadirArgs,
   openOfflineChain,
+  refuseToOverwrite,
   resolveDatadir,
 } from './offline-chain';
 import { createProgress } from './progress';
@@ -29,9 +30,7 @@ interface ExportSummary {
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export async function exportBlocks(args: ExportArgs): Promise<ExportSummary> {
-  if (!args.force && (await exists(args.file))) {
-    throw new CommandFailure(`${args.file} exists (use --force to overwrite)`, 2);
-  }
+  await refuseToOverwrite(args.file, args.force);
   const options = resolveDatadir(args);
   const chain = await openOfflineChain(options, 'export');
   try {
@@ -101,14 +100,5 @@ function checkRange(from: number, to: number, tip: number): void {
       `--to must be a block number from --from (${from}) to the tip (${tip}), got ${to}`,
       2,
     );
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -13,12 +13,17 @@
  * the header tells a file cut at a frame boundary from a whole one.
  */
 import { crc32 } from 'node:zlib';
+import {
+  ChunkQueue,
+  encodeFrame as encodeFramed,
+  FRAME_OVERHEAD_BYTES,
+  FramedFileError,
+  readFrame,
+} from './framed-file';
 
 const BLOCK_FILE_MAGIC = Uint8Array.of(0x89, 0x43, 0x48, 0x42, 0x0d, 0x0a, 0x1a, 0x0a);
 const BLOCK_FILE_VERSION = 1;
 export const BLOCK_FILE_HEADER_BYTES = 56;
-/** A frame's length field and CRC. */
-const FRAME_OVERHEAD_BYTES = 8;
 /** Larger than any block a node accepts (the P2P limit is 16 MiB): a bigger length is damage. */
 const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 
@@ -30,15 +35,8 @@ export interface BlockFileHeader {
 }
 
 /** A damaged, truncated or foreign file: says where (block, byte offset) and what. */
-export class BlockFileError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-    readonly height?: number,
-  ) {
-    super(message);
-  }
-}
+export const BlockFileError = FramedFileError;
+export type BlockFileError = FramedFileError;
 
 export function encodeHeader(header: BlockFileHeader): Uint8Array {
   if (header.genesisHash.length !== 32) throw new Error('the genesis hash must be 32 bytes');
@@ -84,15 +82,7 @@ function decodeHeader(bytes: Uint8Array): BlockFileHeader {
 
 /** One block's frame: length, bytes, CRC. */
 export function encodeFrame(block: Uint8Array): Uint8Array {
-  if (block.length === 0 || block.length > MAX_BLOCK_BYTES) {
-    throw new Error(`a block of ${block.length} bytes cannot be framed`);
-  }
-  const frame = new Uint8Array(block.length + FRAME_OVERHEAD_BYTES);
-  const view = new DataView(frame.buffer);
-  view.setUint32(0, block.length);
-  frame.set(block, 4);
-  view.setUint32(4 + block.length, crc32(frame.subarray(0, 4 + block.length)));
-  return frame;
+  return encodeFramed(block, MAX_BLOCK_BYTES);
 }
 
 export interface FileBlock {
@@ -100,47 +90,6 @@ export interface FileBlock {
   /** Byte offset of the block's frame in the file. */
   offset: number;
   bytes: Uint8Array;
-}
-
-/**
- * Bytes arriving in chunks, taken out in exact sizes: keeps only what is not consumed yet, so memory
- * stays at one block plus one chunk.
- */
-class ChunkQueue {
-  private chunks: Uint8Array[] = [];
-  private size = 0;
-  private ended = false;
-
-  constructor(private readonly source: AsyncIterator<Uint8Array>) {}
-
-  /** Exactly `n` bytes, or fewer when the source ends first. */
-  async take(n: number): Promise<Uint8Array> {
-    while (this.size < n && !this.ended) {
-      const next = await this.source.next();
-      if (next.done) this.ended = true;
-      else if (next.value.length > 0) {
-        this.chunks.push(next.value);
-        this.size += next.value.length;
-      }
-    }
-    const out = new Uint8Array(Math.min(n, this.size));
-    let filled = 0;
-    while (filled < out.length) {
-      const chunk = this.chunks[0]!;
-      const part = Math.min(chunk.length, out.length - filled);
-      out.set(chunk.subarray(0, part), filled);
-      filled += part;
-      if (part === chunk.length) this.chunks.shift();
-      else this.chunks[0] = chunk.subarray(part);
-    }
-    this.size -= out.length;
-    return out;
-  }
-
-  /** True when bytes remain after what was taken. */
-  async more(): Promise<boolean> {
-    return (await this.take(1)).length > 0;
-  }
 }
 
 /**
@@ -180,40 +129,12 @@ export class BlockFileReader {
 
   private async frame(height: number, count: number): Promise<FileBlock> {
     const offset = this.offset;
-    const lengthField = await this.queue.take(4);
-    if (lengthField.length < 4)
-      throw this.truncated(height, offset, offset + lengthField.length, count);
-    const length = new DataView(lengthField.buffer).getUint32(0);
-    if (length === 0 || length > MAX_BLOCK_BYTES) {
-      throw new BlockFileError(
-        `block ${height} (frame at byte ${offset}) is damaged: impossible length ${length}`,
-        offset,
-        height,
-      );
-    }
-    const rest = await this.queue.take(length + 4);
-    if (rest.length < length + 4) {
-      throw this.truncated(height, offset, offset + 4 + rest.length, count);
-    }
-    const bytes = rest.subarray(0, length);
-    const stored = new DataView(rest.buffer, rest.byteOffset + length, 4).getUint32(0);
-    if (stored !== crc32(bytes, crc32(lengthField))) {
-      throw new BlockFileError(
-        `block ${height} (frame at bytes ${offset}-${offset + length + FRAME_OVERHEAD_BYTES - 1}) is damaged: checksum mismatch`,
-        offset,
-        height,
-      );
-    }
-    this.offset = offset + length + FRAME_OVERHEAD_BYTES;
-    return { height, offset, bytes };
-  }
-
-  private truncated(height: number, frameOffset: number, end: number, count: number) {
-    return new BlockFileError(
-      `the file is truncated: it ends at byte ${end}, inside block ${height} (frame at byte ${frameOffset}); ` +
-        `the header announces ${count} blocks`,
-      end,
+    const bytes = await readFrame(this.queue, offset, MAX_BLOCK_BYTES, {
+      what: `block ${height}`,
       height,
-    );
+      announced: `the header announces ${count} blocks`,
+    });
+    this.offset = offset + bytes.length + FRAME_OVERHEAD_BYTES;
+    return { height, offset, bytes };
   }
 }

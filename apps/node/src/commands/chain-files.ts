@@ -10,6 +10,7 @@ import type { BackupArgs } from './backup-run';
 import type { ExportArgs } from './block-export';
 import type { ImportArgs, ImportControl, ImportSummary } from './block-file-import';
 import { datadirOptions, reportFailures } from './offline-chain';
+import type { SnapshotExportArgs, SnapshotImportArgs } from './snapshot-run';
 
 /** The defaults of these commands, in one place. */
 const CHAIN_FILE_DEFAULTS = Object.freeze({
@@ -128,4 +129,65 @@ export const backupCommand: CommandModule<object, BackupArgs> = {
         );
       }
     }),
+};
+
+function snapshotExportOptions(args: Argv) {
+  return datadirOptions(args)
+    .positional('file', { type: 'string', demandOption: true, describe: 'snapshot file to write' })
+    .option('at', {
+      type: 'number',
+      describe:
+        'height of the state to export (default: the head); as far back as the undo records reach (the last 64 blocks)',
+    })
+    .option('force', {
+      type: 'boolean',
+      default: CHAIN_FILE_DEFAULTS.force,
+      describe: 'overwrite FILE',
+    });
+}
+
+function snapshotImportOptions(args: Argv) {
+  return datadirOptions(args).positional('file', {
+    type: 'string',
+    demandOption: true,
+    describe: 'snapshot file to import',
+  });
+}
+
+const snapshotExportCommand: CommandModule<object, SnapshotExportArgs> = {
+  command: 'export <file>',
+  describe:
+    "write the state of a stopped node's head (or of a recent block, --at), with the headers that check it, to a file",
+  builder: snapshotExportOptions as unknown as CommandModule<object, SnapshotExportArgs>['builder'],
+  handler: (argv) =>
+    reportFailures('snapshot export', async () => {
+      const { exportSnapshot } = await import('./snapshot-run');
+      const done = await exportSnapshot(argv);
+      process.stdout.write(
+        `exported the state at block ${done.height} (${done.hash}): ${done.records} entries, ${done.bytes} bytes, to ${done.file}\n`,
+      );
+    }),
+};
+
+const snapshotImportCommand: CommandModule<object, SnapshotImportArgs> = {
+  command: 'import <file>',
+  describe: 'check a snapshot file against the chain, then restore an empty data directory from it',
+  builder: snapshotImportOptions as unknown as CommandModule<object, SnapshotImportArgs>['builder'],
+  handler: (argv) =>
+    reportFailures('snapshot import', async () => {
+      const { importSnapshot } = await import('./snapshot-run');
+      const done = await importSnapshot(argv);
+      process.stdout.write(
+        `restored the state at block ${done.height} (${done.hash}): ${done.records} entries from ${done.file}; ` +
+          `the node starts there, without the blocks before it\n`,
+      );
+    }),
+};
+
+export const snapshotCommand: CommandModule = {
+  command: 'snapshot <command>',
+  describe: 'export or import a verified snapshot of the state (join a chain without replaying it)',
+  builder: (args) =>
+    args.command(snapshotExportCommand).command(snapshotImportCommand).demandCommand(1),
+  handler: () => {},
 };

@@ -84,6 +84,17 @@ export async function openOfflineChain(
   return chain;
 }
 
+/** A file an export writes is not overwritten unless asked (`--force`). */
+export async function refuseToOverwrite(file: string, force: boolean): Promise<void> {
+  if (force) return;
+  try {
+    await access(file);
+  } catch {
+    return;
+  }
+  throw new CommandFailure(`${file} exists (use --force to overwrite)`, 2);
+}
+
 /** Opening a directory without one would create it: a mistyped --datadir must not. */
 export async function requireChainDatabase(datadir: string): Promise<void> {
   try {

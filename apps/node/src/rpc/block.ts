@@ -17,8 +17,14 @@ export function blockHandlers(node: NodeContext): GroupHandlers<'block'> {
      * this node and its peers (equal to currentBlock once synced).
      */
     blockSyncing() {
-      const { startingBlock, currentBlock, highestBlock } = node.network.syncProgress();
-      return { startingBlock, currentBlock, highestBlock };
+      const { startingBlock, currentBlock, highestBlock, snapshot } = node.network.syncProgress();
+      return {
+        startingBlock,
+        currentBlock,
+        highestBlock,
+        historyStart: node.chain.historyStart(),
+        snapshot: snapshot ?? null,
+      };
     },
   };
 }

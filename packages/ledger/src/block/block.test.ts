@@ -28,6 +28,25 @@ const headerArb: fc.Arbitrary<BlockHeader> = fc.record({
   ver: fc.integer({ min: 0, max: 0xffff }),
   ver_a: fc.integer({ min: 0, max: 0xffff }),
   payload: fc.uint8Array({ maxLength: 255 }),
+  producers: fc
+    .uniqueArray(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 5 })
+    .chain((accounts) =>
+      fc.tuple(
+        ...accounts
+          .sort((a, b) => a - b)
+          .map((account) =>
+            fc.record({
+              account: fc.constant(account),
+              publicKey: fc.option(
+                fc
+                  .uint8Array({ minLength: 33, maxLength: 33 })
+                  .filter((key) => key.some((b) => b !== 0)),
+                { nil: null },
+              ),
+            }),
+          ),
+      ),
+    ),
 });
 
 describe('block codec', () => {
@@ -42,13 +61,47 @@ describe('block codec', () => {
       ver: 2,
       ver_a: 3,
       payload: Uint8Array.of(0xee),
+      producers: [],
     };
     const bytes = encodeBlockHeader(header);
-    expect(bytes.length).toBe(4 + 32 + 4 + 4 + 32 + 32 + 2 + 2 + 2 + 1);
+    expect(bytes.length).toBe(4 + 32 + 4 + 4 + 32 + 32 + 2 + 2 + 2 + 1 + 2);
     expect([...bytes.subarray(0, 4)]).toEqual([1, 0, 0, 0]);
     expect([...bytes.subarray(36, 40)]).toEqual([4, 3, 2, 1]);
     expect([...bytes.subarray(40, 44)]).toEqual([5, 0, 0, 0]);
     expect([...bytes.subarray(108, 115)]).toEqual([2, 0, 3, 0, 1, 0, 0xee]);
+  });
+
+  it('carries a producer set after the payload: count, then account and 33-byte key each', () => {
+    const key = new Uint8Array(33).fill(7);
+    const base: BlockHeader = {
+      height: 1,
+      prevHash: ZERO_HASH,
+      timestamp: 0,
+      producer: 0,
+      opsRoot: ZERO_HASH,
+      stateRoot: ZERO_HASH,
+      ver: 0,
+      ver_a: 0,
+      payload: new Uint8Array(0),
+      producers: [
+        { account: 3, publicKey: key },
+        { account: 9, publicKey: null },
+      ],
+    };
+    const bytes = encodeBlockHeader(base);
+    const at = 4 + 32 + 4 + 4 + 32 + 32 + 2 + 2 + 2;
+    expect(bytes.length).toBe(at + 2 + 2 * 37);
+    expect([...bytes.subarray(at, at + 6)]).toEqual([2, 0, 3, 0, 0, 0]);
+    expect([...bytes.subarray(at + 6, at + 39)]).toEqual([...key]);
+    expect([...bytes.subarray(at + 39, at + 43)]).toEqual([9, 0, 0, 0]);
+    expect(bytes.subarray(at + 43).every((b) => b === 0)).toBe(true);
+    const decoded = decodeBlock(encodeBlock(bytes, new Uint8Array(64), []), nativeHashes);
+    expect(decoded.header.producers).toEqual(base.producers);
+    // Members out of order (or repeated) have no canonical encoding: refused.
+    const swapped = encodeBlockHeader({ ...base, producers: [...base.producers].reverse() });
+    expect(() => decodeBlock(encodeBlock(swapped, new Uint8Array(64), []), nativeHashes)).toThrow(
+      /ascending/,
+    );
   });
 
   it('round-trips blocks; the hash is sha256(header || signature)', () => {

@@ -1,7 +1,7 @@
-import { ErrorCode, getPublicKey, type Hashes, type Secp256k1Backend } from '@chain/crypto';
+import { ErrorCode, getPublicKey, type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { withDefaults } from '@chain/spec';
-import { type Block, decodeBlock, ZERO_HASH } from '../block/block';
+import { type Block, decodeBlock, decodeSignedHeader, ZERO_HASH } from '../block/block';
 import { LedgerError } from '../errors';
 import { genesisHash as computeGenesisHash, type Genesis, parseGenesis } from '../genesis';
 import { createRegistry } from '../operation/ledger-registry';
@@ -15,6 +15,7 @@ import type { ApplyEnv } from '../state/apply-context';
 import type { SignatureCheck } from '../state/apply-operation';
 import { CommittedState } from '../state/committed-state';
 import { RecentMap } from '../state/recent-map';
+import { StateLattice } from '../state/state-lattice';
 import { hashKey } from '../state/state-layer';
 import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
@@ -81,10 +82,15 @@ export class ChainCore {
     hash: ZERO_HASH,
     timestamp: 0,
     stateRoot: ZERO_HASH,
+    stateVector: LtHash.identity(),
   };
+  /** Moves the head's state vector by each block's changes. */
+  readonly lattice: StateLattice;
   checksum = new StateChecksum();
   /** Cumulative weight of the head (fork choice), persisted beside the head record. */
   headWeight = 0;
+  /** The first height whose block is on disk: above 0 after a restored snapshot (META_HISTORY_START). */
+  historyFrom = 0;
   readonly clique: CliqueState;
   readonly tasks = new TaskQueue();
   readonly blockListeners = new Set<BlockListener>();
@@ -121,6 +127,7 @@ export class ChainCore {
     this.secp = options.secp256k1 ?? nativeSecp256k1;
     this.hashes = options.hashes ?? nativeHashes;
     this.registry = options.registry ?? createRegistry();
+    this.lattice = options.stateLattice ?? new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;
@@ -137,7 +144,7 @@ export class ChainCore {
       this.secp === nativeSecp256k1 ? (options.verifyThreads ?? defaultVerifyThreads()) : 0,
     );
     this.smallAhead = new SmallAheadBatches(this.verifier);
-    this.clique = new CliqueState(this.hashes, (height) => this.getBlockBytes(height));
+    this.clique = new CliqueState((height) => this.producerOf(height));
   }
 
   /** The committed state read from `store` through caches of the configured size. */
@@ -165,6 +172,21 @@ export class ChainCore {
     return this.store;
   }
 
+  /**
+   * The producer of the block at `height` on disk: from its block, or its header below the history
+   * start. Also while the chain opens (the Clique state loads the recent producers).
+   */
+  async producerOf(height: number): Promise<number | undefined> {
+    const store = this.store;
+    if (store === undefined || this.closing) throw notOpen();
+    if (height >= this.historyFrom) {
+      const bytes = await store.read(store.blocks, heightKey(height));
+      return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
+    }
+    const bytes = await store.read(store.headers, heightKey(height));
+    return bytes === undefined ? undefined : decodeSignedHeader(bytes, this.hashes).header.producer;
+  }
+
   async getBlockBytes(height: number): Promise<Uint8Array | undefined> {
     const store = this.requireStore();
     if (!Number.isInteger(height) || height < 0 || height > this.headState.height) return undefined;
@@ -184,6 +206,11 @@ export class ChainCore {
     if (height === this.headState.height) return this.headState.hash.slice();
     const cached = this.blockCache.get(height);
     if (cached !== undefined) return cached.block.hash.slice();
+    if (height < this.historyFrom && height >= 0) {
+      const store = this.requireStore();
+      const header = await store.read(store.headers, heightKey(height));
+      return header === undefined ? undefined : decodeSignedHeader(header, this.hashes).hash;
+    }
     const bytes = await this.getBlockBytes(height);
     return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).hash;
   }

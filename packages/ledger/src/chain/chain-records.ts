@@ -1,4 +1,4 @@
-import { ErrorCode } from '@chain/crypto';
+import { ErrorCode, LT_HASH_BYTES, LtHash } from '@chain/crypto';
 import { opHashIdentityOf } from '@chain/ophash';
 import type { Block, BlockHeader } from '../block/block';
 import { type InvalidBlockReason, LedgerError } from '../errors';
@@ -18,6 +18,11 @@ export interface HeadState {
   hash: Uint8Array;
   timestamp: number;
   stateRoot: Uint8Array;
+  /**
+   * The state's LtHash vector, whose hash is `stateRoot` (state/state-lattice.ts): kept with the
+   * head so that the next block moves it without a pass over the state. Never mutated.
+   */
+  stateVector: LtHash;
 }
 
 /** A block read back and decoded (block cache, queries, rollback). */
@@ -40,6 +45,8 @@ export interface ExecutedBlock {
   changes: BlockChanges;
   fees: bigint;
   zeroFee: number;
+  /** The state vector after the block (its header's state root is its hash). */
+  stateVector: LtHash;
   /** An imported block's: the key each operation's signature verified against. */
   verifiedKeys?: readonly (Uint8Array | undefined)[];
 }
@@ -73,24 +80,29 @@ export function notOpen(): LedgerError {
   return new LedgerError(ErrorCode.NOT_ALLOWED, 'CHAIN_CLOSED', 'the chain is not open');
 }
 
+/** `height u32le || hash 32 || timestamp u32le || stateRoot 32 || state vector 2048`. */
 export function encodeHead(head: HeadState): Uint8Array {
-  const out = new Uint8Array(4 + 32 + 4 + 32);
+  const out = new Uint8Array(HEAD_RECORD_BYTES);
   const view = new DataView(out.buffer);
   view.setUint32(0, head.height, true);
   out.set(head.hash, 4);
   view.setUint32(36, head.timestamp, true);
   out.set(head.stateRoot, 40);
+  out.set(head.stateVector.toBytes(), 72);
   return out;
 }
 
+const HEAD_RECORD_BYTES = 72 + LT_HASH_BYTES;
+
 export function decodeHead(bytes: Uint8Array): HeadState {
-  if (bytes.length !== 72) throw new Error('bad head record');
+  if (bytes.length !== HEAD_RECORD_BYTES) throw new Error('bad head record');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return {
     height: view.getUint32(0, true),
     hash: bytes.slice(4, 36),
     timestamp: view.getUint32(36, true),
     stateRoot: bytes.slice(40, 72),
+    stateVector: LtHash.fromBytes(bytes.subarray(72)),
   };
 }
 

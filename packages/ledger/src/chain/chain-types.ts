@@ -2,6 +2,7 @@ import type { Hashes, Secp256k1Backend } from '@chain/crypto';
 import type { Genesis } from '../genesis';
 import type { OperationRegistry, StateSpace } from '../operation/registry';
 import type { Timelock } from '../state/account';
+import type { StateLattice } from '../state/state-lattice';
 import type { BlockInfo, OperationObject } from './state/presentation';
 
 /** The options of `createChain` and the types of the `Chain` surface (chain.ts re-exports them). */
@@ -15,6 +16,13 @@ export interface ChainOptions {
   hashes?: Hashes;
   /** Default: `createRegistry()` (transfer and activation). */
   registry?: OperationRegistry;
+  /**
+   * What moves the head's state vector by each block's changes. Default: a `StateLattice` of
+   * `hashes`. Replaced only by measurements (the block-import benchmark replays recorded vectors
+   * to time an import without the state root's cost); a lattice that computes anything else makes
+   * every block's state root check fail.
+   */
+  stateLattice?: StateLattice;
   /** Most operations the mempool holds (MEMPOOL_FULL beyond). */
   maxPending?: number;
   /** Verified signatures remembered (so block import does not verify them again). */

@@ -24,6 +24,17 @@ import {
   submitRaw,
 } from './mempool/mempool-admission';
 import { produceBlock, producerAccount } from './production/block-production';
+import { fillHistory } from './snapshot/history-fill';
+import { chainSnapshotAt } from './snapshot/snapshot-at';
+import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
+import {
+  adoptSnapshot,
+  type RestoredSnapshot,
+  type RestorePhase,
+  restoreSnapshot,
+  type SnapshotSource,
+} from './snapshot/snapshot-restore';
+import { type ServedSnapshot, serveSnapshot } from './snapshot/snapshot-serving';
 import { describeOperation } from './state/chain-presentation';
 import {
   accountByAddress,
@@ -167,6 +178,42 @@ export interface Chain {
    * refused (STORE_FAILED): the node should stop. A restart resumes from the last block on disk.
    */
   onStoreFailure(listener: (error: Error) => void): () => void;
+  /**
+   * The first height whose block this node holds: 0, or the height of the snapshot it was restored
+   * from (blocks below it are answered with BEFORE_HISTORY).
+   */
+  historyStart(): number;
+  /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
+  snapshot(): ChainSnapshot;
+  /**
+   * The snapshot at block `height`, below the head as far as the undo records reach (the last
+   * maxRollback blocks; ROLLBACK_TOO_DEEP names the lowest height otherwise). Same conditions as
+   * snapshot().
+   */
+  snapshotAt(height: number): Promise<ChainSnapshot>;
+  /**
+   * Restores an empty data directory from a snapshot, checked against this chain's genesis before
+   * anything is written; the chain is not open (open it afterwards).
+   */
+  restoreSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot>;
+  /**
+   * An open chain at block 0 takes a snapshot in place (a joining node: snapshot sync), checked as
+   * restoreSnapshot checks it; then it goes on from the snapshot's block.
+   */
+  adoptSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot>;
+  /** The head's snapshot for peers, read through a database snapshot while the chain goes on. */
+  serveSnapshot(): Promise<ServedSnapshot>;
+  /**
+   * The blocks right below the history start (ascending, the last at historyStart() - 1), checked
+   * against the headers this node holds, stored; returns the new history start (0: whole).
+   */
+  fillHistory(blocks: readonly Uint8Array[]): Promise<number>;
 }
 
 export function createChain(options: ChainOptions): Chain {
@@ -183,6 +230,42 @@ export function createChain(options: ChainOptions): Chain {
 class LedgerChain extends ChainCore implements Chain {
   open(): Promise<void> {
     return openChain(this);
+  }
+
+  historyStart(): number {
+    return this.historyFrom;
+  }
+
+  snapshot(): ChainSnapshot {
+    return chainSnapshot(this);
+  }
+
+  snapshotAt(height: number): Promise<ChainSnapshot> {
+    return chainSnapshotAt(this, height);
+  }
+
+  restoreSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot> {
+    if (this.opening !== undefined)
+      return Promise.reject(new Error('restore into a chain that is not open'));
+    return restoreSnapshot(this, source, progress);
+  }
+
+  adoptSnapshot(
+    source: SnapshotSource,
+    progress?: (phase: RestorePhase, done: number) => void,
+  ): Promise<RestoredSnapshot> {
+    return adoptSnapshot(this, source, progress);
+  }
+
+  serveSnapshot(): Promise<ServedSnapshot> {
+    return serveSnapshot(this);
+  }
+
+  fillHistory(blocks: readonly Uint8Array[]): Promise<number> {
+    return fillHistory(this, blocks);
   }
 
   close(): Promise<void> {

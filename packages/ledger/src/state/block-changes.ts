@@ -1,4 +1,3 @@
-import type { Hashes } from '@chain/crypto';
 import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 import type { OperationRegistry } from '../operation/registry';
@@ -22,7 +21,10 @@ interface SpaceChange {
   before: Uint8Array | undefined;
 }
 
-/** Everything one block changed, in canonical order, with the previous values for undo. */
+/**
+ * Everything one block changed, in canonical order, with the previous values: for undo, and for
+ * the state vector (each value before removed, each value after added: state-lattice.ts).
+ */
 export interface BlockChanges {
   accounts: AccountChange[];
   spaces: SpaceChange[];
@@ -72,43 +74,6 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
     if (before.join() !== after.join()) producers = { before, after };
   }
   return { accounts, spaces, producers };
-}
-
-/**
- * Canonical encoding of a block's state changes (hashed into the state root):
- * `u32 n || (number u32 || u16 len || account)*` ascending, then `u32 n || (space str || key str ||
- * u8 present || [u32 len || value])*` sorted by space then key, then `u8 changed || [u32 n || u32*]`
- * (the new producer set).
- */
-function encodeStateDiff(changes: BlockChanges): Uint8Array {
-  const w = new ByteWriter(64 + changes.accounts.length * 110);
-  w.u32(changes.accounts.length);
-  for (const a of changes.accounts) w.u32(a.number).varBytes16(a.afterBytes);
-  w.u32(changes.spaces.length);
-  for (const s of changes.spaces) {
-    w.string16(s.space).string16(s.key);
-    if (s.afterBytes === undefined) w.u8(0);
-    else w.u8(1).u32(s.afterBytes.length).bytes(s.afterBytes);
-  }
-  if (changes.producers === undefined) w.u8(0);
-  else {
-    w.u8(1).u32(changes.producers.after.length);
-    for (const p of changes.producers.after) w.u32(p);
-  }
-  return w.finish();
-}
-
-/** root_h = sha256(root_{h-1} || sha256(diff_h)). */
-export function nextStateRoot(
-  previousRoot: Uint8Array,
-  changes: BlockChanges,
-  hashes: Hashes,
-): Uint8Array {
-  const diffHash = hashes.sha256(encodeStateDiff(changes));
-  const message = new Uint8Array(previousRoot.length + diffHash.length);
-  message.set(previousRoot, 0);
-  message.set(diffHash, previousRoot.length);
-  return hashes.sha256(message);
 }
 
 /** What rolling a block back restores. */

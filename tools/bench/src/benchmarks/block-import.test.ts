@@ -4,6 +4,8 @@ import blockImport, {
   importPreparedChain,
   ONE_CORE_TARGET,
   prepareTransferChain,
+  RecordingLattice,
+  ReplayLattice,
 } from './block-import.js';
 
 const SMALL = { transfers: 600, signers: 20, receivers: 40, operationsPerBlock: 200 };
@@ -29,6 +31,24 @@ describe('block-import benchmark', () => {
     await expect(importPreparedChain(prepared, { warmUpBlocks: 3 })).rejects.toThrow(
       /no transfer block/,
     );
+  });
+
+  it('imports again with the recorded state vectors replayed, and fails when they run out', async () => {
+    const prepared = await prepareTransferChain(SMALL);
+    const recording = new RecordingLattice();
+    const run = await importPreparedChain(prepared, { stateLattice: recording });
+    expect(Buffer.from(run.stateRoot).equals(prepared.stateRoot)).toBe(true);
+    // Block 0 and the 5 imported.
+    expect(recording.vectors).toHaveLength(6);
+    const replayed = await importPreparedChain(prepared, {
+      stateLattice: new ReplayLattice(recording.vectors),
+    });
+    expect(Buffer.from(replayed.stateRoot).equals(prepared.stateRoot)).toBe(true);
+    await expect(
+      importPreparedChain(prepared, {
+        stateLattice: new ReplayLattice(recording.vectors.slice(0, 4)),
+      }),
+    ).rejects.toThrow(/no recorded state vector/);
   });
 
   it('fails on a damaged block rather than reporting a rate', async () => {

@@ -206,6 +206,7 @@ export async function commitBlock(
     hash: executed.hash,
     timestamp: header.timestamp,
     stateRoot: header.stateRoot,
+    stateVector: executed.stateVector,
   };
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });

@@ -1,4 +1,4 @@
-import { decodeAddress, ErrorCode, equalBytes } from '@chain/crypto';
+import { decodeAddress, ErrorCode, equalBytes, LtHash } from '@chain/crypto';
 import {
   type BlockHeader,
   computeBlockHash,
@@ -9,9 +9,16 @@ import {
 } from '../../block/block';
 import { StoreError } from '../../errors';
 import { decodeOperation } from '../../operation/operation';
-import { decodeAccount } from '../../state/account';
-import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import { collectChanges } from '../../state/block-changes';
 import type { CommittedState } from '../../state/committed-state';
+import { carriedProducers } from '../../state/producer-list';
+import {
+  encodeAccountEntry,
+  encodeProducersEntry,
+  encodeSpaceEntry,
+  stateRootOf,
+  VectorSum,
+} from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { decodeHead, encodeHead, type HeadState, notOpen } from '../chain-records';
 import type { AdmissionCore } from '../mempool/mempool-admission';
@@ -32,18 +39,19 @@ import {
   heightKey,
   META_GENESIS,
   META_HEAD,
-  META_LEGACY_CHECKSUM,
+  META_HISTORY_START,
   META_PRODUCERS,
+  META_RESTORING,
   META_STATE_CHECKSUM,
   META_STATE_FORMAT,
   readHeightKey,
-  STATE_FORMAT_INDEXED,
+  STATE_FORMAT_LATTICE,
 } from '../storage/store';
 import type { CommitCore } from './block-commit';
 import { adoptCommitted, writeChanges } from './block-commit';
 
 /** What open and close uses of the chain's core. */
-type BootCore = Pick<
+export type BootCore = Pick<
   ChainCore,
   | 'genesis'
   | 'prefix'
@@ -53,6 +61,8 @@ type BootCore = Pick<
   | 'dataDir'
   | 'genesisHash'
   | 'hashes'
+  | 'historyFrom'
+  | 'lattice'
   | 'journal'
   | 'notifyEach'
   | 'onStateScanProgress'
@@ -68,7 +78,7 @@ type BootCore = Pick<
   CommitCore &
   AdmissionCore;
 
-const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_INDEXED);
+const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_LATTICE);
 
 /**
  * Boot and shutdown: a new data directory gets block 0 from the genesis document; an existing one is
@@ -106,6 +116,13 @@ async function doOpen(core: BootCore): Promise<void> {
   const store = await ChainStore.open(core.dataDir);
   store.onFailure = (error) => core.notifyEach(core.storeFailureListeners, error);
   core.store = store;
+  if ((await store.read(store.meta, META_RESTORING)) !== undefined) {
+    throw new StoreError(
+      ErrorCode.NOT_ALLOWED,
+      'RESTORE_INTERRUPTED',
+      `data directory ${core.dataDir} holds a snapshot import that did not finish: remove its chain directory and import the snapshot again`,
+    );
+  }
   const storedGenesis = await store.read(store.meta, META_GENESIS);
   if (storedGenesis === undefined) {
     core.root = core.committedState(store);
@@ -117,17 +134,29 @@ async function doOpen(core: BootCore): Promise<void> {
       `data directory ${core.dataDir} holds a chain of another genesis (${Buffer.from(storedGenesis).toString('hex')}), not ${Buffer.from(core.genesisHash).toString('hex')}`,
     );
   } else {
-    const loaded = await loadState(core, store);
-    const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
-    core.root = loaded.root;
-    adoptCommitted(core, loaded.head, loaded.checksum, weight);
+    await loadCommitted(core, store);
   }
   core.journal = await Journal.open(store);
   await replayJournal(core);
 }
 
-/** Block 0: the genesis accounts (numbers in order) and producers, in one batch. */
-async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<void> {
+/** Memory takes the committed chain on disk: head, state, Clique producers, history start. */
+export async function loadCommitted(core: BootCore, store: ChainStore): Promise<void> {
+  const historyFrom = await store.read(store.meta, META_HISTORY_START);
+  core.historyFrom = historyFrom === undefined ? 0 : readU32le(historyFrom);
+  const loaded = await loadState(core, store);
+  const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
+  core.root = loaded.root;
+  adoptCommitted(core, loaded.head, loaded.checksum, weight);
+}
+
+/**
+ * Block 0 as the genesis document defines it (accounts numbered in order, producers), computed on a
+ * layer over the committed state, which is empty: before the chain is opened, or at its creation.
+ */
+export function genesisBlock(
+  core: Pick<BootCore, 'genesis' | 'hashes' | 'lattice' | 'prefix' | 'registry' | 'root'>,
+) {
   const { genesis, prefix } = core;
   const layer = core.root.child();
   for (const entry of genesis.accounts) {
@@ -140,28 +169,48 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
   const producers = genesis.producers.map((p) => layer.numberOf(decodeAddress(p, prefix).hash160)!);
   layer.setProducers(producers.sort((a, b) => a - b));
   const changes = collectChanges(layer, core.registry);
+  // The state before block 0 holds one entry, the empty producer set, which block 0 replaces.
+  const before = LtHash.identity().update(
+    [encodeProducersEntry(encodeProducerList([]))],
+    [],
+    core.hashes,
+  );
+  const stateVector = core.lattice.apply(before, changes);
   const header: BlockHeader = {
     height: 0,
     prevHash: ZERO_HASH,
     timestamp: genesis.timestamp,
     producer: layer.producerList![0]!,
     opsRoot: ZERO_HASH,
-    stateRoot: nextStateRoot(core.genesisHash, changes, core.hashes),
+    stateRoot: stateRootOf(stateVector, core.hashes),
     ver: genesis.ver,
     ver_a: genesis.ver_a,
     payload: new Uint8Array(0),
+    producers: carriedProducers(layer, true),
   };
   // Block 0 is defined by the genesis document, not signed by anyone.
   const headerBytes = encodeBlockHeader(header);
   const signature = new Uint8Array(64);
   const hash = computeBlockHash(headerBytes, signature, core.hashes);
   const bytes = encodeBlock(headerBytes, signature, []);
+  return { layer, changes, stateVector, header, hash, bytes };
+}
+
+/** Block 0 written with the state it creates, in one batch. */
+async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<void> {
+  const { layer, changes, stateVector, header, hash, bytes } = genesisBlock(core);
   const batch = store.batch();
   const checksum = new StateChecksum();
   // Before block 0 the state holds one entry: the empty producer set.
   checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, encodeProducerList([]));
   writeChanges(core, batch, changes, checksum);
-  const head = { height: 0, hash, timestamp: header.timestamp, stateRoot: header.stateRoot };
+  const head: HeadState = {
+    height: 0,
+    hash,
+    timestamp: header.timestamp,
+    stateRoot: header.stateRoot,
+    stateVector,
+  };
   batch.put(heightKey(0), bytes, { sublevel: store.blocks });
   batch.put(hash, heightKey(0), { sublevel: store.hashes });
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
@@ -176,9 +225,8 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
 
 /**
  * The committed state of an existing data directory: nothing per account is read, only the head
- * record (checked against the head block), the producer set, the account count and the state
- * checksum the last commit wrote. A data directory of the layout before the address index is
- * migrated first (migrateToIndexedState).
+ * record (checked against the head block, its state vector against the block's state root), the
+ * producer set, the account count and the state checksum the last commit wrote.
  */
 async function loadState(
   core: BootCore,
@@ -192,15 +240,7 @@ async function loadState(
       cause === undefined ? {} : { cause },
     );
   try {
-    const format = await store.read(store.meta, META_STATE_FORMAT);
-    if (format === undefined) await migrateToIndexedState(core, store, corrupt);
-    else if (format[0] !== STATE_FORMAT_INDEXED) {
-      throw new StoreError(
-        ErrorCode.NOT_ALLOWED,
-        'DATADIR_TOO_NEW',
-        `data directory ${core.dataDir} holds state of layout ${format[0]}, newer than this chain-node knows: run a newer chain-node`,
-      );
-    }
+    await checkFormat(core, store);
     const producers = await store.read(store.meta, META_PRODUCERS);
     if (producers === undefined) throw corrupt('no producer set');
     const headBytes = await store.read(store.meta, META_HEAD);
@@ -209,14 +249,19 @@ async function loadState(
     const blockBytes = await store.read(store.blocks, heightKey(head.height));
     if (blockBytes === undefined) throw corrupt(`head block ${head.height} is missing`);
     const block = decodeBlock(blockBytes, core.hashes);
-    if (!equalBytes(block.hash, head.hash) || !equalBytes(block.header.stateRoot, head.stateRoot)) {
+    if (
+      !equalBytes(block.hash, head.hash) ||
+      !equalBytes(block.header.stateRoot, head.stateRoot) ||
+      !equalBytes(stateRootOf(head.stateVector, core.hashes), head.stateRoot)
+    ) {
       throw corrupt(`head block ${head.height} does not match the head record`);
     }
     const stored = await store.read(store.meta, META_STATE_CHECKSUM);
     const checksum = stored === undefined ? undefined : StateChecksum.fromBytes(stored);
     if (checksum === undefined) throw corrupt('no state checksum');
     if (core.verifyStateAtOpen) {
-      if (!(await verifyState(core, store, corrupt)).equals(checksum)) {
+      const scanned = await verifyState(core, store, corrupt);
+      if (!scanned.checksum.equals(checksum) || !scanned.vector.equals(head.stateVector)) {
         throw corrupt(
           `the stored state does not match the state root of head block ${head.height}`,
         );
@@ -231,29 +276,51 @@ async function loadState(
   }
 }
 
+/**
+ * A data directory of another layout is refused before anything of it is read: a newer one is
+ * not understood, an older one (a hash chain for state root) holds blocks whose hashes this node
+ * computes otherwise, so its chain cannot continue here.
+ */
+async function checkFormat(core: BootCore, store: ChainStore): Promise<void> {
+  const format = (await store.read(store.meta, META_STATE_FORMAT))?.[0] ?? 1;
+  if (format > STATE_FORMAT_LATTICE) {
+    throw new StoreError(
+      ErrorCode.NOT_ALLOWED,
+      'DATADIR_TOO_NEW',
+      `data directory ${core.dataDir} holds state of layout ${format}, newer than this chain-node knows: run a newer chain-node`,
+    );
+  }
+  if (format < STATE_FORMAT_LATTICE) {
+    throw new StoreError(
+      ErrorCode.NOT_ALLOWED,
+      'DATADIR_TOO_OLD',
+      `data directory ${core.dataDir} holds a chain of layout ${format}, whose state roots are a hash chain of per-block changes; this chain-node's state roots commit to the whole state, so the block hashes differ: move the directory away and start from an empty one (sync again, or import an export of the old node's operations)`,
+    );
+  }
+}
+
 /** Accounts are numbered from 0 without gaps: the count is the last number plus one. */
 async function accountCount(store: ChainStore): Promise<number> {
   const last = await store.accounts.keys({ reverse: true, limit: 1 }).all();
   return last.length === 0 ? 0 : readHeightKey(last[0]!) + 1;
 }
 
-/** Accounts between two progress reports (and in one batch of the address index). */
+/** Accounts between two progress reports. */
 const SCAN_BATCH = 65_536;
 
 /**
- * One pass over the whole state, checked against the checksum the last commit stored: the accounts
- * numbered without gaps, each state space registered, and the sum of every entry. Run when asked
- * (`verifyStateAtOpen`) and by a migration; `indexBatch` receives each run of accounts (the
- * migration writes their address index from it).
+ * One pass over the whole state (`verifyStateAtOpen`), for the open to check against what the
+ * last commit stored: the accounts numbered without gaps, each state space registered, the CRC
+ * sum of every entry and its LtHash vector (whose hash is the head block's state root).
  */
 async function verifyState(
   core: BootCore,
   store: ChainStore,
   corrupt: (what: string) => StoreError,
-  indexBatch?: (accounts: Array<[Uint8Array, Uint8Array]>) => Promise<void>,
-): Promise<StateChecksum> {
+): Promise<{ checksum: StateChecksum; vector: LtHash }> {
   const total = await accountCount(store);
   const checksum = new StateChecksum();
+  const sum = new VectorSum(LtHash.identity(), core.hashes);
   const report = core.onStateScanProgress;
   report?.(0, total);
   let seen = 0;
@@ -266,23 +333,26 @@ async function verifyState(
         const number = readHeightKey(key);
         if (number !== seen) throw corrupt(`account ${number} out of sequence`);
         checksum.add(ENTRY_ACCOUNT, key, value);
+        sum.add(encodeAccountEntry(number, value));
         seen++;
       }
-      await indexBatch?.(entries);
       report?.(seen, total);
     }
   } finally {
     await accounts.close();
   }
   for await (const [key, value] of store.spaces.iterator()) {
-    const name = key.slice(0, key.indexOf('\u0000'));
+    const split = key.indexOf('\u0000');
+    const name = key.slice(0, split);
     if (core.registry.space(name) === undefined) throw unregisteredSpace(name, corrupt);
     checksum.add(ENTRY_SPACE, spaceChecksumKey(key), value);
+    sum.add(encodeSpaceEntry(name, key.slice(split + 1), value));
   }
   const producers = await store.read(store.meta, META_PRODUCERS);
   if (producers === undefined) throw corrupt('no producer set');
   checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, producers);
-  return checksum;
+  sum.add(encodeProducersEntry(producers));
+  return { checksum, vector: sum.flush() };
 }
 
 function unregisteredSpace(name: string, corrupt: (what: string) => StoreError): StoreError {
@@ -309,40 +379,6 @@ async function checkSpacesRegistered(
   }
 }
 
-/**
- * The layout before the address index kept no index on disk (every account was loaded at
- * start-up). Migration in place: one pass over the state writes the index and checks the state
- * against the stored checksum (a SHA-256 one of older versions is replaced); the layout mark is
- * written last, so an interrupted migration starts again at the next open.
- */
-async function migrateToIndexedState(
-  core: BootCore,
-  store: ChainStore,
-  corrupt: (what: string) => StoreError,
-): Promise<void> {
-  const checksum = await verifyState(core, store, corrupt, async (entries) => {
-    const batch = store.batch();
-    for (const [key, value] of entries) {
-      const account = decodeAccount(readHeightKey(key), value);
-      batch.put(account.hash160, key, { sublevel: store.addresses });
-    }
-    await store.commit(batch, false);
-  });
-  const stored = await store.read(store.meta, META_STATE_CHECKSUM);
-  if (stored === undefined) {
-    if ((await store.read(store.meta, META_LEGACY_CHECKSUM)) === undefined) {
-      throw corrupt('no state checksum');
-    }
-  } else if (!StateChecksum.fromBytes(stored)?.equals(checksum)) {
-    throw corrupt('the stored state does not match the state root of the head block');
-  }
-  const batch = store.batch();
-  batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
-  batch.del(META_LEGACY_CHECKSUM, { sublevel: store.meta });
-  batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
-  await store.commit(batch);
-}
-
 /** Re-admits journaled operations; those on chain or now invalid are dropped from the journal. */
 async function replayJournal(core: BootCore): Promise<void> {
   const journal = core.journal!;
@@ -358,4 +394,8 @@ async function replayJournal(core: BootCore): Promise<void> {
     }
   }
   await journal.release(dropped);
+}
+
+function readU32le(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
 }

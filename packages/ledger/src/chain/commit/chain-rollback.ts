@@ -1,8 +1,14 @@
-import { ErrorCode } from '@chain/crypto';
+import { ErrorCode, equalBytes } from '@chain/crypto';
 import { StoreError } from '../../errors';
 import type { Operation } from '../../operation/operation';
 import { encodeAccount } from '../../state/account';
 import { decodeUndo } from '../../state/block-changes';
+import {
+  encodeAccountEntry,
+  encodeProducersEntry,
+  encodeSpaceEntry,
+  stateRootOf,
+} from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
 import type { ReorganizeResult } from '../chain-types';
@@ -38,6 +44,7 @@ type RollbackCore = Pick<
   | 'checksum'
   | 'clique'
   | 'headState'
+  | 'historyFrom'
   | 'headWeight'
   | 'journal'
   | 'maxRollback'
@@ -117,6 +124,12 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     throw invalidBlock('BAD_ROLLBACK', `cannot roll back to block ${String(toHeight)}`);
   }
   if (toHeight === head.height) return [];
+  if (toHeight < core.historyFrom) {
+    throw invalidBlock(
+      'ROLLBACK_TOO_DEEP',
+      `cannot roll back below block ${core.historyFrom}, where this node's history starts (it was restored from a snapshot)`,
+    );
+  }
   if (head.height - toHeight > core.maxRollback) {
     throw invalidBlock(
       'ROLLBACK_TOO_DEEP',
@@ -126,6 +139,9 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   const root = core.root;
   const batch = store.batch();
   const checksum = core.checksum.copy();
+  // The inverse of each block's move: the value now removed, the value before added.
+  const added: Uint8Array[] = [];
+  const removed: Uint8Array[] = [];
   const undos = [];
   const returned: Operation[][] = [];
   let removedWeight = 0;
@@ -166,12 +182,10 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   let nextNumber = root.nextNumber;
   for (const [number, before] of accountNow) {
     const current = root.account(number);
-    checksum.replace(
-      ENTRY_ACCOUNT,
-      heightKey(number),
-      current === undefined ? undefined : encodeAccount(current),
-      before,
-    );
+    const currentBytes = current === undefined ? undefined : encodeAccount(current);
+    checksum.replace(ENTRY_ACCOUNT, heightKey(number), currentBytes, before);
+    if (currentBytes !== undefined) removed.push(encodeAccountEntry(number, currentBytes));
+    if (before !== undefined) added.push(encodeAccountEntry(number, before));
     if (before === undefined) {
       batch.del(heightKey(number), { sublevel: store.accounts });
       // Accounts are numbered in order: those the blocks created are the last ones.
@@ -185,27 +199,40 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   for (const [key, before] of spaceNow) {
     const split = key.indexOf('\u0000');
     const space = core.registry.space(key.slice(0, split))!;
-    const current = root.spaceGet(space.name, key.slice(split + 1));
-    checksum.replace(
-      ENTRY_SPACE,
-      spaceChecksumKey(key),
-      current === undefined ? undefined : space.encode(current),
-      before,
-    );
+    const entryKey = key.slice(split + 1);
+    const current = root.spaceGet(space.name, entryKey);
+    const currentBytes = current === undefined ? undefined : space.encode(current);
+    checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), currentBytes, before);
+    if (currentBytes !== undefined) {
+      removed.push(encodeSpaceEntry(space.name, entryKey, currentBytes));
+    }
+    if (before !== undefined) added.push(encodeSpaceEntry(space.name, entryKey, before));
     if (before === undefined) batch.del(key, { sublevel: store.spaces });
     else batch.put(key, before, { sublevel: store.spaces });
   }
   if (producersNow !== undefined) {
     const after = encodeProducerList(producersNow);
-    checksum.replace(ENTRY_PRODUCERS, PRODUCERS_KEY, encodeProducerList(root.producers()), after);
+    const current = encodeProducerList(root.producers());
+    checksum.replace(ENTRY_PRODUCERS, PRODUCERS_KEY, current, after);
+    removed.push(encodeProducersEntry(current));
+    added.push(encodeProducersEntry(after));
     batch.put(META_PRODUCERS, after, { sublevel: store.meta });
   }
+  const vector = head.stateVector.copy().update(added, removed, core.hashes);
   const target = await loadBlock(core, toHeight);
+  if (!equalBytes(stateRootOf(vector, core.hashes), target.block.header.stateRoot)) {
+    throw new StoreError(
+      ErrorCode.INVALID_DATA,
+      'CORRUPT_DATADIR',
+      `the undo data above block ${toHeight} does not restore its state root`,
+    );
+  }
   const newHead: HeadState = {
     height: toHeight,
     hash: target.block.hash,
     timestamp: target.block.header.timestamp,
     stateRoot: target.block.header.stateRoot,
+    stateVector: vector,
   };
   const newWeight = core.headWeight - removedWeight;
   batch.put(META_HEAD, encodeHead(newHead), { sublevel: store.meta });

@@ -1,6 +1,4 @@
-import type { Hashes } from '@chain/crypto';
-import { decodeBlock } from '../../block/block';
-import { type ChainBatch, type ChainStore, heightKey } from '../storage/store';
+import type { ChainBatch, ChainStore } from '../storage/store';
 import { blockWeight, inTurnProducer } from './consensus';
 import {
   type ChainTip,
@@ -11,7 +9,7 @@ import {
 } from './fork-choice';
 
 /** Meta key of the head's cumulative weight. */
-const META_WEIGHT = 'weight';
+export const META_WEIGHT = 'weight';
 /** Recent block producers kept in memory: enough for the recent-signer rule of 256 producers. */
 const RECENT_PRODUCERS_KEPT = 128;
 
@@ -26,12 +24,10 @@ export class CliqueState {
   private readonly recentProducers = new Map<number, number>();
 
   /**
-   * @param readBlock the bytes of a block of this chain (for producers older than those in memory)
+   * @param readProducer the producer of a block of this chain, from its block or, below a restored
+   * snapshot's history, its header (for producers older than those in memory)
    */
-  constructor(
-    private readonly hashes: Hashes,
-    private readonly readBlock: (height: number) => Promise<Uint8Array | undefined>,
-  ) {}
+  constructor(private readonly readProducer: (height: number) => Promise<number | undefined>) {}
 
   /**
    * Loads the producers of recent blocks and returns the head's weight. A data directory written
@@ -44,9 +40,7 @@ export class CliqueState {
     let weight = 0;
     let parentProducer: number | undefined;
     for (let h = stored === undefined ? 1 : from; h <= head; h++) {
-      const bytes = await store.read(store.blocks, heightKey(h));
-      const producer =
-        bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
+      const producer = await this.readProducer(h);
       if (producer !== undefined && h >= from) this.recentProducers.set(h, producer);
       if (producer !== undefined && stored === undefined) {
         weight += blockWeight(producers, { height: h, parentProducer }, producer);
@@ -111,10 +105,7 @@ export class CliqueState {
     const unknown: number[] = [];
     if (this.signedIn(account, height, producerCount, unknown)) return true;
     for (const h of unknown) {
-      const bytes = await this.readBlock(h);
-      if (bytes !== undefined && decodeBlock(bytes, this.hashes).header.producer === account) {
-        return true;
-      }
+      if ((await this.readProducer(h)) === account) return true;
     }
     return false;
   }
@@ -135,7 +126,6 @@ export class CliqueState {
     if (height < 1) return undefined;
     const recent = this.recentProducers.get(height);
     if (recent !== undefined) return recent;
-    const bytes = await this.readBlock(height);
-    return bytes === undefined ? undefined : decodeBlock(bytes, this.hashes).header.producer;
+    return this.readProducer(height);
   }
 }

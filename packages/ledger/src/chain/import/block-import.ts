@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { equalBytes } from '@chain/crypto';
-import { type Block, blockSigningHash, decodeBlock, operationsRoot } from '../../block/block';
+import {
+  type Block,
+  blockSigningHash,
+  decodeBlock,
+  operationsRoot,
+  sameProducerKeys,
+} from '../../block/block';
 import {
   decodeOperation,
   OPERATION_SIGNATURE_LENGTH,
@@ -8,7 +14,9 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
-import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import { collectChanges } from '../../state/block-changes';
+import { carriedProducers } from '../../state/producer-list';
+import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import {
   type AheadBlock,
@@ -37,6 +45,7 @@ export type ImportCore = Pick<
   | 'genesis'
   | 'genesisHash'
   | 'hashes'
+  | 'lattice'
   | 'headState'
   | 'importListeners'
   | 'importsWaiting'
@@ -351,8 +360,17 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     operations: ops.length,
   });
   const changes = collectChanges(layer, registry);
-  if (!equalBytes(header.stateRoot, nextStateRoot(head.stateRoot, changes, core.hashes))) {
+  const stateVector = core.lattice.apply(head.stateVector, changes);
+  if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
+  }
+  if (
+    !sameProducerKeys(header.producers, carriedProducers(layer, changes.producers !== undefined))
+  ) {
+    throw invalidBlock(
+      'WRONG_PRODUCER_SET',
+      'the producer set the header carries is not the one the block leaves (or it left it unchanged)',
+    );
   }
   return {
     header,
@@ -363,6 +381,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     ops,
     layer,
     changes,
+    stateVector,
     fees,
     zeroFee,
     verifiedKeys,

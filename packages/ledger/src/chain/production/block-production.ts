@@ -10,7 +10,9 @@ import {
 import { LedgerError } from '../../errors';
 import type { Operation } from '../../operation/operation';
 import { applyOperation } from '../../state/apply-operation';
-import { collectChanges, nextStateRoot } from '../../state/block-changes';
+import { collectChanges } from '../../state/block-changes';
+import { carriedProducers } from '../../state/producer-list';
+import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { type ExecutedBlock, feeSummary, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -32,6 +34,7 @@ type ProductionCore = Pick<
   | 'genesis'
   | 'genesisHash'
   | 'hashes'
+  | 'lattice'
   | 'headState'
   | 'mempool'
   | 'publicKeyOf'
@@ -40,6 +43,7 @@ type ProductionCore = Pick<
   | 'root'
   | 'secp'
   | 'tasks'
+  | 'verifier'
 > &
   StateAccessCore &
   CommitCore &
@@ -121,6 +125,7 @@ export function produceBlock(
     const { fees, zeroFee } = feeSummary(ops);
     runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
     const changes = collectChanges(layer, core.registry);
+    const stateVector = core.lattice.apply(core.headState.stateVector, changes);
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,
@@ -130,10 +135,11 @@ export function produceBlock(
         ops.map((op) => op.digest),
         core.hashes,
       ),
-      stateRoot: nextStateRoot(core.headState.stateRoot, changes, core.hashes),
+      stateRoot: stateRootOf(stateVector, core.hashes),
       ver: core.genesis.ver,
       ver_a: core.genesis.ver_a,
       payload: new Uint8Array(0),
+      producers: carriedProducers(layer, changes.producers !== undefined),
     };
     const headerBytes = encodeBlockHeader(header);
     const signature = core.secp.sign(
@@ -153,6 +159,7 @@ export function produceBlock(
       ops,
       layer,
       changes,
+      stateVector,
       fees,
       zeroFee,
     };

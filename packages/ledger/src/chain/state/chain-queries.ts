@@ -26,6 +26,7 @@ export type QueriesCore = Pick<
   | 'hashes'
   | 'headState'
   | 'headWeight'
+  | 'historyFrom'
   | 'mempool'
   | 'prefix'
   | 'registry'
@@ -50,6 +51,20 @@ function checkHeight(core: QueriesCore, height: number): void {
       { param: 'block' },
     );
   }
+  if (height < core.historyFrom) throw beforeHistory(core, `block ${height}`);
+}
+
+/**
+ * A block below the history of a node restored from a snapshot: said as such, never as missing or
+ * empty (the block exists, this node does not hold it).
+ */
+function beforeHistory(core: QueriesCore, what: string): LedgerError {
+  return new LedgerError(
+    ErrorCode.INVALID_BLOCK,
+    'BEFORE_HISTORY',
+    `${what} is before this node's history: it was restored from a snapshot at block ${core.historyFrom} and holds blocks ${core.historyFrom} to ${core.headState.height}`,
+    { param: 'block' },
+  );
 }
 
 /** A block of the chain decoded, from the block cache or the store (and then cached). */
@@ -120,7 +135,10 @@ export async function findOperation(core: QueriesCore, ophash: string): Promise<
     return [presentPending(core, pending, index)];
   }
   const location = await store.read(store.ops, identity);
-  if (location === undefined) return [];
+  if (location === undefined) {
+    if (mayBeBeforeHistory(core, ophash)) throw beforeHistory(core, `operation ${ophash}`);
+    return [];
+  }
   const view = new DataView(location.buffer, location.byteOffset, location.byteLength);
   const height = view.getUint32(0, true);
   const index = view.getUint32(4, true);
@@ -128,6 +146,17 @@ export async function findOperation(core: QueriesCore, ophash: string): Promise<
   const loaded = await loadBlock(core, height);
   const op = loaded.ops[index];
   return op === undefined ? [] : [presentMined(core, loaded, op, index)];
+}
+
+/**
+ * Whether an operation not found may be in the blocks a restored node does not hold: its ophash
+ * names a block below the history start, and its signer exists and has signed that many operations.
+ */
+function mayBeBeforeHistory(core: QueriesCore, ophash: string): boolean {
+  if (core.historyFrom === 0) return false;
+  const { block, account, nOperation } = decodeOpHash(ophash, 'ophash');
+  const signer = core.root.account(account);
+  return block < core.historyFrom && signer !== undefined && nOperation <= signer.nOperation;
 }
 
 export function pendingOperations(core: QueriesCore): OperationObject[] {

@@ -9,6 +9,7 @@ import { ReadBatcher } from './read-batcher';
 
 type Bytes = Uint8Array;
 type RootBatch = ReturnType<ClassicLevel<Bytes, Bytes>['batch']>;
+export type DatabaseSnapshot = ReturnType<ClassicLevel<Bytes, Bytes>['snapshot']>;
 
 /** A sublevel of the chain database, as a batch operation names it. */
 interface Sublevel {
@@ -148,6 +149,13 @@ export { spaceKey } from '../../state/committed-state';
 export const META_GENESIS = 'genesis';
 export const META_HEAD = 'head';
 export const META_PRODUCERS = 'producers';
+/**
+ * The first height whose block this data directory holds, when it was restored from a snapshot
+ * (u32le); absent when it holds every block from 0. Below it, only headers (`headers`).
+ */
+export const META_HISTORY_START = 'history-start';
+/** Present while a snapshot is written into the data directory: it then refuses to open. */
+export const META_RESTORING = 'restoring';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
 const META_SYNCED = 'synced';
 const SYNC_MARK = new Uint8Array(0);
@@ -168,16 +176,15 @@ const STATE_READS_IN_FLIGHT = 2;
  */
 const STATE_READ_OPTIONS = { fillCache: false } as const;
 /**
- * The layout of the state: absent before the address index (`addresses`: hash160 -> account number)
- * existed, when every account was loaded at start-up and the index built in memory; then
- * STATE_FORMAT_INDEXED. chain-boot.ts migrates the older layout in place.
+ * The layout of the data directory: absent before the address index existed, 2 with it while the
+ * state root was a hash chain of per-block diffs, STATE_FORMAT_LATTICE since the state root
+ * commits to the whole state (an LtHash vector kept in the head record). The block hashes of an
+ * older chain are not those of the same chain now, so chain-boot.ts refuses it (DATADIR_TOO_OLD).
  */
 export const META_STATE_FORMAT = 'state-format';
-export const STATE_FORMAT_INDEXED = 2;
+export const STATE_FORMAT_LATTICE = 3;
 /** The state checksum (StateChecksum) the head block left. */
 export const META_STATE_CHECKSUM = 'state-checksum';
-/** Where versions before the CRC checksum kept a SHA-256 one. */
-export const META_LEGACY_CHECKSUM = 'checksum';
 
 /** Batches committed one after another, written together (ChainStore.commit). */
 interface CommitGroup {
@@ -202,6 +209,8 @@ export class ChainStore implements StateStore {
   readonly spaces;
   readonly addresses;
   readonly journal;
+  /** Signed headers (`header || signature`) of the blocks below the history start, by height. */
+  readonly headers;
   private queue: Promise<unknown> = Promise.resolve();
   /** Block batches waiting for their turn in the queue: later commits join them (commit). */
   private group: CommitGroup | undefined;
@@ -254,6 +263,10 @@ export class ChainStore implements StateStore {
       valueEncoding: 'view',
     });
     this.journal = this.db.sublevel<Bytes, Bytes>('journal', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.headers = this.db.sublevel<Bytes, Bytes>('headers', {
       keyEncoding: 'view',
       valueEncoding: 'view',
     });
@@ -444,6 +457,16 @@ export class ChainStore implements StateStore {
     }
     this.unsynced = !sync;
     if (point === crashSwitch?.at && crashSwitch.after) process.kill(process.pid, 'SIGKILL');
+  }
+
+  /**
+   * A consistent read-only view of the database as it is after the last commit (one memory took:
+   * the writes behind it included), for reads over a long time (a snapshot served to peers); close
+   * it when done (LevelDB keeps what it sees until then).
+   */
+  async snapshot(): Promise<DatabaseSnapshot> {
+    if (this.behind !== undefined) await this.behind;
+    return this.db.snapshot();
   }
 
   /** Makes every write so far durable, if one was not synced (one synced write of a marker). */

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import {
+  type Chain,
+  decodeRecordChunk,
+  encodeRecordChunk,
+  type ServedSnapshot,
+} from '@chain/ledger';
+import { describe, expect, it } from 'vitest';
+import { useP2PFixture } from './testing/p2p-fixture';
+import { growChain, sameHead, type TestPeer, waitUntil } from './testing/temp-network';
+
+// Snapshot sync between real libp2p nodes on loopback: a node at block 0 far behind joins from a
+// peer's snapshot instead of replaying the blocks, holds every entry the peer holds, and follows
+// the chain from there; a peer whose snapshot is not its block's state is banned and the join
+// completes from the honest one.
+
+const fixture = useP2PFixture();
+
+const SNAP = { sync: 'snap', snapDistance: 5, snapshotEvery: 1 } as const;
+
+async function records(chain: Chain): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const batch of chain.snapshot().records()) out.push(...batch.map((r) => r.slice()));
+  return out;
+}
+
+/** `peer` serves snapshots whose first chunk has a balance changed, its manifest made to match. */
+function servesForgedSnapshots(peer: TestPeer): void {
+  const chain = peer.chain;
+  const honest = chain.serveSnapshot.bind(chain);
+  chain.serveSnapshot = async (): Promise<ServedSnapshot> => {
+    const served = await honest();
+    const records = decodeRecordChunk(await served.chunk(0)).map((r) => r.slice());
+    const last = records[0]!;
+    last[last.length - 30]! ^= 1;
+    const forged = encodeRecordChunk(records);
+    return {
+      ...served,
+      height: served.height,
+      hash: served.hash,
+      records: served.records,
+      chunkHashes: [createHash('sha256').update(forged).digest(), ...served.chunkHashes.slice(1)],
+      chunk: async (index) => (index === 0 ? forged : served.chunk(index)),
+    };
+  };
+}
+
+describe('snapshot sync', () => {
+  it('a node far behind joins from a snapshot and holds every entry its peer holds', async () => {
+    const source = await fixture.peer('127.0.0.65', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.66', { ...SNAP, peers: [source.address()] });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(await records(joiner.chain)).toEqual(await records(source.chain));
+    // From there it follows the chain block by block.
+    await growChain(source.chain, 2);
+    await waitUntil('the joiner to follow', () => sameHead(source, joiner));
+    expect(joiner.chain.stateRoot()).toEqual(source.chain.stateRoot());
+    // And it fetches the history below the snapshot, every block checked against its header.
+    await waitUntil('the history to be filled', () => joiner.chain.historyStart() === 0);
+    for (let h = 0; h < source.chain.blockCount(); h++) {
+      expect(await joiner.chain.getBlockBytes(h)).toEqual(await source.chain.getBlockBytes(h));
+    }
+  });
+
+  it('a node that keeps no history (fetchHistory off) starts at the snapshot', async () => {
+    const source = await fixture.peer('127.0.0.75', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.76', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
+  });
+
+  it('a node that joined from a snapshot is not taken for a liar by one that replays blocks', async () => {
+    const source = await fixture.peer('127.0.0.72', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joined = await fixture.peer('127.0.0.73', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joined.p2p.start();
+    await waitUntil('the snapshot join', () => sameHead(source, joined));
+    const offences: string[] = [];
+    const replaying = await fixture.peer('127.0.0.74', {
+      ...SNAP,
+      sync: 'full',
+      peers: [joined.address()],
+      log: {
+        debug() {},
+        info() {},
+        warn: (details) => offences.push(JSON.stringify(details)),
+      },
+    });
+    await replaying.p2p.start();
+    await waitUntil('a connection to the joined node', () =>
+      replaying.p2p.connections().some((c) => c.ip === joined.host),
+    );
+    // It asks the joined node for the blocks after block 0, which that node does not hold.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(offences).toEqual([]);
+    expect(replaying.chain.head().height).toBe(0);
+    replaying.p2p.addPeers(source.address());
+    await waitUntil('the replaying node to sync', () => sameHead(source, replaying), 20_000);
+    expect(replaying.chain.historyStart()).toBe(0);
+    expect(replaying.p2p.blacklist()).toEqual([]);
+  }, 30_000);
+
+  it('with `full` it replays every block instead', async () => {
+    const source = await fixture.peer('127.0.0.67', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.68', {
+      ...SNAP,
+      sync: 'full',
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(0);
+  });
+
+  it('a peer serving a snapshot that is not its block state is banned; the join completes from the honest one', async () => {
+    const honest = await fixture.peer('127.0.0.69', SNAP);
+    await growChain(honest.chain, 8);
+    await honest.p2p.start();
+    const liar = await fixture.peer('127.0.0.70', {
+      ...SNAP,
+      sync: 'full',
+      peers: [honest.address()],
+    });
+    await liar.p2p.start();
+    await waitUntil('the liar to copy the chain', () => sameHead(honest, liar));
+    servesForgedSnapshots(liar);
+    const joiner = await fixture.peer('127.0.0.71', {
+      ...SNAP,
+      peers: [honest.address(), liar.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(honest, joiner), 20_000);
+    expect(joiner.chain.historyStart()).toBeGreaterThan(0);
+    expect(await records(joiner.chain)).toEqual(await records(honest.chain));
+    await waitUntil('the liar to be banned', () =>
+      joiner.p2p.blacklist().some((entry) => entry.ip === liar.host),
+    );
+    const entry = joiner.p2p.blacklist().find((e) => e.ip === liar.host)!;
+    expect(JSON.stringify(entry)).toMatch(/FORGED_SNAPSHOT/);
+  }, 30_000);
+});

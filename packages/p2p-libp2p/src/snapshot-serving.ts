@@ -1,0 +1,94 @@
+import type { Chain, ServedSnapshot } from '@chain/ledger';
+import type { Stream } from '@libp2p/interface';
+import { FrameReader, writeFrame, writeFrames } from './framing';
+import { LIMITS } from './limits';
+import {
+  decodeSnapshotRequest,
+  encodeSnapshotManifest,
+  encodeSnapshotResponse,
+  SNAPSHOT_BLOCK,
+  SNAPSHOT_CHUNK,
+  SNAPSHOT_HEADERS,
+  SNAPSHOT_MANIFEST,
+} from './messages';
+import type { MessageKind } from './traffic';
+
+/** Snapshots served at once: the newest and the one before, so a join under way can finish. */
+const SNAPSHOTS_KEPT = 2;
+
+/**
+ * The serving side of snapshot sync (`/chain/snapshot/1`): the chain's state at a recent height,
+ * through a LevelDB snapshot (Chain.serveSnapshot), so that serving never holds up block
+ * production or imports. A new snapshot is taken when a joining peer asks and the newest is
+ * `every` blocks behind the head; the one before it is kept for joins that started on it.
+ */
+export class SnapshotServer {
+  private readonly served: ServedSnapshot[] = [];
+  private taking: Promise<ServedSnapshot> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly every: number,
+    private readonly traffic: (ip: string, kind: MessageKind, bytes: number) => void,
+  ) {}
+
+  /** The newest snapshot, taken now when there is none or it is `every` blocks behind the head. */
+  private async newest(): Promise<ServedSnapshot | undefined> {
+    const head = this.chain.head().height;
+    const newest = this.served[this.served.length - 1];
+    // A chain at block 0 has nothing a joiner lacks.
+    if (head === 0) return newest;
+    if (newest !== undefined && head < newest.height + this.every) return newest;
+    this.taking ??= this.chain
+      .serveSnapshot()
+      .then(async (taken) => {
+        if (this.closed) {
+          await taken.close();
+          throw new Error('snapshot serving closed');
+        }
+        this.served.push(taken);
+        while (this.served.length > SNAPSHOTS_KEPT) await this.served.shift()!.close();
+        return taken;
+      })
+      .finally(() => {
+        this.taking = undefined;
+      });
+    return this.taking;
+  }
+
+  /** Serves one request on `stream`. */
+  async serve(stream: Stream, ip: string): Promise<void> {
+    const reader = new FrameReader(stream);
+    const request = decodeSnapshotRequest(await reader.expect(64));
+    const snapshot =
+      request.kind === SNAPSHOT_MANIFEST
+        ? await this.newest()
+        : this.served.find((s) => s.height === request.height);
+    let frames: Uint8Array[] = [];
+    if (snapshot !== undefined) {
+      if (request.kind === SNAPSHOT_MANIFEST) frames = [encodeSnapshotManifest(snapshot)];
+      else if (request.kind === SNAPSHOT_HEADERS) {
+        const count = Math.min(request.count, LIMITS.snapshotHeaders);
+        frames = await snapshot.headers(request.index, count);
+      } else if (request.kind === SNAPSHOT_BLOCK) frames = [await snapshot.block()];
+      else if (request.kind === SNAPSHOT_CHUNK && request.index < snapshot.chunkHashes.length) {
+        frames = [await snapshot.chunk(request.index)];
+      }
+    }
+    const found =
+      snapshot !== undefined && (frames.length > 0 || request.kind === SNAPSHOT_HEADERS);
+    await writeFrame(stream, encodeSnapshotResponse({ found, count: frames.length }));
+    await writeFrames(stream, frames);
+    let bytes = 0;
+    for (const frame of frames) bytes += frame.length + 4;
+    this.traffic(ip, 'Blocks', bytes);
+    await stream.close();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.taking?.catch(() => undefined);
+    while (this.served.length > 0) await this.served.shift()!.close();
+  }
+}
