@@ -126,6 +126,19 @@ function isCacheable(spec: MethodSpec): boolean {
   );
 }
 
+/**
+ * A handler's result as the JSON of a response's `result`, or undefined when JSON.stringify would
+ * not write it as is (a bigint or a cycle: -32603 from serialize; a function or symbol: dropped).
+ */
+function resultText(result: unknown): string | undefined {
+  if (result === undefined || result === null) return 'null';
+  try {
+    return JSON.stringify(result);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { handlers, log, maxBatch, keysAllowed, durationBucketsSeconds } = options;
   const methodNames = Object.keys(catalogue) as MethodName[];
@@ -166,22 +179,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       : new ResultCache(stateVersion, options.resultCacheEntries);
 
   /**
-   * The time the last call ended: in a batch, a call answered synchronously starts when the one
-   * before it ended, which saves a clock read per call.
+   * A batch's synchronous calls share one clock read (per call, it was a tenth of a batch's
+   * dispatch): while the batch's loop runs, `batchStart` is its start and the calls answered in
+   * the loop wait in `unclocked`, each then credited with an equal share of the loop's time. A
+   * call answered after the loop (a handler's promise) reads the clock itself, from the loop's start.
    */
-  let clock = 0;
+  let batchStart: number | undefined;
+  const unclocked: CompiledMethod[] = [];
+
+  function debugEnabled(): boolean {
+    return log !== undefined && log.isLevelEnabled?.('debug') !== false;
+  }
+
+  function observe(method: CompiledMethod, milliseconds: number, debug: boolean): void {
+    const counter = method.counter;
+    counter.milliseconds += milliseconds;
+    counter.durations?.observe(milliseconds);
+    if (debug) log!.debug({ method: method.name, ms: milliseconds }, 'rpc call');
+  }
 
   function record(method: CompiledMethod, startedMs: number, failed: boolean): void {
-    clock = performance.now();
-    const milliseconds = clock - startedMs;
     const counter = method.counter;
     counter.calls++;
-    counter.milliseconds += milliseconds;
     if (failed) counter.errors++;
-    counter.durations?.observe(milliseconds);
-    if (log !== undefined && log.isLevelEnabled?.('debug') !== false) {
-      log.debug({ method: method.name, ms: milliseconds }, 'rpc call');
-    }
+    if (batchStart !== undefined) unclocked.push(method);
+    else observe(method, performance.now() - startedMs, debugEnabled());
+  }
+
+  /** Ends a batch's loop: its synchronous calls share the time it took. */
+  function clockBatch(startedMs: number): void {
+    batchStart = undefined;
+    if (unclocked.length === 0) return;
+    const share = (performance.now() - startedMs) / unclocked.length;
+    const debug = debugEnabled();
+    for (const method of unclocked) observe(method, share, debug);
+    unclocked.length = 0;
   }
 
   /**
@@ -196,23 +228,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     notification: boolean,
     context: CallContext,
     startedMs: number,
-  ): MaybePromise<JsonRpcResponse | undefined> {
+    asText: boolean,
+  ): MaybePromise<Reply | undefined> {
     let settled = false;
-    let value: JsonRpcResponse | undefined;
-    let resolveLater: ((response: JsonRpcResponse | undefined) => void) | undefined;
+    let value: Reply | undefined;
+    let resolveLater: ((response: Reply | undefined) => void) | undefined;
     method.run.execute(jaysonServer, params, context, (error: unknown, result?: unknown) => {
       const failed = error != null;
       record(method, startedMs, failed);
-      let response: JsonRpcResponse | undefined;
+      let response: Reply | undefined;
       if (!notification) {
-        const rpcError = !failed
-          ? undefined
-          : jayson.utils.Response.isValidError(error, 2)
-            ? (error as JSONRPCError)
-            : jaysonServer.error(jayson.Server.errors.INTERNAL_ERROR);
-        response = jayson.utils.response(rpcError, result, id, 2) as JsonRpcResponse;
-        if (method.spec.nestedResult && response.error === undefined) {
-          response.result = { result: response.result, id: nestedId(id), jsonrpc: '2.0' };
+        // A plain result is written as text at once, as jayson's response object would serialise
+        // (a missing result is null): a batch joins texts instead of building an object a call.
+        const text = failed || !asText || method.spec.nestedResult ? undefined : resultText(result);
+        if (text !== undefined) response = serializedResult(id, text);
+        else {
+          const rpcError = !failed
+            ? undefined
+            : jayson.utils.Response.isValidError(error, 2)
+              ? (error as JSONRPCError)
+              : jaysonServer.error(jayson.Server.errors.INTERNAL_ERROR);
+          const object = jayson.utils.response(rpcError, result, id, 2) as JsonRpcResponse;
+          if (method.spec.nestedResult && object.error === undefined) {
+            object.result = { result: object.result, id: nestedId(id), jsonrpc: '2.0' };
+          }
+          response = object;
         }
       }
       if (resolveLater === undefined) {
@@ -273,7 +313,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       );
     }
 
-    const startedMs = batchIndex === undefined ? performance.now() : clock;
+    const startedMs = batchStart ?? performance.now();
     // A repeat is found by its params as sent: coercion is a pure function of them, and only
     // params that coerced without error ever had a result kept.
     const cacheKey =
@@ -316,7 +356,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (cacheKey !== undefined) {
       return dispatchAndKeep(resultCache!, cacheKey, method, coerced, id, state.context, startedMs);
     }
-    return dispatch(method, coerced, id, notification, state.context, startedMs);
+    return dispatch(method, coerced, id, notification, state.context, startedMs, true);
   }
 
   /** A cacheable call not in the cache: run, and its result kept for the next caller. */
@@ -330,8 +370,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     startedMs: number,
   ): MaybePromise<Reply | undefined> {
     const version = cache.versionNow();
-    const keep = (response: JsonRpcResponse | undefined): Reply | undefined => {
-      if (response === undefined || response.error !== undefined) return response;
+    const keep = (response: Reply | undefined): Reply | undefined => {
+      if (response === undefined || typeof response === 'string' || response.error !== undefined) {
+        return response;
+      }
       let json: string;
       try {
         json = JSON.stringify(response.result);
@@ -341,7 +383,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       cache.set(key, json, version);
       return serializedResult(id, json);
     };
-    const response = dispatch(method, params, id, false, context, startedMs);
+    const response = dispatch(method, params, id, false, context, startedMs, false);
     return isThenable(response) ? response.then(keep) : keep(response);
   }
 
@@ -361,6 +403,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function batchText(settled: (Reply | undefined)[]): string | undefined {
+    // The usual batch: every reply already text (plain results, cached ones), joined in one pass.
+    let joined = '';
+    let allText = true;
+    for (const response of settled) {
+      if (response === undefined) continue;
+      if (typeof response !== 'string') {
+        allText = false;
+        break;
+      }
+      joined = joined === '' ? `[${response}` : `${joined},${response}`;
+    }
+    if (allText) return joined === '' ? undefined : `${joined}]`;
     const responses = settled.filter((response) => response !== undefined);
     if (responses.length === 0) return undefined;
     if (!responses.some((response) => typeof response === 'string')) {
@@ -381,11 +435,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const results: MaybePromise<Reply | undefined>[] = new Array(batch.length);
     let pending = false;
-    clock = performance.now();
-    for (let i = 0; i < batch.length; i++) {
-      const result = processCall(batch[i], state, i);
-      if (isThenable(result)) pending = true;
-      results[i] = result;
+    const startedMs = performance.now();
+    batchStart = startedMs;
+    try {
+      for (let i = 0; i < batch.length; i++) {
+        const result = processCall(batch[i], state, i);
+        if (isThenable(result)) pending = true;
+        results[i] = result;
+      }
+    } finally {
+      clockBatch(startedMs);
     }
     if (pending) return Promise.all(results).then(batchText);
     return batchText(results as (Reply | undefined)[]);
