@@ -12,10 +12,19 @@ const HEX_VALUE = (() => {
   return table;
 })();
 
+/**
+ * The two digits of every byte, made once: a byte's digits joined on the spot were a string of
+ * their own per byte (a digest's ophash and a key's hex, on every operation presented).
+ */
+const HEX_PAIRS: readonly string[] = Array.from(
+  { length: 256 },
+  (_, byte) => HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!,
+);
+
 /** Lowercase hex, no prefix. */
 export function bytesToHex(bytes: Uint8Array): string {
   let out = '';
-  for (const byte of bytes) out += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
+  for (let i = 0; i < bytes.length; i++) out += HEX_PAIRS[bytes[i]!]!;
   return out;
 }
 
