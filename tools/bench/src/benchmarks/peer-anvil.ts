@@ -139,7 +139,7 @@ async function round(
       url: node.rpcUrl,
       body: JSON.stringify(rpcCall('getBlockCount', 1, {})),
     });
-  ctx.log(`${label} reads: ${ctx.connections} connections, ${settings.durationSec} s a side`);
+  ctx.log(`${label} reads: ${ctx.connections} connections, ${settings.durationSec.toFixed(1)} s a side`);
   let anvilReads: LoadResult;
   let nodeReads: LoadResult;
   if (index % 2 === 0) {
