@@ -23,9 +23,9 @@ import {
 } from '../benchmark.js';
 import {
   createSignerKeys,
-  type SignerKey,
   devWalletAddress,
   operationsMinedAfter,
+  type SignerKey,
   waitUntilNothingPending,
 } from '../dev-chain.js';
 import { type LoadResult, runLoad } from '../load.js';
@@ -139,7 +139,9 @@ async function round(
       url: node.rpcUrl,
       body: JSON.stringify(rpcCall('getBlockCount', 1, {})),
     });
-  ctx.log(`${label} reads: ${ctx.connections} connections, ${settings.durationSec.toFixed(1)} s a side`);
+  ctx.log(
+    `${label} reads: ${ctx.connections} connections, ${settings.durationSec.toFixed(1)} s a side`,
+  );
   let anvilReads: LoadResult;
   let nodeReads: LoadResult;
   if (index % 2 === 0) {
