@@ -126,19 +126,6 @@ function isCacheable(spec: MethodSpec): boolean {
   );
 }
 
-/**
- * A handler's result as the JSON of a response's `result`, or undefined when JSON.stringify would
- * not write it as is (a bigint or a cycle: -32603 from serialize; a function or symbol: dropped).
- */
-function resultText(result: unknown): string | undefined {
-  if (result === undefined || result === null) return 'null';
-  try {
-    return JSON.stringify(result);
-  } catch {
-    return undefined;
-  }
-}
-
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { handlers, log, maxBatch, keysAllowed, durationBucketsSeconds } = options;
   const methodNames = Object.keys(catalogue) as MethodName[];
@@ -228,31 +215,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     notification: boolean,
     context: CallContext,
     startedMs: number,
-    asText: boolean,
-  ): MaybePromise<Reply | undefined> {
+  ): MaybePromise<JsonRpcResponse | undefined> {
     let settled = false;
-    let value: Reply | undefined;
-    let resolveLater: ((response: Reply | undefined) => void) | undefined;
+    let value: JsonRpcResponse | undefined;
+    let resolveLater: ((response: JsonRpcResponse | undefined) => void) | undefined;
     method.run.execute(jaysonServer, params, context, (error: unknown, result?: unknown) => {
       const failed = error != null;
       record(method, startedMs, failed);
-      let response: Reply | undefined;
+      let response: JsonRpcResponse | undefined;
       if (!notification) {
-        // A plain result is written as text at once, as jayson's response object would serialise
-        // (a missing result is null): a batch joins texts instead of building an object a call.
-        const text = failed || !asText || method.spec.nestedResult ? undefined : resultText(result);
-        if (text !== undefined) response = serializedResult(id, text);
-        else {
-          const rpcError = !failed
-            ? undefined
-            : jayson.utils.Response.isValidError(error, 2)
-              ? (error as JSONRPCError)
-              : jaysonServer.error(jayson.Server.errors.INTERNAL_ERROR);
-          const object = jayson.utils.response(rpcError, result, id, 2) as JsonRpcResponse;
-          if (method.spec.nestedResult && object.error === undefined) {
-            object.result = { result: object.result, id: nestedId(id), jsonrpc: '2.0' };
-          }
-          response = object;
+        const rpcError = !failed
+          ? undefined
+          : jayson.utils.Response.isValidError(error, 2)
+            ? (error as JSONRPCError)
+            : jaysonServer.error(jayson.Server.errors.INTERNAL_ERROR);
+        response = jayson.utils.response(rpcError, result, id, 2) as JsonRpcResponse;
+        if (method.spec.nestedResult && response.error === undefined) {
+          response.result = { result: response.result, id: nestedId(id), jsonrpc: '2.0' };
         }
       }
       if (resolveLater === undefined) {
@@ -356,7 +335,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (cacheKey !== undefined) {
       return dispatchAndKeep(resultCache!, cacheKey, method, coerced, id, state.context, startedMs);
     }
-    return dispatch(method, coerced, id, notification, state.context, startedMs, true);
+    return dispatch(method, coerced, id, notification, state.context, startedMs);
   }
 
   /** A cacheable call not in the cache: run, and its result kept for the next caller. */
@@ -370,10 +349,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     startedMs: number,
   ): MaybePromise<Reply | undefined> {
     const version = cache.versionNow();
-    const keep = (response: Reply | undefined): Reply | undefined => {
-      if (response === undefined || typeof response === 'string' || response.error !== undefined) {
-        return response;
-      }
+    const keep = (response: JsonRpcResponse | undefined): Reply | undefined => {
+      if (response === undefined || response.error !== undefined) return response;
       let json: string;
       try {
         json = JSON.stringify(response.result);
@@ -383,7 +360,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       cache.set(key, json, version);
       return serializedResult(id, json);
     };
-    const response = dispatch(method, params, id, false, context, startedMs, false);
+    const response = dispatch(method, params, id, false, context, startedMs);
     return isThenable(response) ? response.then(keep) : keep(response);
   }
 
@@ -403,18 +380,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   function batchText(settled: (Reply | undefined)[]): string | undefined {
-    // The usual batch: every reply already text (plain results, cached ones), joined in one pass.
-    let joined = '';
-    let allText = true;
-    for (const response of settled) {
-      if (response === undefined) continue;
-      if (typeof response !== 'string') {
-        allText = false;
-        break;
-      }
-      joined = joined === '' ? `[${response}` : `${joined},${response}`;
-    }
-    if (allText) return joined === '' ? undefined : `${joined}]`;
     const responses = settled.filter((response) => response !== undefined);
     if (responses.length === 0) return undefined;
     if (!responses.some((response) => typeof response === 'string')) {
