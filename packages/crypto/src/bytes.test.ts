@@ -50,6 +50,9 @@ describe('hex', () => {
     ['00 ', 'trailing space'],
     ['+1', 'sign'],
     ['0x0', 'odd after prefix'],
+    ['0xg0', 'non-hex after prefix'],
+    ['0\u0130', 'a character above 0x7f (its low byte a digit)'],
+    ['0\u0661', 'a non-ASCII digit'],
   ])('refuses %j (%s) with INVALID_HEX naming the param', (text) => {
     try {
       hexToBytes(text, 'payload');

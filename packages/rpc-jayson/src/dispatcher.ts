@@ -166,22 +166,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       : new ResultCache(stateVersion, options.resultCacheEntries);
 
   /**
-   * The time the last call ended: in a batch, a call answered synchronously starts when the one
-   * before it ended, which saves a clock read per call.
+   * A batch's synchronous calls share one clock read (per call, it was a tenth of a batch's
+   * dispatch): while the batch's loop runs, `batchStart` is its start and the calls answered in
+   * the loop wait in `unclocked`, each then credited with an equal share of the loop's time. A
+   * call answered after the loop (a handler's promise) reads the clock itself, from the loop's start.
    */
-  let clock = 0;
+  let batchStart: number | undefined;
+  const unclocked: CompiledMethod[] = [];
+
+  function debugEnabled(): boolean {
+    return log !== undefined && log.isLevelEnabled?.('debug') !== false;
+  }
+
+  function observe(method: CompiledMethod, milliseconds: number, debug: boolean): void {
+    const counter = method.counter;
+    counter.milliseconds += milliseconds;
+    counter.durations?.observe(milliseconds);
+    if (debug) log!.debug({ method: method.name, ms: milliseconds }, 'rpc call');
+  }
 
   function record(method: CompiledMethod, startedMs: number, failed: boolean): void {
-    clock = performance.now();
-    const milliseconds = clock - startedMs;
     const counter = method.counter;
     counter.calls++;
-    counter.milliseconds += milliseconds;
     if (failed) counter.errors++;
-    counter.durations?.observe(milliseconds);
-    if (log !== undefined && log.isLevelEnabled?.('debug') !== false) {
-      log.debug({ method: method.name, ms: milliseconds }, 'rpc call');
-    }
+    if (batchStart !== undefined) unclocked.push(method);
+    else observe(method, performance.now() - startedMs, debugEnabled());
+  }
+
+  /** Ends a batch's loop: its synchronous calls share the time it took. */
+  function clockBatch(startedMs: number): void {
+    batchStart = undefined;
+    if (unclocked.length === 0) return;
+    const share = (performance.now() - startedMs) / unclocked.length;
+    const debug = debugEnabled();
+    for (const method of unclocked) observe(method, share, debug);
+    unclocked.length = 0;
   }
 
   /**
@@ -273,7 +292,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       );
     }
 
-    const startedMs = batchIndex === undefined ? performance.now() : clock;
+    const startedMs = batchStart ?? performance.now();
     // A repeat is found by its params as sent: coercion is a pure function of them, and only
     // params that coerced without error ever had a result kept.
     const cacheKey =
@@ -381,11 +400,16 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const results: MaybePromise<Reply | undefined>[] = new Array(batch.length);
     let pending = false;
-    clock = performance.now();
-    for (let i = 0; i < batch.length; i++) {
-      const result = processCall(batch[i], state, i);
-      if (isThenable(result)) pending = true;
-      results[i] = result;
+    const startedMs = performance.now();
+    batchStart = startedMs;
+    try {
+      for (let i = 0; i < batch.length; i++) {
+        const result = processCall(batch[i], state, i);
+        if (isThenable(result)) pending = true;
+        results[i] = result;
+      }
+    } finally {
+      clockBatch(startedMs);
     }
     if (pending) return Promise.all(results).then(batchText);
     return batchText(results as (Reply | undefined)[]);

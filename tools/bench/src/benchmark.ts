@@ -43,6 +43,11 @@ export interface Figure {
   pass: boolean;
   /** Latency of the measured runs, when the figure is a throughput under load. */
   latency?: { p50Ms: number; p99Ms: number; ceilingP50Ms: number; ceilingP99Ms: number };
+  /**
+   * The ratio of each round, in order, when the figure is the median of repeated rounds (a peer
+   * whose own rate moves several-fold between runs): value, ceiling and ratio are the median round's.
+   */
+  rounds?: number[];
 }
 
 export interface Benchmark {
@@ -110,4 +115,17 @@ export function referenceFigure(input: { name: string; value: number; unit: stri
     target: 0,
     targetOf: 'none',
   });
+}
+
+/**
+ * The round whose ratio is the median of `rounds` (an odd count), carrying every round's ratio:
+ * one round of a peer that swings several-fold between runs decides nothing on its own.
+ */
+export function medianRound(rounds: readonly Figure[]): Figure {
+  if (rounds.length === 0 || rounds.length % 2 === 0) {
+    throw new Error(`a median round needs an odd number of rounds, got ${rounds.length}`);
+  }
+  const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
+  const median = byRatio[(byRatio.length - 1) / 2]!;
+  return { ...median, rounds: rounds.map((round) => round.ratio) };
 }

@@ -66,7 +66,11 @@ export function formatTable(result: SuiteResult): string {
     figure.name,
     `${formatNumber(figure.value)} ${figure.unit}`,
     `${formatNumber(figure.ceiling)} ${figure.unit} (${figure.ceilingName})`,
-    figure.targetOf === 'none' ? '-' : figure.ratio.toFixed(3),
+    figure.targetOf === 'none'
+      ? '-'
+      : figure.rounds === undefined
+        ? figure.ratio.toFixed(3)
+        : `${figure.ratio.toFixed(3)} (median of ${figure.rounds.map((r) => r.toFixed(3)).join(', ')})`,
     targetText(figure),
     figure.pass ? 'pass' : 'FAIL',
     figure.latency === undefined

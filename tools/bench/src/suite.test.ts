@@ -6,6 +6,7 @@ import {
   type BenchContext,
   compareWithCeiling,
   defineBenchmark,
+  medianRound,
   referenceFigure,
 } from './benchmark.js';
 import { formatTable, writeResults } from './report.js';
@@ -39,6 +40,26 @@ describe('compareWithCeiling', () => {
     expect(slower).toMatchObject({ ratio: 0.79, pass: false });
     expect(latency).toMatchObject({ ratio: 0.25, pass: false });
     expect(compareWithCeiling({ ...common, value: 1, ceiling: 0, target: 0.8 }).pass).toBe(false);
+  });
+});
+
+describe('medianRound', () => {
+  const round = (value: number, ceiling: number) =>
+    compareWithCeiling({ name: 'x', unit: 'u', ceilingName: 'c', value, ceiling, target: 1 });
+
+  it('reports the round of the median ratio with every round beside it, in order', () => {
+    const median = medianRound([round(90, 100), round(50, 100), round(120, 100)]);
+
+    expect(median).toMatchObject({ value: 90, ceiling: 100, ratio: 0.9, pass: false });
+    expect(median.rounds).toEqual([0.9, 0.5, 1.2]);
+    expect(formatTable({ figures: [median], errors: [] })).toContain(
+      '0.900 (median of 0.900, 0.500, 1.200)',
+    );
+  });
+
+  it('refuses an even or empty number of rounds', () => {
+    expect(() => medianRound([])).toThrow(/odd/);
+    expect(() => medianRound([round(1, 1), round(2, 1)])).toThrow(/odd/);
   });
 });
 

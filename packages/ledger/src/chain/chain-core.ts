@@ -40,6 +40,8 @@ import { type ChainStore, heightKey } from './storage/store';
 
 const PUBLIC_KEY_CACHE_SIZE = 1024;
 const ADDRESS_CACHE_SIZE = 65_536;
+/** Receivers' addresses remembered: about 150 bytes each, 2.5 MB at most. */
+const HASH_ADDRESS_CACHE_SIZE = 16_384;
 
 /**
  * What every module of the chain works on: its configuration, the committed state in memory (state
@@ -105,6 +107,11 @@ export class ChainCore {
   readonly onListenerError: ((error: unknown, listener: ListenerKind) => void) | undefined;
   /** Addresses of committed accounts by number (numbers never move; bounded). */
   readonly addressCache = new RecentMap<number, string>(ADDRESS_CACHE_SIZE);
+  /**
+   * Addresses by numberKey of their hash (a transfer's receiver, presented with every operation
+   * that pays it): an address is a function of its hash alone, so nothing here ever goes stale.
+   */
+  readonly hashAddressCache = new RecentMap<string, string>(HASH_ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
   readonly heapGuard = new HeapGuard(() => this.root.shrink());

@@ -21,7 +21,10 @@ const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
 parentPort.on('message', (message) => {
   if (message === 'stop') return parentPort.close();
-  const { id, count, chunk, data, ok, counters } = message;
+  const { id, count, chunk, buffer } = message;
+  const counters = new Int32Array(buffer, 0, 2);
+  const ok = new Uint8Array(buffer, 8, count);
+  const data = new Uint8Array(buffer, 8 + count, count * 161);
   const chunks = Math.ceil(count / chunk);
   for (;;) {
     const c = Atomics.add(counters, 0, 1);
@@ -91,6 +94,8 @@ class Job {
   readonly keys: readonly (Uint8Array | null)[];
   readonly ok: Uint8Array;
   readonly counters: Int32Array;
+  /** The one buffer behind counters, ok and data, handed to the workers. */
+  readonly buffer: ArrayBufferLike;
   readonly done: Promise<void>;
   private resolveDone!: () => void;
   finished = false;
@@ -109,12 +114,17 @@ class Job {
     this.count = items.length;
     this.chunk = chunk;
     this.chunks = Math.ceil(items.length / chunk);
-    const buffer = (bytes: number) =>
-      shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
-    this.ok = new Uint8Array(buffer(items.length));
-    this.counters = new Int32Array(buffer(8));
+    // One buffer holds the counters, the results and the items (the layout WORKER_SOURCE reads):
+    // each shared buffer in a message costs its own serialisation, more than the rest of it.
+    const count = items.length;
+    const buffer = shared
+      ? new SharedArrayBuffer(8 + count + count * ITEM_BYTES)
+      : new ArrayBuffer(8 + count);
+    this.buffer = buffer;
+    this.counters = new Int32Array(buffer, 0, 2);
+    this.ok = new Uint8Array(buffer, 8, count);
     if (shared) {
-      const data = new Uint8Array(buffer(items.length * ITEM_BYTES));
+      const data = new Uint8Array(buffer, 8 + count, count * ITEM_BYTES);
       for (let i = 0; i < items.length; i++) {
         const item = items[i]!;
         const key = keys[i];
@@ -288,14 +298,7 @@ export class VerifierPool {
     const job = new Job(this.nextId++, items, keys, parallel, split.chunk ?? CHUNK);
     if (!parallel || job.finished) return job;
     this.jobs.set(job.id, job);
-    const message = {
-      id: job.id,
-      count: job.count,
-      chunk: job.chunk,
-      data: job.data!,
-      ok: job.ok,
-      counters: job.counters,
-    };
+    const message = { id: job.id, count: job.count, chunk: job.chunk, buffer: job.buffer };
     for (const worker of this.workers) {
       worker.ref();
       worker.postMessage(message);

@@ -402,7 +402,10 @@ function signNow(core: AdmissionCore, request: SignRequest): Promise<OperationOb
     body,
     fee,
   });
-  const op = decodeOperation(bytes, core.registry, core.hashes);
+  // The bytes were made just above and nothing else holds them: the operation keeps them as they
+  // are (no copy). Decoded, not assembled from the request: the body the chain applies and
+  // presents is the one its bytes say, as on every other node.
+  const op = decodeOperation(bytes, core.registry, core.hashes, true);
   // Signed here with the key the operation must verify against: as good as verified.
   const expected = type.signerKey?.(op.body) ?? account?.publicKey ?? undefined;
   if (expected !== undefined && expected !== null && equalBytes(expected, signingKey)) {

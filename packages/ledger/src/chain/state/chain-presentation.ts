@@ -1,7 +1,7 @@
 import { addressFromHash160, addressFromPublicKey } from '@chain/crypto';
 import { decodeOperation, NEW_ACCOUNT, type Operation } from '../../operation/operation';
 import type { OperationType, PresentContext, StateSpace } from '../../operation/registry';
-import type { StateView } from '../../state/state-layer';
+import { numberKey, type StateView } from '../../state/state-layer';
 import type { ChainCore } from '../chain-core';
 import { type LoadedBlock, nowSeconds } from '../chain-records';
 import type { PendingEntry } from '../mempool/mempool';
@@ -16,7 +16,15 @@ import {
 /** What presenting operations, blocks and addresses uses of the chain's core. */
 export type PresentationCore = Pick<
   ChainCore,
-  'actPrice' | 'addressCache' | 'hashes' | 'headState' | 'mempool' | 'prefix' | 'registry' | 'root'
+  | 'actPrice'
+  | 'addressCache'
+  | 'hashAddressCache'
+  | 'hashes'
+  | 'headState'
+  | 'mempool'
+  | 'prefix'
+  | 'registry'
+  | 'root'
 >;
 
 /**
@@ -32,6 +40,17 @@ export function addressOf(core: PresentationCore, number: number, state: StateVi
   if (account === undefined) return `#${number}`;
   const address = addressFromHash160(core.prefix, account.hash160, core.hashes);
   if (number < core.root.nextNumber) core.addressCache.set(number, address);
+  return address;
+}
+
+/** Address of a 20-byte hash (checksummed text: a hash per address made), remembered. */
+function addressOfHash160(core: PresentationCore, hash160: Uint8Array): string {
+  const key = numberKey(hash160);
+  let address = core.hashAddressCache.get(key);
+  if (address === undefined) {
+    address = addressFromHash160(core.prefix, hash160, core.hashes);
+    core.hashAddressCache.set(key, address);
+  }
   return address;
 }
 
@@ -54,7 +73,7 @@ function presentContext(
     hashes: core.hashes,
     signerAddress,
     addressOf: (n) => addressOf(core, n, state),
-    addressOfHash160: (h) => addressFromHash160(core.prefix, h, core.hashes),
+    addressOfHash160: (h) => addressOfHash160(core, h),
     get<T>(space: StateSpace<T>, key: string): T | undefined {
       const value = root.spaceGet(space.name, key) as T | undefined;
       return value === undefined ? undefined : space.clone(value);
