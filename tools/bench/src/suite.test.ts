@@ -203,11 +203,13 @@ describe('discoverBenchmarks', () => {
       'rpc-reads',
       'rpc-throughput',
       'sendto-throughput',
+      'snap-join',
       'state-scale',
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
       'memory',
+      'snap-join',
       'state-scale',
     ]);
     expect(benchmarks.filter((b) => b.peer === 'anvil').map((b) => b.name)).toEqual(['peer-anvil']);
