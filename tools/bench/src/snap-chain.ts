@@ -11,7 +11,6 @@
  * without reading the chain. Chains are cached under `root` keyed by their parameters and
  * SNAP_CHAIN_FORMAT (building 2M operations takes minutes); a run serves a copy (copySnapChain).
  */
-import { createHash } from 'node:crypto';
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -31,7 +30,7 @@ import {
 } from '@chain/ledger';
 import { createNodeRegistry } from 'chain-node';
 import { DEV_PREFIX } from './dev-chain.js';
-import { DEFAULT_FIXTURE_ROOT, directoryBytes } from './state-fixture.js';
+import { DEFAULT_FIXTURE_ROOT, directoryBytes, seededHash160 } from './state-fixture.js';
 
 /** Bumped whenever what a cached chain holds changes: older ones are then not used. */
 export const SNAP_CHAIN_FORMAT = 1;
@@ -69,15 +68,9 @@ export function snapChainDir(params: SnapChainParams, root = DEFAULT_FIXTURE_ROO
   );
 }
 
-/** The 20-byte hash of receiver `n` (0-based): pseudo-random, the same in every chain. */
+/** The 20-byte hash of receiver `n` (0-based), the same in every chain. */
 export function snapChainHash160(n: number): Uint8Array {
-  const seed = new Uint8Array(4);
-  new DataView(seed.buffer).setUint32(0, n, false);
-  return createHash('sha256')
-    .update('chain-bench-snap-chain')
-    .update(seed)
-    .digest()
-    .subarray(0, 20);
+  return seededHash160('chain-bench-snap-chain', n);
 }
 
 export function snapChainAddress(n: number): string {

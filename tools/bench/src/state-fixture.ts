@@ -103,15 +103,16 @@ function loadClassicLevel(): ClassicLevelConstructor {
   ).ClassicLevel;
 }
 
-/** The 20-byte hash of synthetic account `number`: pseudo-random, the same in every fixture. */
-export function fixtureHash160(number: number): Uint8Array {
+/** A pseudo-random 20-byte hash of `number` under `domain`: the same in every run. */
+export function seededHash160(domain: string, number: number): Uint8Array {
   const seed = new Uint8Array(4);
   new DataView(seed.buffer).setUint32(0, number, false);
-  return createHash('sha256')
-    .update('chain-bench-state-fixture')
-    .update(seed)
-    .digest()
-    .subarray(0, 20);
+  return createHash('sha256').update(domain).update(seed).digest().subarray(0, 20);
+}
+
+/** The 20-byte hash of synthetic account `number`, the same in every fixture. */
+export function fixtureHash160(number: number): Uint8Array {
+  return seededHash160('chain-bench-state-fixture', number);
 }
 
 /** The address of synthetic account `number`. */
