@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, mined, type OperationObject, type WalletInfo } from './harness/chain';
+import { expectCleanRefusal, frameLayout } from './harness/framed-file';
 import {
   call,
   makeDatadir,
@@ -34,26 +35,6 @@ async function view(node: NodeProcess, wallets: string[]): Promise<ChainView> {
     balances[wallet] = (await call<WalletInfo>(node.url, 'getWalletInfo', { wallet })).balance;
   }
   return { count, tipHash: tip.hash, balances };
-}
-
-/** Frame offsets of a block file (header, then length | block | CRC per block). */
-function frames(file: Uint8Array): Array<{ offset: number; length: number }> {
-  const out: Array<{ offset: number; length: number }> = [];
-  const data = new DataView(file.buffer, file.byteOffset, file.length);
-  for (let at = HEADER_BYTES; at < file.length; ) {
-    const length = data.getUint32(at);
-    out.push({ offset: at, length });
-    at += length + 8;
-  }
-  return out;
-}
-
-function expectCleanRefusal(result: { code: number | null; stderr: string }, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stderr).toMatch(pattern);
-  // One line, no stack trace.
-  expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
 }
 
 describe('export / import / backup', () => {
@@ -139,7 +120,7 @@ describe('export / import / backup', () => {
   it('refuses damaged, truncated and forged files, leaves the data directory usable and resumes', async () => {
     const datadir = join(work, 'partial');
     const bytes = new Uint8Array(await readFile(file));
-    const layout = frames(bytes);
+    const layout = frameLayout(bytes, HEADER_BYTES);
     // The first half of the chain, exported on its own, imported first.
     const half = Math.floor((expected.count - 1) / 2);
     const halfFile = join(work, 'half.blocks');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet, mined, type OperationObject, type WalletInfo } from './harness/chain';
+import { expectCleanRefusal, frameLayout } from './harness/framed-file';
 import {
   call,
   makeDatadir,
@@ -18,30 +19,6 @@ import {
 
 const HEADER_BYTES = 96;
 const TRANSFERS = 6;
-
-interface Frame {
-  offset: number;
-  length: number;
-}
-
-/** Frame offsets of a snapshot file (96-byte header, then length | bytes | CRC per frame). */
-function frames(file: Uint8Array): Frame[] {
-  const out: Frame[] = [];
-  const data = new DataView(file.buffer, file.byteOffset, file.length);
-  for (let at = HEADER_BYTES; at < file.length; ) {
-    const length = data.getUint32(at);
-    out.push({ offset: at, length });
-    at += length + 8;
-  }
-  return out;
-}
-
-function expectCleanRefusal(result: { code: number | null; stderr: string }, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stderr).toMatch(pattern);
-  expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-}
 
 async function wallets(node: NodeProcess, addresses: string[]): Promise<WalletInfo[]> {
   return Promise.all(
@@ -212,7 +189,7 @@ describe('snapshot export / import', () => {
 
   it('refuses damaged, truncated and forged files, naming where, and writes nothing', async () => {
     const bytes = new Uint8Array(await readFile(file));
-    const layout = frames(bytes);
+    const layout = frameLayout(bytes, HEADER_BYTES);
     const blockFrames = head.count - 1;
     const firstChunk = layout[blockFrames + 1]!;
     const attempt = async (name: string, content: Uint8Array, pattern: RegExp) => {
