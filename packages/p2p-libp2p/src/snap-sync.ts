@@ -8,6 +8,7 @@ import {
   decodeBlock,
   decodeRecordChunk,
   ErrorCode,
+  encodeRecordChunk,
   LedgerError,
   type SnapshotSource,
 } from '@chain/ledger';
@@ -185,7 +186,7 @@ export class SnapSync {
     hooks.log('info', { height: manifest.height, peers: peers.length }, 'joining from a snapshot');
     const first = peers[0]!;
     try {
-      const headers = await this.headersFrom(first, manifest.height);
+      const headerBatches = await this.headersFrom(first, manifest.height, dir);
       const blockBytes = await this.one(
         first,
         SNAPSHOT_BLOCK,
@@ -200,7 +201,9 @@ export class SnapSync {
       const source: SnapshotSource = {
         height: manifest.height,
         headers: async function* () {
-          yield* headers;
+          for (let i = 0; i < headerBatches; i++) {
+            yield* decodeRecordChunk(new Uint8Array(await readFile(join(dir, `headers-${i}`))));
+          }
         },
         block: async () => blockBytes,
         records: async function* () {
@@ -234,24 +237,30 @@ export class SnapSync {
     }
   }
 
-  /** The headers of blocks 0 to height - 1, in order. */
-  private async headersFrom(peer: SyncPeer, height: number): Promise<Uint8Array[]> {
-    const headers: Uint8Array[] = [];
-    while (headers.length < height) {
-      const count = Math.min(LIMITS.snapshotHeaders, height - headers.length);
+  /**
+   * The headers of blocks 0 to height - 1, in order, written to `dir` a response at a time (files
+   * `headers-<i>`, encoded as record chunks: they grow with the chain); the number of files.
+   */
+  private async headersFrom(peer: SyncPeer, height: number, dir: string): Promise<number> {
+    let received = 0;
+    let batches = 0;
+    while (received < height) {
+      const count = Math.min(LIMITS.snapshotHeaders, height - received);
       const frames = await this.request(
         peer,
         SNAPSHOT_HEADERS,
         height,
-        headers.length,
+        received,
         count,
         LIMITS.snapshotHeaderBytes,
       );
-      if (frames.length === 0)
-        throw new LyingPeer(peer, 'sent no headers of the snapshot it offered');
-      headers.push(...frames.map((f) => Uint8Array.from(f)));
+      if (frames.length === 0 || frames.length > count) {
+        throw new LyingPeer(peer, 'did not send the headers of the snapshot it offered');
+      }
+      await writeFile(join(dir, `headers-${batches++}`), encodeRecordChunk(frames));
+      received += frames.length;
     }
-    return headers;
+    return batches;
   }
 
   /** Every chunk, from the group's peers in parallel, each checked against the manifest. */
