@@ -58,6 +58,7 @@ export {
   decodeRecordChunk,
   encodeRecordChunk,
 } from './chain/snapshot/record-chunk';
+export type { RecordsCheck } from './chain/snapshot/record-order';
 export type { ChainSnapshot } from './chain/snapshot/snapshot-export';
 export type {
   RestoredSnapshot,

@@ -141,13 +141,21 @@ class ChainP2PNode implements P2PNode {
       chain: this.ctx.chain,
       mode: this.opts.sync,
       distance: this.opts.snapDistance,
+      gatherMs: this.opts.snapGatherMs,
       dir: join(this.opts.dir, 'snapshot-join'),
-      hooks: syncHooks,
+      hooks: {
+        ...syncHooks,
+        unconnectedServers: () => {
+          const ready = new Set(readyPeers(this.ctx).map((p) => p.peerId));
+          return this.ctx.book.list().filter((s) => !ready.has(s.peerId ?? '')).length;
+        },
+      },
     });
     this.snapshots = new SnapshotServer(
       this.ctx.chain,
       this.opts.snapshotEvery,
       (ip, kind, bytes) => this.ctx.traffic.record(ip, kind, 'Autosend', bytes),
+      (details, message) => this.ctx.log.info(details, message),
     );
     this.history = new HistoryFetch({
       chain: this.ctx.chain,
@@ -243,6 +251,7 @@ class ChainP2PNode implements P2PNode {
       }),
       chain.onBlock((info, origin) => {
         if (origin === 'produced') void this.gossip.publishBlock(info.block);
+        if (this.host !== undefined && !this.sync.syncing) this.snapshots.prepare();
       }),
     );
     this.loaded = true;
@@ -278,6 +287,7 @@ class ChainP2PNode implements P2PNode {
       'p2p networking started',
     );
     this.connectionManager.dialKnownServers();
+    this.snapshots.prepare();
   }
 
   private async createHost(): Promise<Libp2p<Services>> {

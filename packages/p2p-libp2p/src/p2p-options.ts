@@ -86,6 +86,11 @@ export interface P2PNodeOptions {
    */
   sync?: 'snap' | 'full';
   snapDistance?: number;
+  /**
+   * Longest wait at the start of a snapshot join for a second peer to cross-check the first one's
+   * manifest against, while known servers are not connected yet.
+   */
+  snapGatherMs?: number;
   /** After a snapshot join, fetch the blocks below it from peers in the background (history). */
   fetchHistory?: boolean;
   /** A snapshot served to joining peers is taken anew once the head is this many blocks past it. */
@@ -123,6 +128,7 @@ export const DEFAULT_P2P_OPTIONS = {
    * then holds its whole history (a node joined from a snapshot holds blocks from its height on).
    */
   snapDistance: 10_000,
+  snapGatherMs: 2000,
   fetchHistory: true,
   snapshotEvery: 1000,
 } as const;

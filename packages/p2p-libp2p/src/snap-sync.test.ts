@@ -140,11 +140,14 @@ describe('snapshot sync', () => {
       sync: 'full',
       peers: [honest.address()],
     });
+    // Before it starts: it takes the snapshots it serves ahead of time, as soon as it has the chain.
+    servesForgedSnapshots(liar);
     await liar.p2p.start();
     await waitUntil('the liar to copy the chain', () => sameHead(honest, liar));
-    servesForgedSnapshots(liar);
     const joiner = await fixture.peer('127.0.0.71', {
       ...SNAP,
+      // However long both hellos take on a busy machine, the liar is asked for its manifest.
+      snapGatherMs: 15_000,
       peers: [honest.address(), liar.address()],
     });
     await joiner.p2p.start();

@@ -10,6 +10,7 @@ import {
   ErrorCode,
   encodeRecordChunk,
   LedgerError,
+  type RecordsCheck,
   type SnapshotSource,
 } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
@@ -30,11 +31,6 @@ import {
 
 /** Peers asked for their manifest at the start of a join. */
 const MANIFEST_PEERS = 8;
-/**
- * How long a join waits for a second peer to cross-check the first one's manifest against (peers
- * complete their hello within a few round trips of each other).
- */
-const GATHER_MS = 2000;
 /** Chunk requests in flight, spread over the peers serving the chosen manifest. */
 const CHUNKS_IN_FLIGHT = 8;
 
@@ -43,9 +39,14 @@ export interface SnapSyncOptions {
   /** `snap`: a node at block 0 this far behind a peer joins from a snapshot; `full`: never. */
   mode: 'snap' | 'full';
   distance: number;
+  /** Longest wait for a second peer to cross-check the first one's manifest against. */
+  gatherMs: number;
   /** Where the chunks wait on disk until the snapshot is checked and adopted. */
   dir: string;
-  hooks: Pick<SyncHooks, 'peers' | 'misbehaved' | 'log'>;
+  hooks: Pick<SyncHooks, 'peers' | 'misbehaved' | 'log'> & {
+    /** Known servers that are not ready peers yet (this node may still reach them). */
+    unconnectedServers(): number;
+  };
 }
 
 /** Progress of a snapshot join (blockSyncing). */
@@ -146,13 +147,17 @@ export class SnapSync {
     return false;
   }
 
-  /** The peers far enough ahead, waiting GATHER_MS at most for a second one. */
+  /**
+   * The peers far enough ahead, waiting `gatherMs` at most for a second one while there are
+   * servers this node may still connect to (peers complete their hello within a few round trips
+   * of each other).
+   */
   private async gatherPeers(): Promise<SyncPeer[]> {
     const { hooks, distance } = this.opts;
     const ahead = () =>
       [...hooks.peers()].filter((p) => (p.head?.height ?? 0) >= distance).slice(0, MANIFEST_PEERS);
-    const deadline = Date.now() + GATHER_MS;
-    while (ahead().length < 2 && Date.now() < deadline) {
+    const deadline = Date.now() + this.opts.gatherMs;
+    while (ahead().length < 2 && hooks.unconnectedServers() > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return ahead();
@@ -197,9 +202,11 @@ export class SnapSync {
       if (!equalBytes(decodeBlock(blockBytes, nativeHashes).hash, manifest.hash)) {
         throw new LyingPeer(first, `block ${manifest.height} is not the one its manifest names`);
       }
-      await this.chunks(manifest, peers, dir);
+      const checked = chain.recordsCheck(manifest.chunkHashes.length);
+      await this.chunks(manifest, peers, dir, checked);
       const source: SnapshotSource = {
         height: manifest.height,
+        checked,
         headers: async function* () {
           for (let i = 0; i < headerBatches; i++) {
             yield* decodeRecordChunk(new Uint8Array(await readFile(join(dir, `headers-${i}`))));
@@ -263,8 +270,16 @@ export class SnapSync {
     return batches;
   }
 
-  /** Every chunk, from the group's peers in parallel, each checked against the manifest. */
-  private async chunks(manifest: SnapshotManifest, peers: SyncPeer[], dir: string): Promise<void> {
+  /**
+   * Every chunk, from the group's peers in parallel, each checked against the manifest as it
+   * arrives, then its records (`checked`: their order and their sum, while the other chunks come).
+   */
+  private async chunks(
+    manifest: SnapshotManifest,
+    peers: SyncPeer[],
+    dir: string,
+    checked: RecordsCheck,
+  ): Promise<void> {
     const queue = manifest.chunkHashes.map((_, i) => i);
     let turn = 0;
     const worker = async () => {
@@ -295,6 +310,13 @@ export class SnapSync {
           );
           queue.push(index);
           continue;
+        }
+        try {
+          checked.chunk(index, decodeRecordChunk(bytes));
+        } catch (error) {
+          // The manifest itself names records that are not a state: the join of it is over.
+          queue.length = 0;
+          throw error;
         }
         await writeFile(join(dir, `chunk-${index}`), bytes);
         if (this.progressNow !== undefined) this.progressNow.chunksDone++;

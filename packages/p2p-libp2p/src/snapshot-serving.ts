@@ -19,8 +19,10 @@ const SNAPSHOTS_KEPT = 2;
 /**
  * The serving side of snapshot sync (`/chain/snapshot/1`): the chain's state at a recent height,
  * through a LevelDB snapshot (Chain.serveSnapshot), so that serving never holds up block
- * production or imports. A new snapshot is taken when a joining peer asks and the newest is
- * `every` blocks behind the head; the one before it is kept for joins that started on it.
+ * production or imports. A new snapshot is taken when the newest is `every` blocks behind the
+ * head: ahead of time on a chain of `every` blocks or more (prepare, as blocks come at the tip),
+ * so that a joining peer need not wait for its manifest (a pass over the whole state), or else
+ * when a joining peer asks. The one before the newest is kept for joins that started on it.
  */
 export class SnapshotServer {
   private readonly served: ServedSnapshot[] = [];
@@ -31,7 +33,14 @@ export class SnapshotServer {
     private readonly chain: Chain,
     private readonly every: number,
     private readonly traffic: (ip: string, kind: MessageKind, bytes: number) => void,
+    private readonly log: (details: object, message: string) => void,
   ) {}
+
+  /** Takes a snapshot in the background when the chain is long enough and the newest is stale. */
+  prepare(): void {
+    if (this.closed || this.chain.head().height < this.every) return;
+    void this.newest().catch(() => undefined);
+  }
 
   /** The newest snapshot, taken now when there is none or it is `every` blocks behind the head. */
   private async newest(): Promise<ServedSnapshot | undefined> {
@@ -40,6 +49,7 @@ export class SnapshotServer {
     // A chain at block 0 has nothing a joiner lacks.
     if (head === 0) return newest;
     if (newest !== undefined && head < newest.height + this.every) return newest;
+    const started = performance.now();
     this.taking ??= this.chain
       .serveSnapshot()
       .then(async (taken) => {
@@ -47,6 +57,15 @@ export class SnapshotServer {
           await taken.close();
           throw new Error('snapshot serving closed');
         }
+        this.log(
+          {
+            height: taken.height,
+            records: taken.records,
+            chunks: taken.chunkHashes.length,
+            ms: Math.round(performance.now() - started),
+          },
+          'snapshot ready to serve',
+        );
         this.served.push(taken);
         while (this.served.length > SNAPSHOTS_KEPT) await this.served.shift()!.close();
         return taken;

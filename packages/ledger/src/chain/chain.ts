@@ -25,6 +25,7 @@ import {
 } from './mempool/mempool-admission';
 import { produceBlock, producerAccount } from './production/block-production';
 import { fillHistory } from './snapshot/history-fill';
+import { RecordsCheck } from './snapshot/record-order';
 import { chainSnapshotAt } from './snapshot/snapshot-at';
 import { type ChainSnapshot, chainSnapshot } from './snapshot/snapshot-export';
 import {
@@ -207,6 +208,8 @@ export interface Chain {
     source: SnapshotSource,
     progress?: (phase: RestorePhase, done: number) => void,
   ): Promise<RestoredSnapshot>;
+  /** Checks a snapshot's records chunk by chunk, in any order (adoptSnapshot's `checked`). */
+  recordsCheck(chunks: number): RecordsCheck;
   /** The head's snapshot for peers, read through a database snapshot while the chain goes on. */
   serveSnapshot(): Promise<ServedSnapshot>;
   /**
@@ -258,6 +261,10 @@ class LedgerChain extends ChainCore implements Chain {
     progress?: (phase: RestorePhase, done: number) => void,
   ): Promise<RestoredSnapshot> {
     return adoptSnapshot(this, source, progress);
+  }
+
+  recordsCheck(chunks: number): RecordsCheck {
+    return new RecordsCheck(this, chunks);
   }
 
   serveSnapshot(): Promise<ServedSnapshot> {

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, equalBytes, LtHash } from '@chain/crypto';
+import { ErrorCode, equalBytes, type LtHash } from '@chain/crypto';
 import {
   type Block,
   decodeBlock,
@@ -8,18 +8,10 @@ import {
   operationsRoot,
   signedHeaderBytes,
 } from '../../block/block';
-import { ByteReader } from '../../codec/byte-reader';
-import { LedgerError, StoreError } from '../../errors';
+import { StoreError } from '../../errors';
 import { decodeOperation, type Operation } from '../../operation/operation';
 import { spaceKey } from '../../state/committed-state';
-import {
-  LATTICE_ACCOUNT,
-  LATTICE_PRODUCERS,
-  LATTICE_SPACE,
-  STATE_ENTRY_TAG,
-  stateRootOf,
-  VectorSum,
-} from '../../state/state-lattice';
+import { LATTICE_ACCOUNT, LATTICE_SPACE, stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { encodeHead, invalidBlock, opLocation } from '../chain-records';
 import { type BootCore, genesisBlock, loadCommitted } from '../commit/chain-boot';
@@ -48,6 +40,12 @@ import {
   operationIndexKey,
   STATE_FORMAT_LATTICE,
 } from '../storage/store';
+import {
+  type CheckedRecords,
+  type DecodedRecord,
+  decodeRecord,
+  RecordsCheck,
+} from './record-order';
 
 /**
  * Restoring a data directory from a snapshot (snapshot-export.ts): everything is checked before
@@ -58,12 +56,17 @@ import {
  * pass over the records; an interrupted write leaves a mark that makes the directory refuse to open.
  */
 
-/** A snapshot to restore from; `records()` is read twice (check, then write). */
+/** A snapshot to restore from; `records()` is read twice (check, then write) unless `checked`. */
 export interface SnapshotSource {
   height: number;
   headers(): AsyncIterable<Uint8Array>;
   block(): Promise<Uint8Array>;
   records(): AsyncIterable<Uint8Array[]>;
+  /**
+   * The records already checked chunk by chunk as they arrived (snapshot sync), so that they are
+   * read once more only to be written; the chunks' joins and the state root are checked still.
+   */
+  checked?: RecordsCheck;
 }
 
 export type RestorePhase = 'headers' | 'state' | 'write';
@@ -241,76 +244,31 @@ function checkHeadBlock(core: RestoreCore, headers: HeaderChain, block: Block): 
   return ops;
 }
 
-interface CheckedRecords {
-  vector: LtHash;
-  accounts: number;
-  spaceEntries: number;
-}
-
-/** Reads records in order, refusing any out of place; yields each decoded with its key. */
-class RecordOrder {
-  accounts = 0;
-  spaceEntries = 0;
-  private lastSpaceKey: Buffer | undefined;
-  private producers = false;
-
-  constructor(private readonly registry: RestoreCore['registry']) {}
-
-  take(record: Uint8Array): DecodedRecord {
-    const decoded = decodeRecord(record);
-    if (this.producers) throw badRecord('a record follows the producer set');
-    if (decoded.kind === LATTICE_ACCOUNT) {
-      if (this.spaceEntries > 0 || decoded.number !== this.accounts) {
-        throw badRecord(`account ${decoded.number} is out of sequence (expected ${this.accounts})`);
-      }
-      this.accounts++;
-    } else if (decoded.kind === LATTICE_SPACE) {
-      if (this.registry.space(decoded.space) === undefined) {
-        throw badRecord(`state space '${decoded.space}' is not one this node knows`);
-      }
-      const key = Buffer.from(spaceKey(decoded.space, decoded.key), 'utf8');
-      if (this.lastSpaceKey !== undefined && Buffer.compare(this.lastSpaceKey, key) >= 0) {
-        throw badRecord(`space entry ${decoded.space}/${decoded.key} is out of order`);
-      }
-      this.lastSpaceKey = key;
-      this.spaceEntries++;
-    } else {
-      this.producers = true;
-    }
-    return decoded;
-  }
-
-  finish(): void {
-    if (!this.producers) throw badRecord('the producer set is missing');
-  }
-}
-
 async function checkRecords(
   core: RestoreCore,
   source: SnapshotSource,
   block: Block,
   progress?: (phase: RestorePhase, done: number) => void,
 ): Promise<CheckedRecords> {
-  const order = new RecordOrder(core.registry);
-  const sum = new VectorSum(LtHash.identity(), core.hashes);
-  let seen = 0;
-  for await (const records of source.records()) {
-    for (const record of records) {
-      order.take(record);
-      sum.add(withTag(record));
+  let check = source.checked;
+  if (check === undefined) {
+    check = new RecordsCheck(core);
+    let seen = 0;
+    let index = 0;
+    for await (const records of source.records()) {
+      check.chunk(index++, records);
+      seen += records.length;
+      progress?.('state', seen);
     }
-    seen += records.length;
-    progress?.('state', seen);
   }
-  order.finish();
-  const vector = sum.flush();
-  if (!equalBytes(stateRootOf(vector, core.hashes), block.header.stateRoot)) {
+  const checked = check.finish();
+  if (!equalBytes(stateRootOf(checked.vector, core.hashes), block.header.stateRoot)) {
     throw invalidBlock(
       'BAD_STATE_ROOT',
       `the snapshot's state does not add up to the state root of block ${block.header.height}: it is not that block's state`,
     );
   }
-  return { vector, accounts: order.accounts, spaceEntries: order.spaceEntries };
+  return checked;
 }
 
 async function writeSnapshot(
@@ -336,16 +294,13 @@ async function writeSnapshot(
       h++;
     }
     let written = 0;
-    const order = new RecordOrder(core.registry);
+    // The records were checked (their order and their state root) before anything was written.
     for await (const records of source.records()) {
-      for (const record of records) {
-        const decoded = order.take(record);
-        await writeRecord(writer, store, checksum, decoded);
-      }
+      for (const record of records)
+        await writeRecord(writer, store, checksum, decodeRecord(record));
       written += records.length;
       progress?.('write', written);
     }
-    order.finish();
     await writer.put(heightKey(height), block.bytes, store.blocks);
     await writer.put(block.hash, heightKey(height), store.hashes);
     for (let i = 0; i < ops.length; i++) {
@@ -355,7 +310,7 @@ async function writeSnapshot(
         opLocation(height, i),
       );
     }
-    await writer.flush();
+    await writer.finish();
     await store.syncWrites();
     const last = store.batch();
     last.put(META_WEIGHT, encodeWeight(tip.tip.weight), { sublevel: store.meta });
@@ -410,10 +365,14 @@ async function writeRecord(
   }
 }
 
-/** Puts gathered into batches of WRITE_BATCH, each written (not synced) when full. */
+/**
+ * Puts gathered into batches of WRITE_BATCH, each written (not synced) when full while the next
+ * one is gathered: LevelDB writes on its own thread.
+ */
 class BatchWriter {
   private batch: ChainBatch;
   private count = 0;
+  private writing: Promise<void> | undefined;
 
   constructor(private readonly store: ChainStore) {
     this.batch = store.batch();
@@ -433,11 +392,19 @@ class BatchWriter {
     return this.counted();
   }
 
-  async flush(): Promise<void> {
+  /** Writes what is gathered; every put is written once this resolves. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await this.writing;
+  }
+
+  private async flush(): Promise<void> {
     if (this.count === 0) return;
-    await this.batch.write();
+    const full = this.batch;
     this.batch = this.store.batch();
     this.count = 0;
+    await this.writing;
+    this.writing = full.write();
   }
 
   private async counted(): Promise<void> {
@@ -445,56 +412,8 @@ class BatchWriter {
   }
 }
 
-type DecodedRecord =
-  | { kind: typeof LATTICE_ACCOUNT; number: number; value: Uint8Array }
-  | { kind: typeof LATTICE_SPACE; space: string; key: string; value: Uint8Array }
-  | { kind: typeof LATTICE_PRODUCERS; value: Uint8Array };
-
-/** A record (snapshot-export.ts): the state-root encoding of an entry without its tag. */
-function decodeRecord(record: Uint8Array): DecodedRecord {
-  const r = new ByteReader(record);
-  const kind = r.u8('record kind');
-  if (kind === LATTICE_ACCOUNT) {
-    const number = new DataView(record.buffer, record.byteOffset + 1, 4).getUint32(0, false);
-    r.bytesView(4, 'account number');
-    return { kind, number, value: r.bytesCopy(r.remaining, 'account') };
-  }
-  if (kind === LATTICE_SPACE) {
-    const space = utf8(r.bytesView(readU16be(r), 'space name'));
-    const key = utf8(r.bytesView(readU16be(r), 'space key'));
-    return { kind, space, key, value: r.bytesCopy(r.remaining, 'space value') };
-  }
-  if (kind === LATTICE_PRODUCERS) return { kind, value: r.bytesCopy(r.remaining, 'producers') };
-  throw badRecord(`unknown record kind ${kind}`);
-}
-
-function readU16be(r: ByteReader): number {
-  const bytes = r.bytesView(2, 'length');
-  return (bytes[0]! << 8) | bytes[1]!;
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
-function utf8(bytes: Uint8Array): string {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw badRecord('a space name or key is not UTF-8');
-  }
-}
-
-function withTag(record: Uint8Array): Uint8Array {
-  const entry = new Uint8Array(STATE_ENTRY_TAG.length + record.length);
-  entry.set(STATE_ENTRY_TAG, 0);
-  entry.set(record, STATE_ENTRY_TAG.length);
-  return entry;
-}
-
 function u32le(value: number): Uint8Array {
   const out = new Uint8Array(4);
   new DataView(out.buffer).setUint32(0, value, true);
   return out;
-}
-
-function badRecord(message: string): LedgerError {
-  return new LedgerError(ErrorCode.INVALID_DATA, 'BAD_SNAPSHOT', `snapshot: ${message}`);
 }
