@@ -72,7 +72,7 @@ export const REQUEST_MESSAGES = {
   /** Snapshot sync: a manifest, headers, the head block and chunks of state (snapshot-serving.ts). */
   snapshot: {
     protocol: '/chain/snapshot/1',
-    streamLimit: 8,
+    streamLimit: 16,
     rateKind: 'snapshotRequest',
     rate: { perSecond: 200, burst: 400 },
     traffic: 'Blocks',

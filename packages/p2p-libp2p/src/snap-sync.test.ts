@@ -1,13 +1,8 @@
-import { createHash } from 'node:crypto';
-import {
-  type Chain,
-  decodeRecordChunk,
-  encodeRecordChunk,
-  type ServedSnapshot,
-} from '@chain/ledger';
+import type { Chain } from '@chain/ledger';
 import { describe, expect, it } from 'vitest';
+import { forgeServedSnapshots } from './testing/forged-snapshots';
 import { useP2PFixture } from './testing/p2p-fixture';
-import { growChain, sameHead, type TestPeer, waitUntil } from './testing/temp-network';
+import { growChain, sameHead, waitUntil } from './testing/temp-network';
 
 // Snapshot sync between real libp2p nodes on loopback: a node at block 0 far behind joins from a
 // peer's snapshot instead of replaying the blocks, holds every entry the peer holds, and follows
@@ -22,27 +17,6 @@ async function records(chain: Chain): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   for await (const batch of chain.snapshot().records()) out.push(...batch.map((r) => r.slice()));
   return out;
-}
-
-/** `peer` serves snapshots whose first chunk has a balance changed, its manifest made to match. */
-function servesForgedSnapshots(peer: TestPeer): void {
-  const chain = peer.chain;
-  const honest = chain.serveSnapshot.bind(chain);
-  chain.serveSnapshot = async (): Promise<ServedSnapshot> => {
-    const served = await honest();
-    const records = decodeRecordChunk(await served.chunk(0)).map((r) => r.slice());
-    const last = records[0]!;
-    last[last.length - 30]! ^= 1;
-    const forged = encodeRecordChunk(records);
-    return {
-      ...served,
-      height: served.height,
-      hash: served.hash,
-      records: served.records,
-      chunkHashes: [createHash('sha256').update(forged).digest(), ...served.chunkHashes.slice(1)],
-      chunk: async (index) => (index === 0 ? forged : served.chunk(index)),
-    };
-  };
 }
 
 describe('snapshot sync', () => {
@@ -141,7 +115,7 @@ describe('snapshot sync', () => {
       peers: [honest.address()],
     });
     // Before it starts: it takes the snapshots it serves ahead of time, as soon as it has the chain.
-    servesForgedSnapshots(liar);
+    forgeServedSnapshots(liar.chain);
     await liar.p2p.start();
     await waitUntil('the liar to copy the chain', () => sameHead(honest, liar));
     const joiner = await fixture.peer('127.0.0.71', {

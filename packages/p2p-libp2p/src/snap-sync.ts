@@ -32,7 +32,7 @@ import {
 /** Peers asked for their manifest at the start of a join. */
 const MANIFEST_PEERS = 8;
 /** Chunk requests in flight, spread over the peers serving the chosen manifest. */
-const CHUNKS_IN_FLIGHT = 8;
+const CHUNKS_IN_FLIGHT = 16;
 
 export interface SnapSyncOptions {
   chain: Chain;

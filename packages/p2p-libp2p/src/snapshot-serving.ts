@@ -20,9 +20,9 @@ const SNAPSHOTS_KEPT = 2;
  * The serving side of snapshot sync (`/chain/snapshot/1`): the chain's state at a recent height,
  * through a LevelDB snapshot (Chain.serveSnapshot), so that serving never holds up block
  * production or imports. A new snapshot is taken when the newest is `every` blocks behind the
- * head: ahead of time on a chain of `every` blocks or more (prepare, as blocks come at the tip),
- * so that a joining peer need not wait for its manifest (a pass over the whole state), or else
- * when a joining peer asks. The one before the newest is kept for joins that started on it.
+ * head, ahead of time (prepare: at the start and as blocks come at the tip) so that a joining peer
+ * need not wait for its manifest, a pass over the whole state; or when a peer asks first. The one
+ * before the newest is kept for joins that started on it.
  */
 export class SnapshotServer {
   private readonly served: ServedSnapshot[] = [];
@@ -36,9 +36,9 @@ export class SnapshotServer {
     private readonly log: (details: object, message: string) => void,
   ) {}
 
-  /** Takes a snapshot in the background when the chain is long enough and the newest is stale. */
+  /** Takes a snapshot in the background when the newest is stale. */
   prepare(): void {
-    if (this.closed || this.chain.head().height < this.every) return;
+    if (this.closed) return;
     void this.newest().catch(() => undefined);
   }
 

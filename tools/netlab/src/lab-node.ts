@@ -29,6 +29,8 @@ export interface LabNodeConfig {
   rpcPassword: string;
   /** The node's --log-level (default info). */
   logLevel?: string;
+  /** More `chain-node start` flags. */
+  args?: string[];
 }
 
 export class LabNode {
@@ -94,6 +96,7 @@ export class LabNode {
       String(this.config.blockTimeMs),
       '--log-level',
       this.config.logLevel ?? 'info',
+      ...(this.config.args ?? []),
     ];
   }
 

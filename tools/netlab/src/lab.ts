@@ -4,7 +4,7 @@
  * the run fails or is interrupted (SIGINT / SIGTERM).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDevnet, type DevnetManifest } from 'chain-node';
@@ -18,6 +18,9 @@ import {
 } from './netns';
 import { type Prebuilt, prebuildChain } from './prebuild';
 import { createRelayControl, type RelayControl, type RelayMode } from './relay-control';
+
+/** The snapshot joiner's --snap-distance: below the prebuilt chain's height. */
+export const SNAP_DISTANCE = 1000;
 
 export interface LabConfig {
   /** Nodes of the network (the late joiners are more, started later). */
@@ -45,8 +48,13 @@ export interface Lab {
   readonly nodes: LabNode[];
   /** The late joiners, in the order they join. */
   readonly lateJoiners: LabNode[];
+  /** A fresh node that joins from a snapshot (snapshot-joiner.ts), facing the snapshot liar. */
+  readonly snapJoiner: LabNode;
   /** Lab node number of the hostile node (hostile.ts): a namespace, no chain-node. */
   readonly hostileIndex: number;
+  /** Lab node number of the snapshot liar (snapshot-liar-main.ts), and its copy of the chain. */
+  readonly liarIndex: number;
+  readonly liarDir: string;
   readonly rpcPassword: string;
   /** The chain built before the start, with the local import rate of its blocks. */
   readonly prebuilt: Prebuilt | undefined;
@@ -54,7 +62,8 @@ export interface Lab {
 
 export async function prepareLab(config: LabConfig): Promise<Lab> {
   const dir = await mkdtemp(join(tmpdir(), 'chain-netlab-'));
-  const total = config.nodes + config.joins;
+  // The network's nodes, the late joiners, then the snapshot joiner.
+  const total = config.nodes + config.joins + 1;
   const manifest = await createDevnet({
     dir: join(dir, 'devnet'),
     nodes: total,
@@ -81,6 +90,15 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
   const rpcPassword = randomBytes(16).toString('hex');
   const all = Array.from({ length: total }, (_, k) => k + 1);
   const hostileIndex = total + 1;
+  const liarIndex = total + 2;
+  const liarDir = join(dir, 'snapshot-liar');
+  // The liar starts where the network's nodes started: it takes the snapshot it serves at the
+  // same height as they took theirs.
+  if (prebuilt) {
+    await cp(join(manifest.nodes[0]!.datadir, 'chain'), join(liarDir, 'chain'), {
+      recursive: true,
+    });
+  }
   const nodes = all.map(
     (index) =>
       new LabNode({
@@ -94,13 +112,20 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
         rpcPassword,
         // A late joiner logs each sync range it receives (when its first one came, lateJoiner).
         ...(index > config.nodes ? { logLevel: 'p2p=debug,info' } : {}),
+        // The snapshot joiner: the lab's chain is far shorter than the default snap distance.
+        ...(index === total
+          ? {
+              peers: [...all.filter((j) => j <= config.nodes), liarIndex],
+              args: ['--sync', 'snap', '--snap-distance', String(SNAP_DISTANCE)],
+            }
+          : {}),
       }),
   );
   const relay = createRelayControl(
     config.relayMode,
     {
-      // The hostile node (hostile.ts) reaches the others through the relay too.
-      nodes: [...all, hostileIndex],
+      // The hostile node (hostile.ts) and the liar reach the others through the relay too.
+      nodes: [...all, hostileIndex, liarIndex],
       port: P2P_PORT,
       delay: { latencyMs: config.latencyMs, jitterMs: config.jitterMs },
     },
@@ -112,8 +137,11 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
     manifest,
     relay,
     nodes: nodes.slice(0, config.nodes),
-    lateJoiners: nodes.slice(config.nodes),
+    lateJoiners: nodes.slice(config.nodes, total - 1),
+    snapJoiner: nodes[total - 1]!,
     hostileIndex,
+    liarIndex,
+    liarDir,
     rpcPassword,
     prebuilt,
   };
@@ -124,12 +152,13 @@ export async function buildNetwork(lab: Lab): Promise<void> {
   await createBridge();
   for (const node of labNodes(lab)) await createNodeNamespace(node.index);
   await createNodeNamespace(lab.hostileIndex);
+  await createNodeNamespace(lab.liarIndex);
   await lab.relay.start();
 }
 
-/** Every chain-node of the lab: the network's, then the late joiners. */
+/** Every chain-node of the lab: the network's, then the late joiners and the snapshot joiner. */
 export function labNodes(lab: Lab): LabNode[] {
-  return [...lab.nodes, ...lab.lateJoiners];
+  return [...lab.nodes, ...lab.lateJoiners, lab.snapJoiner];
 }
 
 /** The lab's chain-nodes running now. */

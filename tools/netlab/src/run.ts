@@ -4,6 +4,7 @@
  * SVG) and exits non-zero when a scenario failed. Exits 0 with a message when the machine cannot
  * host the lab (not root, no `ip netns`).
  */
+
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +26,7 @@ import {
   type ScenarioResult,
   steadyState,
 } from './scenarios';
+import { snapshotJoiner } from './snapshot-joiner';
 import { SystemSampler } from './system-stats';
 
 const { values } = parseArgs({
@@ -42,8 +44,8 @@ const { values } = parseArgs({
     'jitter-ms': { type: 'string', default: '10' },
     /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
     nice: { type: 'string', default: '-10' },
-    /** Comma-separated subset of steady,kill,partition,late,hostile (all by default). */
-    scenarios: { type: 'string', default: 'steady,kill,partition,late,hostile' },
+    /** Comma-separated subset of steady,kill,partition,late,snap,hostile (all by default). */
+    scenarios: { type: 'string', default: 'steady,kill,partition,late,snap,hostile' },
   },
 });
 
@@ -150,6 +152,7 @@ async function runLab(lab: Lab): Promise<LabReport> {
   }
   await load.stop();
   if (only.has('late')) results.push(await lateJoiner(ctx));
+  if (only.has('snap')) results.push(await snapshotJoiner(ctx));
   if (only.has('hostile')) results.push(await hostileNode(ctx, lab.hostileIndex));
   log('settling: waiting for every pending operation to be mined');
   await settle(lab);

@@ -38,10 +38,8 @@ export class RecordsCheck {
   chunk(index: number, records: readonly Uint8Array[]): void {
     if (this.runs[index] !== undefined) throw badRecord(`chunk ${index} came twice`);
     const run = new RecordRun(this.core.registry);
-    for (const record of records) {
-      run.take(record);
-      this.sum.add(withTag(record));
-    }
+    for (const record of records) run.take(record);
+    for (const entry of withTags(records)) this.sum.add(entry);
     this.runs[index] = run;
   }
 
@@ -167,11 +165,21 @@ function utf8(bytes: Uint8Array): string {
   }
 }
 
-function withTag(record: Uint8Array): Uint8Array {
-  const entry = new Uint8Array(STATE_ENTRY_TAG.length + record.length);
-  entry.set(STATE_ENTRY_TAG, 0);
-  entry.set(record, STATE_ENTRY_TAG.length);
-  return entry;
+/** The state-root entries of `records` (each with its tag), views into one buffer. */
+function withTags(records: readonly Uint8Array[]): Uint8Array[] {
+  const tag = STATE_ENTRY_TAG.length;
+  let size = 0;
+  for (const record of records) size += tag + record.length;
+  const buffer = new Uint8Array(size);
+  const entries: Uint8Array[] = [];
+  let at = 0;
+  for (const record of records) {
+    buffer.set(STATE_ENTRY_TAG, at);
+    buffer.set(record, at + tag);
+    entries.push(buffer.subarray(at, at + tag + record.length));
+    at += tag + record.length;
+  }
+  return entries;
 }
 
 export function badRecord(message: string): LedgerError {

@@ -6,6 +6,7 @@ import { blockSigningHash, decodeSignedHeader, encodeBlockHeader } from '../../b
 import { createDevGenesis, genesisHash } from '../../genesis';
 import { createRegistry } from '../../operation/ledger-registry';
 import type { OperationRegistry, StateSpace } from '../../operation/registry';
+import { stateRootOf } from '../../state/state-lattice';
 import {
   COIN,
   devWallet,
@@ -318,5 +319,36 @@ describe('snapshots', () => {
     await expect(chain.restoreSnapshot(failing)).rejects.toThrow(/went away/);
     await expect(chain.open()).rejects.toThrow(/snapshot import that did not finish/);
     expect(devWallet.address).toBeDefined();
+  });
+});
+
+describe('records checked chunk by chunk (snapshot sync)', () => {
+  it('takes the chunks in any order to the same state root, and refuses a gap, a repeat or a chunk out of place', async () => {
+    const chain = await sourceChain(5);
+    const held = await hold(chain);
+    const chunks: Uint8Array[][] = [];
+    for (let i = 0; i < held.records.length; i += 3) chunks.push(held.records.slice(i, i + 3));
+    expect(chunks.length).toBeGreaterThan(3);
+    const checkOf = (
+      order: number[],
+      chunkAt: (index: number) => Uint8Array[] = (i) => chunks[i]!,
+    ) => {
+      const check = chain.recordsCheck(chunks.length);
+      for (const index of order) check.chunk(index, chunkAt(index));
+      return check;
+    };
+    const forward = chunks.map((_, i) => i);
+    const reversed = [...forward].reverse();
+    for (const order of [forward, reversed]) {
+      const checked = checkOf(order).finish();
+      expect(stateRootOf(checked.vector, nativeHashes)).toEqual(chain.stateRoot());
+      expect(checked.accounts + checked.spaceEntries + 1).toBe(held.records.length);
+    }
+    expect(() => checkOf(forward.slice(1)).finish()).toThrow(/chunk 0 is missing/);
+    const swapped = (i: number) => chunks[i === 0 ? 1 : i === 1 ? 0 : i]!;
+    expect(() => checkOf(forward, swapped).finish()).toThrow(/out of sequence|out of order/);
+    const repeated = (i: number) => chunks[i === 1 ? 0 : i]!;
+    expect(() => checkOf(forward, repeated).finish()).toThrow(/out of sequence|out of order/);
+    expect(() => checkOf([0, 0])).toThrow(/chunk 0 came twice/);
   });
 });
