@@ -87,8 +87,8 @@ export interface P2PNodeOptions {
   sync?: 'snap' | 'full';
   snapDistance?: number;
   /**
-   * Longest wait at the start of a snapshot join for a second peer to cross-check the first one's
-   * manifest against, while known servers are not connected yet.
+   * Longest wait at the start of a snapshot join for the known servers that are not connected yet
+   * (their manifests cross-check each other's).
    */
   snapGatherMs?: number;
   /** After a snapshot join, fetch the blocks below it from peers in the background (history). */

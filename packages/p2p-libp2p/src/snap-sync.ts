@@ -39,7 +39,7 @@ export interface SnapSyncOptions {
   /** `snap`: a node at block 0 this far behind a peer joins from a snapshot; `full`: never. */
   mode: 'snap' | 'full';
   distance: number;
-  /** Longest wait for a second peer to cross-check the first one's manifest against. */
+  /** Longest wait for the servers this node knows of to connect before it asks for manifests. */
   gatherMs: number;
   /** Where the chunks wait on disk until the snapshot is checked and adopted. */
   dir: string;
@@ -148,16 +148,16 @@ export class SnapSync {
   }
 
   /**
-   * The peers far enough ahead, waiting `gatherMs` at most for a second one while there are
-   * servers this node may still connect to (peers complete their hello within a few round trips
-   * of each other).
+   * The peers far enough ahead, once every server this node knows of is connected or `gatherMs`
+   * has passed (peers complete their hello within a few round trips of each other): the more
+   * manifests, the surer the cross-check, and the more peers to fetch the chunks from.
    */
   private async gatherPeers(): Promise<SyncPeer[]> {
     const { hooks, distance } = this.opts;
     const ahead = () =>
       [...hooks.peers()].filter((p) => (p.head?.height ?? 0) >= distance).slice(0, MANIFEST_PEERS);
     const deadline = Date.now() + this.opts.gatherMs;
-    while (ahead().length < 2 && hooks.unconnectedServers() > 0 && Date.now() < deadline) {
+    while (hooks.unconnectedServers() > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return ahead();

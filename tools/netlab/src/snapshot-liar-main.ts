@@ -19,7 +19,7 @@ export interface SnapshotLiarPlan {
   /** `ip:port` of the network's nodes (through the relay). */
   peers: string[];
   genesisFile: string;
-  /** Holds `chain` (a copy of the prebuilt chain) and gets `p2p`. */
+  /** A data directory: `chain` (a copy of the prebuilt chain's) and `p2p`. */
   dir: string;
 }
 
@@ -28,7 +28,7 @@ const report = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n
 
 const genesis = parseGenesis(JSON.parse(await readFile(plan.genesisFile, 'utf8')));
 const chain = createChain({
-  dataDir: join(plan.dir, 'chain'),
+  dataDir: plan.dir,
   genesis,
   registry: createNodeRegistry(),
 });
