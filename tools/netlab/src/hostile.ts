@@ -5,7 +5,6 @@
  * `blacklisted` log record, by the relay address it comes from: getBlacklist masks IPs), no honest
  * node may be banned anywhere, and the chain must not change.
  */
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { genesisHash, parseGenesis } from '@chain/ledger';
@@ -15,7 +14,7 @@ import type { LabNode } from './lab-node';
 import { P2P_PORT } from './lab-node';
 import { sleep } from './load';
 import { logRecords } from './metrics';
-import { namespaceName, nodeAddress, relayAddress } from './netns';
+import { nodeAddress, relayAddress, spawnInNamespace } from './netns';
 import type { ScenarioContext, ScenarioResult } from './scenarios';
 import { converge, producerAccounts } from './scenarios';
 
@@ -24,21 +23,9 @@ const FLOOD_MESSAGES = 500;
 
 async function runHostile(index: number, plan: HostilePlan): Promise<object[]> {
   const main = fileURLToPath(new URL('./hostile-main.ts', import.meta.url));
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      namespaceName(index),
-      process.execPath,
-      ...process.execArgv,
-      main,
-      JSON.stringify(plan),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawnInNamespace(index, main, plan, ['ignore', 'pipe', 'inherit']);
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);

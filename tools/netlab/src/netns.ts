@@ -8,7 +8,7 @@
  *
  * Every name starts with LAB_PREFIX: `removeLeftovers` deletes whatever a crashed run left behind.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, type StdioOptions, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
@@ -36,6 +36,31 @@ export function namespaceName(i: number): string {
 }
 
 /** Root-side end of node i's veth pair (on the bridge). */
+/**
+ * Runs the TypeScript entry `main` (with this process's Node flags, so that it loads as the lab
+ * does) inside lab node `index`'s namespace, its plan as JSON in argv[2].
+ */
+export function spawnInNamespace(
+  index: number,
+  main: string,
+  plan: object,
+  stdio: StdioOptions,
+): ChildProcess {
+  return spawn(
+    'ip',
+    [
+      'netns',
+      'exec',
+      namespaceName(index),
+      process.execPath,
+      ...process.execArgv,
+      main,
+      JSON.stringify(plan),
+    ],
+    { stdio },
+  );
+}
+
 export function hostVeth(i: number): string {
   return `${LAB_PREFIX}v${i}`;
 }

@@ -6,13 +6,13 @@
  * made to match. The joiner must ban the liar (FORGED_SNAPSHOT), join from the honest nodes, reach
  * the network's tip on the same chain, and then fill the history below its snapshot.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Lab } from './lab';
 import { P2P_PORT } from './lab-node';
 import { sleep } from './load';
 import { logRecords } from './metrics';
-import { namespaceName, nodeAddress, relayAddress } from './netns';
+import { nodeAddress, relayAddress, spawnInNamespace } from './netns';
 import type { ScenarioContext, ScenarioResult } from './scenarios';
 import { converge } from './scenarios';
 import type { SnapshotLiarPlan } from './snapshot-liar-main';
@@ -36,19 +36,7 @@ async function startLiar(lab: Lab): Promise<ChildProcess> {
     genesisFile: lab.manifest.genesis,
     dir: lab.liarDir,
   };
-  const child = spawn(
-    'ip',
-    [
-      'netns',
-      'exec',
-      namespaceName(lab.liarIndex),
-      process.execPath,
-      ...process.execArgv,
-      main,
-      JSON.stringify(plan),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawnInNamespace(lab.liarIndex, main, plan, ['ignore', 'pipe', 'pipe']);
   let out = '';
   const collect = (chunk: Buffer) => {
     out += chunk.toString();
