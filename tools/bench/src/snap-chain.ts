@@ -11,7 +11,7 @@
  * without reading the chain. Chains are cached under `root` keyed by their parameters and
  * SNAP_CHAIN_FORMAT (building 2M operations takes minutes); a run serves a copy (copySnapChain).
  */
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   addressFromHash160,
@@ -30,7 +30,12 @@ import {
 } from '@chain/ledger';
 import { createNodeRegistry } from 'chain-node';
 import { DEV_PREFIX } from './dev-chain.js';
-import { DEFAULT_FIXTURE_ROOT, directoryBytes, seededHash160 } from './state-fixture.js';
+import {
+  cachedBuild,
+  DEFAULT_FIXTURE_ROOT,
+  directoryBytes,
+  seededHash160,
+} from './state-fixture.js';
 
 /** Bumped whenever what a cached chain holds changes: older ones are then not used. */
 export const SNAP_CHAIN_FORMAT = 1;
@@ -89,28 +94,10 @@ export async function snapChain(
   root = DEFAULT_FIXTURE_ROOT,
 ): Promise<SnapChain> {
   const dir = snapChainDir(params, root);
-  let ready: ReadyRecord | undefined;
-  try {
-    ready = JSON.parse(await readFile(join(dir, READY_FILE), 'utf8')) as ReadyRecord;
-  } catch {
-    ready = undefined;
-  }
-  if (ready === undefined) {
-    const building = `${dir}.building-${process.pid}`;
-    await rm(building, { recursive: true, force: true });
-    await mkdir(building, { recursive: true });
-    try {
-      ready = await buildSnapChain(building, params, log);
-      await writeFile(join(building, READY_FILE), JSON.stringify(ready));
-      await rm(dir, { recursive: true, force: true });
-      await rename(building, dir);
-    } catch (error) {
-      await rm(building, { recursive: true, force: true });
-      throw error;
-    }
-  } else {
-    log(`    cached chain ${dir} (built in ${ready.buildSeconds.toFixed(0)} s)`);
-  }
+  const { ready, built } = await cachedBuild(dir, READY_FILE, (building) =>
+    buildSnapChain(building, params, log),
+  );
+  if (!built) log(`    cached chain ${dir} (built in ${ready.buildSeconds.toFixed(0)} s)`);
   return { ...ready, dir, chainBytes: await directoryBytes(join(dir, 'chain')) };
 }
 

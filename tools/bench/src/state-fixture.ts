@@ -194,27 +194,40 @@ export async function stateFixture(
   root = DEFAULT_FIXTURE_ROOT,
 ): Promise<StateFixture> {
   const dir = join(root, `v${FIXTURE_FORMAT}-${accounts}-${holders}h`);
-  let ready: ReadyRecord | undefined;
-  try {
-    ready = JSON.parse(await readFile(join(dir, READY_FILE), 'utf8')) as ReadyRecord;
-  } catch {
-    ready = undefined;
-  }
-  if (ready === undefined) {
-    const building = `${dir}.building-${process.pid}`;
-    await rm(building, { recursive: true, force: true });
-    await mkdir(building, { recursive: true });
-    try {
-      ready = await buildFixture(building, accounts, holders, log);
-      await writeFile(join(building, READY_FILE), JSON.stringify(ready));
-      await rm(dir, { recursive: true, force: true });
-      await rename(building, dir);
-    } catch (error) {
-      await rm(building, { recursive: true, force: true });
-      throw error;
-    }
-  }
+  const { ready } = await cachedBuild(dir, READY_FILE, (building) =>
+    buildFixture(building, accounts, holders, log),
+  );
   return { dir, ...ready, chainBytes: await directoryBytes(join(dir, 'chain')) };
+}
+
+/**
+ * The record of the fixture cached in `dir` (its `readyFile`), built first when missing: into
+ * `<dir>.building-<pid>`, renamed to `dir` once whole, so that an interrupted build is never taken
+ * for a fixture. `built` says whether this call built it.
+ */
+export async function cachedBuild<R>(
+  dir: string,
+  readyFile: string,
+  build: (building: string) => Promise<R>,
+): Promise<{ ready: R; built: boolean }> {
+  try {
+    return { ready: JSON.parse(await readFile(join(dir, readyFile), 'utf8')) as R, built: false };
+  } catch {
+    // not built yet
+  }
+  const building = `${dir}.building-${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  try {
+    const ready = await build(building);
+    await writeFile(join(building, readyFile), JSON.stringify(ready));
+    await rm(dir, { recursive: true, force: true });
+    await rename(building, dir);
+    return { ready, built: true };
+  } catch (error) {
+    await rm(building, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 async function buildFixture(

@@ -6,10 +6,10 @@ import {
   LATTICE_ACCOUNT,
   LATTICE_PRODUCERS,
   LATTICE_SPACE,
-  STATE_ENTRY_TAG,
   VectorSum,
 } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
+import { entriesOfRecords } from '../storage/state-records';
 
 /**
  * The order of a snapshot's records (snapshot-export.ts): the accounts by number from 0 without a
@@ -39,7 +39,7 @@ export class RecordsCheck {
     if (this.runs[index] !== undefined) throw badRecord(`chunk ${index} came twice`);
     const run = new RecordRun(this.core.registry);
     for (const record of records) run.take(record);
-    for (const entry of withTags(records)) this.sum.add(entry);
+    for (const entry of entriesOfRecords(records)) this.sum.add(entry);
     this.runs[index] = run;
   }
 
@@ -163,23 +163,6 @@ function utf8(bytes: Uint8Array): string {
   } catch {
     throw badRecord('a space name or key is not UTF-8');
   }
-}
-
-/** The state-root entries of `records` (each with its tag), views into one buffer. */
-function withTags(records: readonly Uint8Array[]): Uint8Array[] {
-  const tag = STATE_ENTRY_TAG.length;
-  let size = 0;
-  for (const record of records) size += tag + record.length;
-  const buffer = new Uint8Array(size);
-  const entries: Uint8Array[] = [];
-  let at = 0;
-  for (const record of records) {
-    buffer.set(STATE_ENTRY_TAG, at);
-    buffer.set(record, at + tag);
-    entries.push(buffer.subarray(at, at + tag + record.length));
-    at += tag + record.length;
-  }
-  return entries;
 }
 
 export function badRecord(message: string): LedgerError {

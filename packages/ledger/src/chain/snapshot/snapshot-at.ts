@@ -12,8 +12,9 @@ import {
 } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { invalidBlock } from '../chain-records';
+import { recordOfEntry } from '../storage/state-records';
 import { type ChainStore, heightKey, META_PRODUCERS, readHeightKey } from '../storage/store';
-import { type ChainSnapshot, chainSnapshot, recordOfEntry } from './snapshot-export';
+import { type ChainSnapshot, chainSnapshot } from './snapshot-export';
 
 /**
  * A snapshot at a block H below the head, of a chain nothing writes to meanwhile (a stopped node's

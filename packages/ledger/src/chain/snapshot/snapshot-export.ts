@@ -1,12 +1,7 @@
 import { decodeBlock, signedHeaderBytes } from '../../block/block';
-import {
-  encodeAccountEntry,
-  encodeProducersEntry,
-  encodeSpaceEntry,
-  STATE_ENTRY_TAG,
-} from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
-import { heightKey, META_PRODUCERS, readHeightKey } from '../storage/store';
+import { stateRecordBatches } from '../storage/state-records';
+import { type ChainStore, type DatabaseSnapshot, heightKey } from '../storage/store';
 
 /**
  * A snapshot of the chain at its head: the signed headers from block 0 (checked without the state,
@@ -27,10 +22,6 @@ export interface ChainSnapshot {
   accounts: number;
 }
 
-/** The records of the state entries (the state-root encodings without their tag). */
-export const recordOfEntry = (entry: Uint8Array): Uint8Array =>
-  entry.subarray(STATE_ENTRY_TAG.length);
-
 /**
  * What a snapshot reads of the chain's core. Of the head, only its height and hash: a snapshot at
  * an earlier block (snapshot-at.ts) gives that block's, to cut the headers and the block there.
@@ -42,6 +33,48 @@ export type SnapshotCore = Pick<
 
 const BATCH = 4096;
 
+/**
+ * `header || signature` of block `h` (through `view` when given): kept alone below the history a
+ * snapshot restore left, else cut from the block.
+ */
+export async function signedHeaderAt(
+  store: ChainStore,
+  core: Pick<ChainCore, 'hashes' | 'historyFrom'>,
+  h: number,
+  view?: DatabaseSnapshot,
+): Promise<Uint8Array> {
+  if (h < core.historyFrom) {
+    const header = await readAt(store, store.headers, h, view);
+    if (header === undefined) throw new Error(`the header of block ${h} is missing`);
+    return Uint8Array.from(header);
+  }
+  const block = decodeBlock(await blockAt(store, h, view), core.hashes);
+  return Uint8Array.from(signedHeaderBytes(block));
+}
+
+/** Block `h` whole (through `view` when given). */
+export async function blockAt(
+  store: ChainStore,
+  h: number,
+  view?: DatabaseSnapshot,
+): Promise<Uint8Array> {
+  const bytes = await readAt(store, store.blocks, h, view);
+  if (bytes === undefined) throw new Error(`block ${h} is missing`);
+  return Uint8Array.from(bytes);
+}
+
+/** The value at height `h` of `sublevel`, through `view` or else as the store reads it now. */
+function readAt(
+  store: ChainStore,
+  sublevel: ChainStore['blocks'] | ChainStore['headers'],
+  h: number,
+  view?: DatabaseSnapshot,
+): Promise<Uint8Array | undefined> {
+  return view === undefined
+    ? store.read(sublevel, heightKey(h))
+    : sublevel.get(heightKey(h), { snapshot: view });
+}
+
 /** The snapshot of a chain that nothing writes to meanwhile (a stopped node's data directory). */
 export function chainSnapshot(core: SnapshotCore): ChainSnapshot {
   const store = core.requireStore();
@@ -52,54 +85,9 @@ export function chainSnapshot(core: SnapshotCore): ChainSnapshot {
     hash,
     accounts: core.root.nextNumber,
     async *headers() {
-      for (let h = 0; h < height; h++) {
-        if (h < core.historyFrom) {
-          const header = await store.read(store.headers, heightKey(h));
-          if (header === undefined) throw new Error(`the header of block ${h} is missing`);
-          yield header;
-          continue;
-        }
-        const bytes = await store.read(store.blocks, heightKey(h));
-        if (bytes === undefined) throw new Error(`block ${h} is missing`);
-        yield signedHeaderBytes(decodeBlock(bytes, core.hashes)).slice();
-      }
+      for (let h = 0; h < height; h++) yield await signedHeaderAt(store, core, h);
     },
-    async block() {
-      const bytes = await store.read(store.blocks, heightKey(height));
-      if (bytes === undefined) throw new Error(`block ${height} is missing`);
-      return bytes;
-    },
-    async *records() {
-      const accounts = store.accounts.iterator();
-      try {
-        for (;;) {
-          const entries = await accounts.nextv(BATCH);
-          if (entries.length === 0) break;
-          yield entries.map(([key, value]) =>
-            recordOfEntry(encodeAccountEntry(readHeightKey(key), value)),
-          );
-        }
-      } finally {
-        await accounts.close();
-      }
-      const spaces = store.spaces.iterator();
-      try {
-        for (;;) {
-          const entries = await spaces.nextv(BATCH);
-          if (entries.length === 0) break;
-          yield entries.map(([key, value]) => {
-            const split = key.indexOf('\u0000');
-            return recordOfEntry(
-              encodeSpaceEntry(key.slice(0, split), key.slice(split + 1), value),
-            );
-          });
-        }
-      } finally {
-        await spaces.close();
-      }
-      const producers = await store.read(store.meta, META_PRODUCERS);
-      if (producers === undefined) throw new Error('the producer set is missing');
-      yield [recordOfEntry(encodeProducersEntry(producers))];
-    },
+    block: () => blockAt(store, height),
+    records: () => stateRecordBatches(store, BATCH),
   };
 }

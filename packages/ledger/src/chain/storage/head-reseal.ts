@@ -8,15 +8,10 @@ import {
   encodeBlockHeader,
 } from '../../block/block';
 import { type Genesis, genesisHash } from '../../genesis';
-import {
-  encodeAccountEntry,
-  encodeProducersEntry,
-  encodeSpaceEntry,
-  stateRootOf,
-  VectorSum,
-} from '../../state/state-lattice';
+import { stateRootOf, VectorSum } from '../../state/state-lattice';
 import { decodeHead, encodeHead } from '../chain-records';
-import { ChainStore, heightKey, META_HEAD, META_PRODUCERS, readHeightKey } from './store';
+import { entriesOfRecords, stateRecordBatches } from './state-records';
+import { ChainStore, heightKey, META_HEAD } from './store';
 
 /**
  * For tools that write state straight into a closed data directory (the benchmark fixtures: state
@@ -36,15 +31,9 @@ export async function resealHead(
   const store = await ChainStore.open(dataDir);
   try {
     const sum = new VectorSum(LtHash.identity(), hashes);
-    const add = (entry: Uint8Array) => sum.add(entry);
-    for await (const [key, value] of store.accounts.iterator()) {
-      add(encodeAccountEntry(readHeightKey(key), value));
+    for await (const records of stateRecordBatches(store, 4096)) {
+      for (const entry of entriesOfRecords(records)) sum.add(entry);
     }
-    for await (const [key, value] of store.spaces.iterator()) {
-      const split = key.indexOf('\u0000');
-      add(encodeSpaceEntry(key.slice(0, split), key.slice(split + 1), value));
-    }
-    add(encodeProducersEntry((await store.read(store.meta, META_PRODUCERS))!));
     const vector = sum.flush();
     const head = decodeHead((await store.read(store.meta, META_HEAD))!);
     const block = decodeBlock((await store.read(store.blocks, heightKey(head.height)))!, hashes);
