@@ -2,6 +2,7 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { bytesToHex } from '@chain/crypto';
 import { encodeFrame, encodeHeader } from './block-file';
+import { BufferedWriter } from './framed-file';
 import {
   CommandFailure,
   type DatadirArgs,
@@ -26,9 +27,6 @@ interface ExportSummary {
   tipHash: string;
 }
 
-/** Frames gathered before one write to the file. */
-const WRITE_BUFFER_BYTES = 1024 * 1024;
-
 export async function exportBlocks(args: ExportArgs): Promise<ExportSummary> {
   await refuseToOverwrite(args.file, args.force);
   const options = resolveDatadir(args);
@@ -42,33 +40,20 @@ export async function exportBlocks(args: ExportArgs): Promise<ExportSummary> {
     // that could be taken for a whole one.
     const partial = `${args.file}.partial`;
     const handle = await open(partial, 'w', 0o644);
-    let bytes = 0;
+    const writer = new BufferedWriter(handle);
     const progress = createProgress('export', to - from + 1);
     try {
-      const header = encodeHeader({
-        genesisHash: chain.genesisHash,
-        firstHeight: from,
-        count: to - from + 1,
-      });
-      let pending: Uint8Array[] = [header];
-      let pendingBytes = header.length;
-      const flush = async () => {
-        await handle.writev(pending);
-        bytes += pendingBytes;
-        pending = [];
-        pendingBytes = 0;
-      };
+      await writer.write(
+        encodeHeader({ genesisHash: chain.genesisHash, firstHeight: from, count: to - from + 1 }),
+      );
       for (let height = from; height <= to; height++) {
         const block = await chain.getBlockBytes(height);
         if (block === undefined)
           throw new CommandFailure(`block ${height} is missing from the chain database`);
-        const frame = encodeFrame(block);
-        pending.push(frame);
-        pendingBytes += frame.length;
-        if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();
+        await writer.write(encodeFrame(block));
         progress.increment();
       }
-      await flush();
+      await writer.flush();
       await handle.sync();
     } catch (error) {
       await handle.close();
@@ -80,7 +65,7 @@ export async function exportBlocks(args: ExportArgs): Promise<ExportSummary> {
     await handle.close();
     await rename(partial, args.file);
     const tipHash = bytesToHex((await chain.blockHash(to))!);
-    return { file: args.file, from, to, bytes, tipHash };
+    return { file: args.file, from, to, bytes: writer.written, tipHash };
   } finally {
     await chain.close();
   }

@@ -3,6 +3,7 @@
  * CRC-32 of the length field and the bytes`, big-endian, written and read as a stream, so that
  * damage is found at the frame it hits and a file is never held whole in memory.
  */
+import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 
 /** A frame's length field and CRC. */
@@ -30,6 +31,34 @@ export function encodeFrame(bytes: Uint8Array, maxBytes: number): Uint8Array {
   frame.set(bytes, 4);
   view.setUint32(4 + bytes.length, crc32(frame.subarray(0, 4 + bytes.length)));
   return frame;
+}
+
+/** Bytes gathered before one write to the file. */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+/** Writes to a file in writes of about a megabyte (one `writev` of the frames gathered). */
+export class BufferedWriter {
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  /** Bytes written to the file so far. */
+  written = 0;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  async write(bytes: Uint8Array): Promise<void> {
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= WRITE_BUFFER_BYTES) await this.flush();
+  }
+
+  /** Writes what is gathered. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    await this.handle.writev(this.pending);
+    this.written += this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
 }
 
 /**

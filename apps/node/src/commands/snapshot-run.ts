@@ -2,7 +2,7 @@
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
 import { CHUNK_RECORDS, type ChainSnapshot, type RestorePhase } from '@chain/ledger';
-import { FramedFileError } from './framed-file';
+import { BufferedWriter, FramedFileError } from './framed-file';
 import {
   CommandFailure,
   type DatadirArgs,
@@ -42,9 +42,6 @@ interface SnapshotSummary {
   bytes: number;
 }
 
-/** Frames gathered before one write to the file. */
-const WRITE_BUFFER_BYTES = 1024 * 1024;
-
 export async function exportSnapshot(args: SnapshotExportArgs): Promise<SnapshotSummary> {
   await refuseToOverwrite(args.file, args.force);
   if (args.at !== undefined && (!Number.isInteger(args.at) || args.at < 0)) {
@@ -64,26 +61,16 @@ export async function exportSnapshot(args: SnapshotExportArgs): Promise<Snapshot
   const partial = `${args.file}.partial`;
   const handle = await open(partial, 'w', 0o644);
   try {
+    const writer = new BufferedWriter(handle);
     // The header, whose counts are known at the end, is written over this placeholder then.
-    let pending: Uint8Array[] = [new Uint8Array(SNAPSHOT_HEADER_BYTES)];
-    let pendingBytes = SNAPSHOT_HEADER_BYTES;
-    const write = async (frame: Uint8Array) => {
-      pending.push(frame);
-      pendingBytes += frame.length;
-      if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();
-    };
-    const flush = async () => {
-      await handle.writev(pending);
-      pending = [];
-      pendingBytes = 0;
-    };
+    await writer.write(new Uint8Array(SNAPSHOT_HEADER_BYTES));
     const headers = createProgress('headers', snapshot.height);
     for await (const header of snapshot.headers()) {
-      await write(encodeHeaderFrame(header));
+      await writer.write(encodeHeaderFrame(header));
       headers.increment();
     }
     headers.stop();
-    await write(encodeBlockFrame(await snapshot.block()));
+    await writer.write(encodeBlockFrame(await snapshot.block()));
     const state = createProgress('state', snapshot.accounts, 'accounts');
     let records = 0;
     let chunks = 0;
@@ -92,7 +79,7 @@ export async function exportSnapshot(args: SnapshotExportArgs): Promise<Snapshot
       for (const record of batch) {
         chunk.push(record);
         if (chunk.length === CHUNK_RECORDS) {
-          await write(encodeChunkFrame(chunk));
+          await writer.write(encodeChunkFrame(chunk));
           chunks++;
           chunk = [];
         }
@@ -104,11 +91,11 @@ export async function exportSnapshot(args: SnapshotExportArgs): Promise<Snapshot
       records += batch.length;
     }
     if (chunk.length > 0) {
-      await write(encodeChunkFrame(chunk));
+      await writer.write(encodeChunkFrame(chunk));
       chunks++;
     }
     state.stop();
-    await flush();
+    await writer.flush();
     const header = encodeSnapshotHeader({
       genesisHash: snapshot.genesisHash,
       height: snapshot.height,

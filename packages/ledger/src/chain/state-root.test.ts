@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { blockSigningHash, decodeBlock, encodeBlock, encodeBlockHeader } from '../block/block';
 import { createDevGenesis, genesisHash } from '../genesis';
 import { createRegistry } from '../operation/ledger-registry';
-import type { OperationRegistry, StateSpace } from '../operation/registry';
+import type { OperationRegistry } from '../operation/registry';
 import { encodeAccount, newAccount } from '../state/account';
 import { decodeProducerList, encodeProducerList } from '../state/producer-list';
 import {
@@ -25,6 +25,7 @@ import {
   openTempChain,
   payFromDev,
   testWallet,
+  u32Space,
 } from '../testing/temp-chain';
 import { type Chain, createChain } from './chain';
 import { decodeHead, encodeHead } from './chain-records';
@@ -39,12 +40,7 @@ import {
 } from './storage/store';
 
 /** A space a block hook writes and deletes entries of, so that blocks move space entries too. */
-const memo: StateSpace<number> = {
-  name: 'memo',
-  encode: (v) => Uint8Array.of(v >>> 24, v >>> 16, v >>> 8, v),
-  decode: (b) => new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false),
-  clone: (v) => v,
-};
+const memo = u32Space('memo');
 
 function memoRegistry(): OperationRegistry {
   const registry = createRegistry();

@@ -12,6 +12,7 @@ import { type Chain, type ChainOptions, createChain } from '../chain/chain';
 import { ImportsInFlight } from '../chain/import/block-import';
 import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
 import { ACTIVATION_OPTYPE } from '../operation/activation-codec';
+import type { StateSpace } from '../operation/registry';
 import type { TransferBody } from '../operation/transfer-codec';
 import { transferRequest } from '../operation/typed-request';
 
@@ -22,6 +23,16 @@ import { transferRequest } from '../operation/typed-request';
  */
 
 export const COIN = 10n ** 18n;
+
+/** A state space of unsigned 32-bit values (big-endian), for tests whose blocks write entries. */
+export function u32Space(name: string): StateSpace<number> {
+  return {
+    name,
+    encode: (v) => Uint8Array.of(v >>> 24, v >>> 16, v >>> 8, v),
+    decode: (b) => new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false),
+    clone: (v) => v,
+  };
+}
 
 export interface TestWallet {
   privateKey: Uint8Array;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBlock } from '../../block/block';
 import { createDevGenesis } from '../../genesis';
 import { createRegistry } from '../../operation/ledger-registry';
-import type { OperationRegistry, OperationType, StateSpace } from '../../operation/registry';
+import type { OperationRegistry, OperationType } from '../../operation/registry';
 import { joinProducersType } from '../../testing/join-producers';
 import {
   COIN,
@@ -14,6 +14,7 @@ import {
   payFromDev,
   type TestWallet,
   testWallet,
+  u32Space,
 } from '../../testing/temp-chain';
 import { type Chain, createChain } from '../chain';
 import type { ChainCore } from '../chain-core';
@@ -22,12 +23,7 @@ import type { ChainSnapshot } from './snapshot-export';
 import type { SnapshotSource } from './snapshot-restore';
 
 /** A token-like space: balances under keys, put, changed and deleted by an operation. */
-const ledgerOf: StateSpace<number> = {
-  name: 'held',
-  encode: (v) => Uint8Array.of(v >>> 24, v >>> 16, v >>> 8, v),
-  decode: (b) => new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false),
-  clone: (v) => v,
-};
+const ledgerOf = u32Space('held');
 
 const utf8 = new TextEncoder();
 const setType: OperationType<{ key: string; value: number | null }> = {

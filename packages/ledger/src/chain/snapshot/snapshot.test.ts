@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { blockSigningHash, decodeSignedHeader, encodeBlockHeader } from '../../block/block';
 import { createDevGenesis, genesisHash } from '../../genesis';
 import { createRegistry } from '../../operation/ledger-registry';
-import type { OperationRegistry, StateSpace } from '../../operation/registry';
+import type { OperationRegistry } from '../../operation/registry';
 import { stateRootOf } from '../../state/state-lattice';
 import {
   COIN,
@@ -16,17 +16,13 @@ import {
   openTempChain,
   payFromDev,
   testWallet,
+  u32Space,
 } from '../../testing/temp-chain';
 import { type Chain, createChain } from '../chain';
 import { decodeRecordChunk } from './record-chunk';
 import type { SnapshotSource } from './snapshot-restore';
 
-const memo: StateSpace<number> = {
-  name: 'memo',
-  encode: (v) => Uint8Array.of(v >>> 24, v >>> 16, v >>> 8, v),
-  decode: (b) => new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false),
-  clone: (v) => v,
-};
+const memo = u32Space('memo');
 
 function memoRegistry(): OperationRegistry {
   const registry = createRegistry();
