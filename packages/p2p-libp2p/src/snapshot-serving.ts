@@ -19,10 +19,12 @@ const SNAPSHOTS_KEPT = 2;
 /**
  * The serving side of snapshot sync (`/chain/snapshot/1`): the chain's state at a recent height,
  * through a LevelDB snapshot (Chain.serveSnapshot), so that serving never holds up block
- * production or imports. A new snapshot is taken when the newest is `every` blocks behind the
- * head, ahead of time (prepare: at the start and as blocks come at the tip) so that a joining peer
- * need not wait for its manifest, a pass over the whole state; or when a peer asks first. The one
- * before the newest is kept for joins that started on it.
+ * production or imports. Snapshots are taken ahead of time at the heights that are multiples of
+ * `every` (prepare), so that a joining peer need not wait for the manifest (a pass over the whole
+ * state) and nodes offer the same heights, whose manifests cross-check; a node that holds none
+ * within `every` blocks of its head takes one when a peer asks. Never at start-up unless the head
+ * is such a height: a restart at millions of accounts does not begin with a pass over them all.
+ * The one before the newest is kept for joins that started on it.
  */
 export class SnapshotServer {
   private readonly served: ServedSnapshot[] = [];
@@ -36,9 +38,9 @@ export class SnapshotServer {
     private readonly log: (details: object, message: string) => void,
   ) {}
 
-  /** Takes a snapshot in the background when the newest is stale. */
+  /** Takes the head's snapshot in the background when its height is a multiple of `every`. */
   prepare(): void {
-    if (this.closed) return;
+    if (this.closed || this.chain.head().height % this.every !== 0) return;
     void this.newest().catch(() => undefined);
   }
 

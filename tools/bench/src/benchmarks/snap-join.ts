@@ -56,7 +56,7 @@ export const ISSUE_SCALE: SnapJoinScale = {
 };
 
 const POLL_MS = 50;
-const NODE_ARGS = ['--no-mine', '--p2p-host', '127.0.0.1'];
+const NODE_ARGS = ['--no-mine', '--p2p-host', '127.0.0.1', '--log-level', 'warn'];
 
 /** What a poll of the joiner saw, `at` ms after its spawn. */
 export interface JoinSample {
@@ -159,8 +159,6 @@ async function timeJoin(
   const joiner = createNodeProcess({
     args: [
       ...NODE_ARGS,
-      '--log-level',
-      'warn',
       '--sync',
       mode,
       '--snap-distance',
@@ -220,23 +218,6 @@ async function timeJoin(
   }
 }
 
-/** Waits for `source`'s log line saying its snapshot is ready to serve; its height and time. */
-async function snapshotPrepared(
-  source: NodeProcess,
-  timeoutMs: number,
-): Promise<{ height: number; ms: number }> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    for (const line of source.output().split('\n')) {
-      if (!line.includes('snapshot ready to serve')) continue;
-      const entry = JSON.parse(line) as { height: number; ms: number };
-      return { height: entry.height, ms: entry.ms };
-    }
-    if (performance.now() > deadline) throw new Error('the source never had a snapshot ready');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** The balance getWalletInfo answers, undefined while the account is not there. */
 async function balanceOf(node: NodeProcess, wallet: string): Promise<string | undefined> {
   try {
@@ -281,19 +262,9 @@ export async function measureSnapJoin(ctx: BenchContext, scale: SnapJoinScale): 
     `  chain: ${count(chain.height)} blocks, ${count(chain.operations)} operations, database ${Math.round(chain.chainBytes / 1024 / 1024)} MB; built in ${chain.buildSeconds.toFixed(0)} s`,
   );
   const datadir = await copySnapChain(chain);
-  const source = createNodeProcess({
-    datadir,
-    args: [...NODE_ARGS, '--log-level', 'warn,p2p=info'],
-    readyTimeoutMs: 120_000,
-  });
+  const source = createNodeProcess({ datadir, args: NODE_ARGS, readyTimeoutMs: 120_000 });
   try {
     await source.start();
-    // A node serving a long chain takes its snapshot ahead of time, as blocks come: the joins
-    // start once it has, as they would from a node that has been running.
-    const prepared = await snapshotPrepared(source, scale.timeoutMs);
-    ctx.log(
-      `  source: snapshot of block ${prepared.height} ready to serve in ${(prepared.ms / 1000).toFixed(1)} s (a pass over its state)`,
-    );
     const n = Math.floor(Math.random() * chain.accounts);
     const wallet = snapChainAddress(n);
     const blockCount = await source.client.block.getBlockCount();
@@ -315,14 +286,7 @@ export async function measureSnapJoin(ctx: BenchContext, scale: SnapJoinScale): 
     ctx.log(
       `  full / snap: ${(full.seconds / snap.seconds).toFixed(1)} (target >= ${SNAP_RATIO_TARGET})`,
     );
-    return [
-      ...snapJoinFigures(chain, snap, full),
-      referenceFigure({
-        name: 'the source takes its snapshot (a pass over its state, ahead of the joins)',
-        value: prepared.ms / 1000,
-        unit: 's',
-      }),
-    ];
+    return snapJoinFigures(chain, snap, full);
   } finally {
     await source.close();
     await rm(datadir, { recursive: true, force: true });
