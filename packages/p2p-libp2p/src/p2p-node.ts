@@ -153,6 +153,7 @@ class ChainP2PNode implements P2PNode {
     });
     this.snapshots = new SnapshotServer(
       this.ctx.chain,
+      join(this.opts.dir, 'served-snapshots'),
       this.opts.snapshotEvery,
       (ip, kind, bytes) => this.ctx.traffic.record(ip, kind, 'Autosend', bytes),
       (details, message) => this.ctx.log.info(details, message),
@@ -287,7 +288,7 @@ class ChainP2PNode implements P2PNode {
       'p2p networking started',
     );
     this.connectionManager.dialKnownServers();
-    this.snapshots.prepare();
+    this.snapshots.start();
   }
 
   private async createHost(): Promise<Libp2p<Services>> {

@@ -190,6 +190,7 @@ export class SnapSync {
     };
     hooks.log('info', { height: manifest.height, peers: peers.length }, 'joining from a snapshot');
     const first = peers[0]!;
+    let checked: RecordsCheck | undefined;
     try {
       const headerBatches = await this.headersFrom(first, manifest.height, dir);
       const blockBytes = await this.one(
@@ -202,8 +203,14 @@ export class SnapSync {
       if (!equalBytes(decodeBlock(blockBytes, nativeHashes).hash, manifest.hash)) {
         throw new LyingPeer(first, `block ${manifest.height} is not the one its manifest names`);
       }
-      const checked = chain.recordsCheck(manifest.chunkHashes.length);
+      checked = chain.recordsCheck(manifest.chunkHashes.length);
+      const started = performance.now();
       await this.chunks(manifest, peers, dir, checked);
+      hooks.log(
+        'info',
+        { chunks: manifest.chunkHashes.length, ms: Math.round(performance.now() - started) },
+        'snapshot fetched: checking and writing it',
+      );
       const source: SnapshotSource = {
         height: manifest.height,
         checked,
@@ -239,6 +246,7 @@ export class SnapSync {
       hooks.log('info', { err: String((error as Error).message) }, 'snapshot join failed');
       return 'failed';
     } finally {
+      checked?.close();
       this.progressNow = undefined;
       await rm(dir, { recursive: true, force: true });
     }

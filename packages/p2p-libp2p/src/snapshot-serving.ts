@@ -18,34 +18,55 @@ const SNAPSHOTS_KEPT = 2;
 
 /**
  * The serving side of snapshot sync (`/chain/snapshot/1`): the chain's state at a recent height,
- * through a LevelDB snapshot (Chain.serveSnapshot), so that serving never holds up block
- * production or imports. Snapshots are taken ahead of time at the heights that are multiples of
- * `every` (prepare), so that a joining peer need not wait for the manifest (a pass over the whole
- * state) and nodes offer the same heights, whose manifests cross-check; a node that holds none
- * within `every` blocks of its head takes one when a peer asks. Never at start-up unless the head
- * is such a height: a restart at millions of accounts does not begin with a pass over them all.
- * The one before the newest is kept for joins that started on it.
+ * its chunks written to `dir` as it is taken (Chain.serveSnapshot), so that serving is a read of a
+ * file and never holds up block production or imports, and a restart serves the same snapshots.
+ * Snapshots are taken ahead of time at the heights that are multiples of `every` (prepare), so
+ * that a joining peer need not wait for the manifest (a pass over the whole state) and nodes offer
+ * the same heights, whose manifests cross-check; a node that holds none on disk takes one as it
+ * starts, and one more than `every` blocks behind its head takes one when a peer asks. The one
+ * before the newest is kept for joins that started on it.
  */
 export class SnapshotServer {
   private readonly served: ServedSnapshot[] = [];
+  private loading: Promise<void> | undefined;
   private taking: Promise<ServedSnapshot> | undefined;
   private closed = false;
 
   constructor(
     private readonly chain: Chain,
+    private readonly dir: string,
     private readonly every: number,
     private readonly traffic: (ip: string, kind: MessageKind, bytes: number) => void,
     private readonly log: (details: object, message: string) => void,
   ) {}
 
+  /** Loads the snapshots kept on disk; takes one in the background when there is none. */
+  start(): void {
+    void this.load()
+      .then(() => {
+        if (this.served.length === 0) return this.newest();
+        this.prepare();
+      })
+      .catch((error) => this.log({ err: String(error) }, 'no snapshot to serve'));
+  }
+
   /** Takes the head's snapshot in the background when its height is a multiple of `every`. */
   prepare(): void {
     if (this.closed || this.chain.head().height % this.every !== 0) return;
-    void this.newest().catch(() => undefined);
+    void this.newest().catch((error) => this.log({ err: String(error) }, 'no snapshot to serve'));
+  }
+
+  private load(): Promise<void> {
+    this.loading ??= this.chain.servedSnapshots(this.dir).then(async (kept) => {
+      this.served.unshift(...kept);
+      await this.trim();
+    });
+    return this.loading;
   }
 
   /** The newest snapshot, taken now when there is none or it is `every` blocks behind the head. */
   private async newest(): Promise<ServedSnapshot | undefined> {
+    await this.load();
     const head = this.chain.head().height;
     const newest = this.served[this.served.length - 1];
     // A chain at block 0 has nothing a joiner lacks.
@@ -53,7 +74,7 @@ export class SnapshotServer {
     if (newest !== undefined && head < newest.height + this.every) return newest;
     const started = performance.now();
     this.taking ??= this.chain
-      .serveSnapshot()
+      .serveSnapshot(this.dir)
       .then(async (taken) => {
         if (this.closed) {
           await taken.close();
@@ -68,8 +89,10 @@ export class SnapshotServer {
           },
           'snapshot ready to serve',
         );
+        const same = this.served.findIndex((s) => s.height === taken.height);
+        if (same >= 0) await this.served.splice(same, 1)[0]!.close();
         this.served.push(taken);
-        while (this.served.length > SNAPSHOTS_KEPT) await this.served.shift()!.close();
+        await this.trim();
         return taken;
       })
       .finally(() => {
@@ -78,14 +101,31 @@ export class SnapshotServer {
     return this.taking;
   }
 
+  /** Deletes the snapshots beyond the newest SNAPSHOTS_KEPT. */
+  private async trim(): Promise<void> {
+    while (this.served.length > SNAPSHOTS_KEPT) await this.served.shift()!.remove();
+  }
+
+  /** The snapshot a request names, unless a reorganisation took its block off the chain. */
+  private async snapshotFor(kind: number, height: number): Promise<ServedSnapshot | undefined> {
+    const snapshot =
+      kind === SNAPSHOT_MANIFEST
+        ? await this.newest()
+        : this.served.find((s) => s.height === height);
+    if (snapshot === undefined || kind !== SNAPSHOT_MANIFEST || (await snapshot.onChain())) {
+      return snapshot;
+    }
+    const at = this.served.indexOf(snapshot);
+    if (at >= 0) this.served.splice(at, 1);
+    await snapshot.remove();
+    return this.newest();
+  }
+
   /** Serves one request on `stream`. */
   async serve(stream: Stream, ip: string): Promise<void> {
     const reader = new FrameReader(stream);
     const request = decodeSnapshotRequest(await reader.expect(64));
-    const snapshot =
-      request.kind === SNAPSHOT_MANIFEST
-        ? await this.newest()
-        : this.served.find((s) => s.height === request.height);
+    const snapshot = await this.snapshotFor(request.kind, request.height);
     let frames: Uint8Array[] = [];
     if (snapshot !== undefined) {
       if (request.kind === SNAPSHOT_MANIFEST) frames = [encodeSnapshotManifest(snapshot)];
@@ -109,6 +149,7 @@ export class SnapshotServer {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.loading?.catch(() => undefined);
     await this.taking?.catch(() => undefined);
     while (this.served.length > 0) await this.served.shift()!.close();
   }

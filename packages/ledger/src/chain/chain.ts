@@ -35,7 +35,7 @@ import {
   restoreSnapshot,
   type SnapshotSource,
 } from './snapshot/snapshot-restore';
-import { type ServedSnapshot, serveSnapshot } from './snapshot/snapshot-serving';
+import { type ServedSnapshot, servedSnapshots, serveSnapshot } from './snapshot/snapshot-serving';
 import { describeOperation } from './state/chain-presentation';
 import {
   accountByAddress,
@@ -210,8 +210,13 @@ export interface Chain {
   ): Promise<RestoredSnapshot>;
   /** Checks a snapshot's records chunk by chunk, in any order (adoptSnapshot's `checked`). */
   recordsCheck(chunks: number): RecordsCheck;
-  /** The head's snapshot for peers, read through a database snapshot while the chain goes on. */
-  serveSnapshot(): Promise<ServedSnapshot>;
+  /**
+   * The head's snapshot for peers, read through a database snapshot while the chain goes on and
+   * kept in `dir` (its chunks and manifest), so that it outlives the state it was taken of.
+   */
+  serveSnapshot(dir: string): Promise<ServedSnapshot>;
+  /** The snapshots kept in `dir` that are still of this chain, oldest first (the rest deleted). */
+  servedSnapshots(dir: string): Promise<ServedSnapshot[]>;
   /**
    * The blocks right below the history start (ascending, the last at historyStart() - 1), checked
    * against the headers this node holds, stored; returns the new history start (0: whole).
@@ -267,8 +272,12 @@ class LedgerChain extends ChainCore implements Chain {
     return new RecordsCheck(this, chunks);
   }
 
-  serveSnapshot(): Promise<ServedSnapshot> {
-    return serveSnapshot(this);
+  serveSnapshot(dir: string): Promise<ServedSnapshot> {
+    return serveSnapshot(this, dir);
+  }
+
+  servedSnapshots(dir: string): Promise<ServedSnapshot[]> {
+    return servedSnapshots(this, dir);
   }
 
   fillHistory(blocks: readonly Uint8Array[]): Promise<number> {

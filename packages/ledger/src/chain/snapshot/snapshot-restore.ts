@@ -38,14 +38,11 @@ import {
   META_STATE_CHECKSUM,
   META_STATE_FORMAT,
   operationIndexKey,
+  prefixOf,
   STATE_FORMAT_LATTICE,
 } from '../storage/store';
-import {
-  type CheckedRecords,
-  type DecodedRecord,
-  decodeRecord,
-  RecordsCheck,
-} from './record-order';
+import { AddressOrder } from './address-order';
+import { type CheckedRecords, decodeRecord, RecordsCheck } from './record-order';
 
 /**
  * Restoring a data directory from a snapshot (snapshot-export.ts): everything is checked before
@@ -255,13 +252,18 @@ async function checkRecords(
     check = new RecordsCheck(core);
     let seen = 0;
     let index = 0;
-    for await (const records of source.records()) {
-      check.chunk(index++, records);
-      seen += records.length;
-      progress?.('state', seen);
+    try {
+      for await (const records of source.records()) {
+        check.chunk(index++, records);
+        seen += records.length;
+        progress?.('state', seen);
+      }
+    } catch (error) {
+      check.close();
+      throw error;
     }
   }
-  const checked = check.finish();
+  const checked = await check.finish();
   if (!equalBytes(stateRootOf(checked.vector, core.hashes), block.header.stateRoot)) {
     throw invalidBlock(
       'BAD_STATE_ROOT',
@@ -289,23 +291,31 @@ async function writeSnapshot(
     let h = 0;
     for await (const bytes of source.headers()) {
       const signed = decodeSignedHeader(bytes, core.hashes);
-      await writer.put(heightKey(h), bytes, store.headers);
-      await writer.put(signed.hash, heightKey(h), store.hashes);
+      writer.put(heightKey(h), bytes, store.headers);
+      writer.put(signed.hash, heightKey(h), store.hashes);
       h++;
+      if (writer.full) await writer.flush();
     }
     let written = 0;
+    const addresses = new AddressOrder(checked.checked.accounts, prefixOf(store.addresses));
     // The records were checked (their order and their state root) before anything was written.
     for await (const records of source.records()) {
-      for (const record of records)
-        await writeRecord(writer, store, checksum, decodeRecord(record));
+      for (const record of records) {
+        writeRecord(writer, store, checksum, addresses, record);
+        if (writer.full) await writer.flush();
+      }
       written += records.length;
       progress?.('write', written);
     }
-    await writer.put(heightKey(height), block.bytes, store.blocks);
-    await writer.put(block.hash, heightKey(height), store.hashes);
+    for (const [address, key] of addresses.sorted()) {
+      writer.putPrefixed(address, key);
+      if (writer.full) await writer.flush();
+    }
+    writer.put(heightKey(height), block.bytes, store.blocks);
+    writer.put(block.hash, heightKey(height), store.hashes);
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
-      await writer.putPrefixed(
+      writer.putPrefixed(
         operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex),
         opLocation(height, i),
       );
@@ -343,31 +353,38 @@ function headOf(block: Block, vector: LtHash) {
   };
 }
 
-async function writeRecord(
+/** Writes a checked record: an account's key and value are cut from it, as it holds them. */
+function writeRecord(
   writer: BatchWriter,
   store: ChainStore,
   checksum: StateChecksum,
-  record: DecodedRecord,
-): Promise<void> {
-  if (record.kind === LATTICE_ACCOUNT) {
-    const key = heightKey(record.number);
-    await writer.put(key, record.value, store.accounts);
-    // An account's encoding starts with its address hash (account.ts).
-    await writer.put(record.value.subarray(0, 20), key, store.addresses);
-    checksum.add(ENTRY_ACCOUNT, key, record.value);
-  } else if (record.kind === LATTICE_SPACE) {
-    const key = spaceKey(record.space, record.key);
-    await writer.put(key, record.value, store.spaces);
-    checksum.add(ENTRY_SPACE, spaceChecksumKey(key), record.value);
+  addresses: AddressOrder,
+  record: Uint8Array,
+): void {
+  if (record[0] === LATTICE_ACCOUNT) {
+    // `0x01 || number u32 BE || account`: the number's bytes are its key (heightKey).
+    const key = record.subarray(1, 5);
+    const value = record.subarray(5);
+    writer.put(key, value, store.accounts);
+    // An account's encoding starts with its address hash (account.ts); written in their order.
+    addresses.add(value.subarray(0, 20), key);
+    checksum.add(ENTRY_ACCOUNT, key, value);
+    return;
+  }
+  const decoded = decodeRecord(record);
+  if (decoded.kind === LATTICE_SPACE) {
+    const key = spaceKey(decoded.space, decoded.key);
+    writer.put(key, decoded.value, store.spaces);
+    checksum.add(ENTRY_SPACE, spaceChecksumKey(key), decoded.value);
   } else {
-    await writer.put(META_PRODUCERS, record.value, store.meta);
-    checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, record.value);
+    writer.put(META_PRODUCERS, decoded.value, store.meta);
+    checksum.add(ENTRY_PRODUCERS, PRODUCERS_KEY, decoded.value);
   }
 }
 
 /**
- * Puts gathered into batches of WRITE_BATCH, each written (not synced) when full while the next
- * one is gathered: LevelDB writes on its own thread.
+ * Puts gathered into batches of WRITE_BATCH, each written (not synced) once full, while the next
+ * one is gathered: LevelDB writes on its own thread. A writer calls `flush` when `full`.
  */
 class BatchWriter {
   private batch: ChainBatch;
@@ -378,18 +395,22 @@ class BatchWriter {
     this.batch = store.batch();
   }
 
+  get full(): boolean {
+    return this.count >= WRITE_BATCH;
+  }
+
   put<K extends Uint8Array | string>(
     key: K,
     value: Uint8Array,
     sublevel: Parameters<ChainBatch['put']>[2]['sublevel'],
-  ): Promise<void> {
+  ): void {
     this.batch.put(key, value, { sublevel });
-    return this.counted();
+    this.count++;
   }
 
-  putPrefixed(key: Uint8Array, value: Uint8Array): Promise<void> {
+  putPrefixed(key: Uint8Array, value: Uint8Array): void {
     this.batch.putPrefixed(key, value);
-    return this.counted();
+    this.count++;
   }
 
   /** Writes what is gathered; every put is written once this resolves. */
@@ -398,17 +419,14 @@ class BatchWriter {
     await this.writing;
   }
 
-  private async flush(): Promise<void> {
+  /** Hands the gathered puts to LevelDB once the batch before them is written. */
+  async flush(): Promise<void> {
     if (this.count === 0) return;
     const full = this.batch;
     this.batch = this.store.batch();
     this.count = 0;
     await this.writing;
     this.writing = full.write();
-  }
-
-  private async counted(): Promise<void> {
-    if (++this.count >= WRITE_BATCH) await this.flush();
   }
 }
 

@@ -1,5 +1,6 @@
-import { access } from 'node:fs/promises';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LtHash } from '@chain/crypto';
 import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockSigningHash, decodeSignedHeader, encodeBlockHeader } from '../../block/block';
@@ -20,7 +21,9 @@ import {
 } from '../../testing/temp-chain';
 import { type Chain, createChain } from '../chain';
 import { decodeRecordChunk } from './record-chunk';
+import { InlineSum, recordSum } from './record-sum';
 import type { SnapshotSource } from './snapshot-restore';
+import type { ServedSnapshot } from './snapshot-serving';
 
 const memo = u32Space('memo');
 
@@ -222,21 +225,49 @@ describe('snapshots', () => {
   it('a served snapshot stays the one of its height while the chain goes on', async () => {
     const source = await sourceChain(3);
     const held = await hold(source);
-    const served = await source.serveSnapshot();
+    const temp = await makeTempDir('served');
+    cleanups.push(temp.remove);
+    const dir = join(temp.dir, 'served-snapshots');
+    const served = await source.serveSnapshot(dir);
     cleanups.push(() => served.close());
     for (let i = 0; i < 2; i++) {
       await payFromDev(source, testWallet('snap moving').address, COIN);
       await mine(source);
     }
-    expect(served.height).toBe(held.height);
-    expect(served.records).toBe(held.records.length);
-    const chunks = await Promise.all(served.chunkHashes.map((_, i) => served.chunk(i)));
-    for (const [i, chunk] of chunks.entries()) {
-      expect(nativeHashes.sha256(chunk)).toEqual(served.chunkHashes[i]);
-    }
-    expect(chunks.flatMap((c) => decodeRecordChunk(c))).toEqual(held.records);
-    expect(await served.headers(0, held.height)).toEqual(held.headers);
-    expect(await served.block()).toEqual(held.block);
+    const expectServes = async (snapshot: ServedSnapshot) => {
+      expect(snapshot.height).toBe(held.height);
+      expect(snapshot.records).toBe(held.records.length);
+      const chunks = await Promise.all(snapshot.chunkHashes.map((_, i) => snapshot.chunk(i)));
+      for (const [i, chunk] of chunks.entries()) {
+        expect(nativeHashes.sha256(chunk)).toEqual(snapshot.chunkHashes[i]);
+      }
+      expect(chunks.flatMap((c) => decodeRecordChunk(c))).toEqual(held.records);
+      expect(await snapshot.headers(0, held.height)).toEqual(held.headers);
+      expect(await snapshot.block()).toEqual(held.block);
+      expect(await snapshot.onChain()).toBe(true);
+    };
+    await expectServes(served);
+    // Kept on disk: found again (a restarted node) without a pass over the state.
+    const kept = await source.servedSnapshots(dir);
+    cleanups.push(async () => {
+      for (const k of kept) await k.close();
+    });
+    expect(kept.map((k) => k.chunkHashes)).toEqual([served.chunkHashes]);
+    await expectServes(kept[0]!);
+    // A damaged file is found before a chunk leaves (an honest node must not look like a liar).
+    const [chunks] = (await readdir(dir)).filter((name) => name.endsWith('.chunks'));
+    const bytes = await readFile(join(dir, chunks!));
+    bytes[bytes.length - 5]! ^= 1;
+    await writeFile(join(dir, chunks!), bytes);
+    await expect(kept[0]!.chunk(0)).rejects.toThrow(
+      /chunk 0 of the snapshot of block 4 is damaged/,
+    );
+    // Another chain (its block at that height is another) finds nothing to serve there.
+    const { chain: other, cleanup } = await openTempChain({ registry: memoRegistry() });
+    cleanups.push(cleanup);
+    for (let i = 0; i < 5; i++) await mine(other);
+    expect(await other.servedSnapshots(dir)).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('refuses a snapshot that is not the chain, before writing anything', async () => {
@@ -336,15 +367,35 @@ describe('records checked chunk by chunk (snapshot sync)', () => {
     const forward = chunks.map((_, i) => i);
     const reversed = [...forward].reverse();
     for (const order of [forward, reversed]) {
-      const checked = checkOf(order).finish();
+      const checked = await checkOf(order).finish();
       expect(stateRootOf(checked.vector, nativeHashes)).toEqual(chain.stateRoot());
       expect(checked.accounts + checked.spaceEntries + 1).toBe(held.records.length);
     }
-    expect(() => checkOf(forward.slice(1)).finish()).toThrow(/chunk 0 is missing/);
+    await expect(checkOf(forward.slice(1)).finish()).rejects.toThrow(/chunk 0 is missing/);
     const swapped = (i: number) => chunks[i === 0 ? 1 : i === 1 ? 0 : i]!;
-    expect(() => checkOf(forward, swapped).finish()).toThrow(/out of sequence|out of order/);
+    await expect(checkOf(forward, swapped).finish()).rejects.toThrow(
+      /out of sequence|out of order/,
+    );
     const repeated = (i: number) => chunks[i === 1 ? 0 : i]!;
-    expect(() => checkOf(forward, repeated).finish()).toThrow(/out of sequence|out of order/);
+    await expect(checkOf(forward, repeated).finish()).rejects.toThrow(
+      /out of sequence|out of order/,
+    );
     expect(() => checkOf([0, 0])).toThrow(/chunk 0 came twice/);
+  });
+
+  it('sums the records on a thread of its own to the vector the calling thread gets', async () => {
+    const held = await hold(await sourceChain(5));
+    const inline = new InlineSum(nativeHashes);
+    const threaded = recordSum(nativeHashes);
+    // @chain/crypto is built before this package's tests: the thread is there to be used.
+    expect(threaded).not.toBeInstanceOf(InlineSum);
+    for (let i = 0; i < held.records.length; i += 2) {
+      inline.add(held.records.slice(i, i + 2));
+      threaded.add(held.records.slice(i, i + 2));
+    }
+    threaded.add([]);
+    const vector = await threaded.total();
+    expect(vector.equals(await inline.total())).toBe(true);
+    expect(vector.equals(LtHash.identity())).toBe(false);
   });
 });

@@ -80,7 +80,8 @@ export class ChainBatch {
 
 const prefixBytes = new WeakMap<Sublevel, Buffer>();
 
-function prefixOf(sublevel: Sublevel): Buffer {
+/** The bytes a sublevel's keys start with in the database. */
+export function prefixOf(sublevel: Sublevel): Buffer {
   let prefix = prefixBytes.get(sublevel);
   if (prefix === undefined) {
     prefix = Buffer.from(sublevel.prefix, 'utf8');
