@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Chain } from '@chain/ledger';
 import { describe, expect, it } from 'vitest';
 import { forgeServedSnapshots } from './testing/forged-snapshots';
@@ -90,6 +92,36 @@ describe('snapshot sync', () => {
     expect(replaying.chain.historyStart()).toBe(0);
     expect(replaying.p2p.blacklist()).toEqual([]);
   }, 30_000);
+
+  it('a restarted node serves the snapshot it kept on disk, without a new pass over its state', async () => {
+    const source = await fixture.peer('127.0.0.77', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const kept = join(source.dir, 'p2p', 'served-snapshots');
+    const manifests = async () =>
+      (await readdir(kept).catch(() => [])).filter((name) => name.endsWith('.manifest'));
+    await waitUntil('the snapshot to be kept', async () => (await manifests()).length > 0);
+    const before = await manifests();
+    const take = source.chain.serveSnapshot.bind(source.chain);
+    let passes = 0;
+    source.chain.serveSnapshot = (dir) => {
+      passes++;
+      return take(dir);
+    };
+    await source.restartP2P();
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.78', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
+    expect(await records(joiner.chain)).toEqual(await records(source.chain));
+    expect(passes).toBe(0);
+    expect(await manifests()).toEqual(before);
+  });
 
   it('with `full` it replays every block instead', async () => {
     const source = await fixture.peer('127.0.0.67', SNAP);

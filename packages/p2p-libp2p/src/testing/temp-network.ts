@@ -21,6 +21,8 @@ export interface TestPeer {
   host: string;
   dir: string;
   address(): string;
+  /** Closes the P2P node and opens a new one on the same chain and directory (a node restarted). */
+  restartP2P(): Promise<void>;
   /** Closes the node and the chain and removes the directory. */
   cleanup(): Promise<void>;
 }
@@ -37,30 +39,36 @@ export async function openTestPeer(host: string, options: TestPeerOptions = {}):
     genesis: options.genesis ?? createDevGenesis(),
   });
   await chain.open();
-  const p2p = createP2PNode({
+  const node = () =>
+    createP2PNode({
+      chain,
+      dir: join(dir, 'p2p'),
+      host,
+      port: 0,
+      appVersion: 'test',
+      netProtocol: { ver: 1, ver_a: 0 },
+      statusIntervalMs: 500,
+      dialIntervalMs: 200,
+      startupGraceMs: 500,
+      ...options,
+    });
+  const peer: TestPeer = {
     chain,
-    dir: join(dir, 'p2p'),
-    host,
-    port: 0,
-    appVersion: 'test',
-    netProtocol: { ver: 1, ver_a: 0 },
-    statusIntervalMs: 500,
-    dialIntervalMs: 200,
-    startupGraceMs: 500,
-    ...options,
-  });
-  return {
-    chain,
-    p2p,
+    p2p: node(),
     host,
     dir,
-    address: () => `${host}:${p2p.listenPort}`,
+    address: () => `${host}:${peer.p2p.listenPort}`,
+    async restartP2P() {
+      await peer.p2p.close();
+      peer.p2p = node();
+    },
     async cleanup() {
-      await p2p.close();
+      await peer.p2p.close();
       await chain.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
+  return peer;
 }
 
 /** A dev-account transfer to a fresh address. */
