@@ -89,8 +89,9 @@ export class SnapshotServer {
           },
           'snapshot ready to serve',
         );
+        // One of the same height is of a block a reorganisation replaced (else it was not taken).
         const same = this.served.findIndex((s) => s.height === taken.height);
-        if (same >= 0) await this.served.splice(same, 1)[0]!.close();
+        if (same >= 0) await this.served.splice(same, 1)[0]!.remove();
         this.served.push(taken);
         await this.trim();
         return taken;
