@@ -23,6 +23,7 @@ export async function startNetworking(
     | 'sync'
     | 'snapDistance'
     | 'fetchHistory'
+    | 'serveSnapshots'
   >,
   chain: Chain,
   log: Logger,
@@ -43,6 +44,7 @@ export async function startNetworking(
     sync: options.sync,
     snapDistance: options.snapDistance,
     fetchHistory: options.fetchHistory,
+    serveSnapshots: options.serveSnapshots,
     log: p2pLog,
     ...(libp2pMetrics ? { libp2pMetrics } : {}),
   });

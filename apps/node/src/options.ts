@@ -47,6 +47,8 @@ export interface NodeOptions {
   snapDistance: number;
   /** After a snapshot join, fetch the blocks below it in the background. */
   fetchHistory: boolean;
+  /** Serve snapshots to joining peers (kept on disk: about twice the state's entries). */
+  serveSnapshots: boolean;
   /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
   mineWallets: string[];
   /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
@@ -224,6 +226,7 @@ const P2P_DEFAULTS = {
   sync: DEFAULT_P2P_OPTIONS.sync as NodeOptions['sync'],
   snapDistance: DEFAULT_P2P_OPTIONS.snapDistance,
   fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
+  serveSnapshots: DEFAULT_P2P_OPTIONS.serveSnapshots,
 };
 const P2P_FLAGS: StartFlagGroup = {
   title: 'Peer-to-peer',
@@ -272,6 +275,12 @@ const P2P_FLAGS: StartFlagGroup = {
       option: 'fetchHistory',
       type: 'boolean',
       describe: 'after a snapshot join, fetch the blocks below it (--no-history: keep none)',
+    },
+    'serve-snapshots': {
+      option: 'serveSnapshots',
+      type: 'boolean',
+      describe:
+        'serve state snapshots to joining peers, two kept on disk (--no-serve-snapshots: none)',
     },
   },
 };

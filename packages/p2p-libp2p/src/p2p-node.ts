@@ -154,7 +154,7 @@ class ChainP2PNode implements P2PNode {
     this.snapshots = new SnapshotServer(
       this.ctx.chain,
       join(this.opts.dir, 'served-snapshots'),
-      this.opts.snapshotEvery,
+      this.opts.serveSnapshots ? this.opts.snapshotEvery : 0,
       (ip, kind, bytes) => this.ctx.traffic.record(ip, kind, 'Autosend', bytes),
       (details, message) => this.ctx.log.info(details, message),
     );

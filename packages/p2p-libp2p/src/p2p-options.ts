@@ -96,6 +96,11 @@ export interface P2PNodeOptions {
   /** A snapshot served to joining peers is taken anew once the head is this many blocks past it. */
   snapshotEvery?: number;
   /**
+   * Serve snapshots to joining peers (kept on disk, two at a time: about twice the state's
+   * entries); false: serve none, keep none.
+   */
+  serveSnapshots?: boolean;
+  /**
    * Makes the libp2p metrics component of each host the node starts (nodeStop then nodeStart makes
    * a new one), beside this package's own socket counters; none by default.
    */
@@ -131,6 +136,7 @@ export const DEFAULT_P2P_OPTIONS = {
   snapGatherMs: 2000,
   fetchHistory: true,
   snapshotEvery: 1000,
+  serveSnapshots: true,
 } as const;
 
 /** The options with every default filled in (the peers, chain, log and rates are kept apart). */

@@ -123,6 +123,21 @@ describe('snapshot sync', () => {
     expect(await manifests()).toEqual(before);
   });
 
+  it('a node that serves no snapshots keeps none, and a joiner replays its blocks', async () => {
+    const source = await fixture.peer('127.0.0.79', { ...SNAP, serveSnapshots: false });
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const joiner = await fixture.peer('127.0.0.80', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(0);
+    expect(await readdir(join(source.dir, 'p2p'))).not.toContain('served-snapshots');
+  });
+
   it('with `full` it replays every block instead', async () => {
     const source = await fixture.peer('127.0.0.67', SNAP);
     await growChain(source.chain, 8);

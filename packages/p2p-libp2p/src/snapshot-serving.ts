@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { Chain, ServedSnapshot } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { FrameReader, writeFrame, writeFrames } from './framing';
@@ -32,6 +33,7 @@ export class SnapshotServer {
   private taking: Promise<ServedSnapshot> | undefined;
   private closed = false;
 
+  /** `every` 0: serves no snapshot and deletes those kept. */
   constructor(
     private readonly chain: Chain,
     private readonly dir: string,
@@ -42,6 +44,10 @@ export class SnapshotServer {
 
   /** Loads the snapshots kept on disk; takes one in the background when there is none. */
   start(): void {
+    if (this.every === 0) {
+      void rm(this.dir, { recursive: true, force: true });
+      return;
+    }
     void this.load()
       .then(() => {
         if (this.served.length === 0) return this.newest();
@@ -52,7 +58,7 @@ export class SnapshotServer {
 
   /** Takes the head's snapshot in the background when its height is a multiple of `every`. */
   prepare(): void {
-    if (this.closed || this.chain.head().height % this.every !== 0) return;
+    if (this.closed || this.every === 0 || this.chain.head().height % this.every !== 0) return;
     void this.newest().catch((error) => this.log({ err: String(error) }, 'no snapshot to serve'));
   }
 
@@ -66,6 +72,7 @@ export class SnapshotServer {
 
   /** The newest snapshot, taken now when there is none or it is `every` blocks behind the head. */
   private async newest(): Promise<ServedSnapshot | undefined> {
+    if (this.every === 0) return undefined;
     await this.load();
     const head = this.chain.head().height;
     const newest = this.served[this.served.length - 1];
