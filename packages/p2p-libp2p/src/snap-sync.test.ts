@@ -104,9 +104,9 @@ describe('snapshot sync', () => {
     const before = await manifests();
     const take = source.chain.serveSnapshot.bind(source.chain);
     let passes = 0;
-    source.chain.serveSnapshot = (dir) => {
+    source.chain.serveSnapshot = (dir, signal) => {
       passes++;
-      return take(dir);
+      return take(dir, signal);
     };
     await source.restartP2P();
     await source.p2p.start();
@@ -121,6 +121,40 @@ describe('snapshot sync', () => {
     expect(await records(joiner.chain)).toEqual(await records(source.chain));
     expect(passes).toBe(0);
     expect(await manifests()).toEqual(before);
+  });
+
+  it('while a node takes a new snapshot, a joiner gets the one it has without waiting', async () => {
+    const source = await fixture.peer('127.0.0.81', { ...SNAP, snapshotEvery: 4 });
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const kept = join(source.dir, 'p2p', 'served-snapshots');
+    await waitUntil('the first snapshot', async () =>
+      (await readdir(kept).catch(() => [])).some((name) => name.endsWith('.manifest')),
+    );
+    const first = source.chain.head().height;
+    // The next pass (at a multiple of 4) does not end until the test says so.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const take = source.chain.serveSnapshot.bind(source.chain);
+    let passes = 0;
+    source.chain.serveSnapshot = async (dir, signal) => {
+      passes++;
+      await gate;
+      return take(dir, signal);
+    };
+    await growChain(source.chain, 4);
+    await waitUntil('the next pass to start', () => passes === 1);
+    const joiner = await fixture.peer('127.0.0.82', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(first);
+    release();
   });
 
   it('a node that serves no snapshots keeps none, and a joiner replays its blocks', async () => {

@@ -24,13 +24,15 @@ const SNAPSHOTS_KEPT = 2;
  * Snapshots are taken ahead of time at the heights that are multiples of `every` (prepare), so
  * that a joining peer need not wait for the manifest (a pass over the whole state) and nodes offer
  * the same heights, whose manifests cross-check; a node that holds none on disk takes one as it
- * starts, and one more than `every` blocks behind its head takes one when a peer asks. The one
- * before the newest is kept for joins that started on it.
+ * starts, and one more than `every` blocks behind its head takes one when a peer asks (that peer
+ * gets the older one meanwhile). The one before the newest is kept for joins that started on it.
  */
 export class SnapshotServer {
   private readonly served: ServedSnapshot[] = [];
   private loading: Promise<void> | undefined;
   private taking: Promise<ServedSnapshot> | undefined;
+  /** Stops a pass under way when the node closes (a pass at millions of entries takes seconds). */
+  private readonly closing = new AbortController();
   private closed = false;
 
   /** `every` 0: serves no snapshot and deletes those kept. */
@@ -70,7 +72,11 @@ export class SnapshotServer {
     return this.loading;
   }
 
-  /** The newest snapshot, taken now when there is none or it is `every` blocks behind the head. */
+  /**
+   * The newest snapshot. One is taken when there is none or the newest is `every` blocks behind
+   * the head; meanwhile a joiner gets the one this node has (a pass over millions of entries takes
+   * seconds), and waits only when there is none.
+   */
   private async newest(): Promise<ServedSnapshot | undefined> {
     if (this.every === 0) return undefined;
     await this.load();
@@ -79,9 +85,17 @@ export class SnapshotServer {
     // A chain at block 0 has nothing a joiner lacks.
     if (head === 0) return newest;
     if (newest !== undefined && head < newest.height + this.every) return newest;
+    const taking = this.take();
+    if (newest === undefined) return taking;
+    taking.catch((error) => this.log({ err: String(error) }, 'no snapshot to serve'));
+    return newest;
+  }
+
+  /** Takes the head's snapshot (one pass at a time) and keeps it with the newest before it. */
+  private take(): Promise<ServedSnapshot> {
     const started = performance.now();
     this.taking ??= this.chain
-      .serveSnapshot(this.dir)
+      .serveSnapshot(this.dir, this.closing.signal)
       .then(async (taken) => {
         if (this.closed) {
           await taken.close();
@@ -157,6 +171,7 @@ export class SnapshotServer {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     await this.loading?.catch(() => undefined);
     await this.taking?.catch(() => undefined);
     while (this.served.length > 0) await this.served.shift()!.close();

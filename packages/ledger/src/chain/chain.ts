@@ -212,9 +212,10 @@ export interface Chain {
   recordsCheck(chunks: number): RecordsCheck;
   /**
    * The head's snapshot for peers, read through a database snapshot while the chain goes on and
-   * kept in `dir` (its chunks and manifest), so that it outlives the state it was taken of.
+   * kept in `dir` (its chunks and manifest), so that it outlives the state it was taken of;
+   * `signal` stops it.
    */
-  serveSnapshot(dir: string): Promise<ServedSnapshot>;
+  serveSnapshot(dir: string, signal?: AbortSignal): Promise<ServedSnapshot>;
   /** The snapshots kept in `dir` that are still of this chain, oldest first (the rest deleted). */
   servedSnapshots(dir: string): Promise<ServedSnapshot[]>;
   /**
@@ -272,8 +273,8 @@ class LedgerChain extends ChainCore implements Chain {
     return new RecordsCheck(this, chunks);
   }
 
-  serveSnapshot(dir: string): Promise<ServedSnapshot> {
-    return serveSnapshot(this, dir);
+  serveSnapshot(dir: string, signal?: AbortSignal): Promise<ServedSnapshot> {
+    return serveSnapshot(this, dir, signal);
   }
 
   servedSnapshots(dir: string): Promise<ServedSnapshot[]> {

@@ -15,7 +15,7 @@ import {
 export function forgeServedSnapshots(chain: Chain): void {
   const honest = chain.serveSnapshot.bind(chain);
   const kept = chain.servedSnapshots.bind(chain);
-  chain.serveSnapshot = async (dir) => forged(await honest(dir));
+  chain.serveSnapshot = async (dir, signal) => forged(await honest(dir, signal));
   chain.servedSnapshots = async (dir) => Promise.all((await kept(dir)).map(forged));
 }
 

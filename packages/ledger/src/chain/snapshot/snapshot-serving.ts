@@ -63,9 +63,13 @@ interface Manifest {
 
 /**
  * Takes the head's snapshot: a LevelDB snapshot of the head, read once to write its chunks to
- * `dir` and compute its manifest, then released.
+ * `dir` and compute its manifest, then released. `signal` stops the pass (a node shutting down).
  */
-export async function serveSnapshot(core: ServingCore, dir: string): Promise<ServedSnapshot> {
+export async function serveSnapshot(
+  core: ServingCore,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<ServedSnapshot> {
   const store = core.requireStore();
   // Between two commits: the head and the database view are the same block's.
   const { view, height, hash } = await core.tasks.run(async () => ({
@@ -81,6 +85,7 @@ export async function serveSnapshot(core: ServingCore, dir: string): Promise<Ser
   try {
     let chunk: Uint8Array[] = [];
     const flush = async () => {
+      signal?.throwIfAborted();
       const bytes = encodeRecordChunk(chunk);
       manifest.chunkHashes.push(core.hashes.sha256(bytes));
       manifest.chunkLengths.push(bytes.length);

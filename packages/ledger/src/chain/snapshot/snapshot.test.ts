@@ -262,6 +262,12 @@ describe('snapshots', () => {
     await expect(kept[0]!.chunk(0)).rejects.toThrow(
       /chunk 0 of the snapshot of block 4 is damaged/,
     );
+    // A pass stopped (a node shutting down) leaves no file behind.
+    const stopped = new AbortController();
+    stopped.abort();
+    const before = await readdir(dir);
+    await expect(source.serveSnapshot(dir, stopped.signal)).rejects.toThrow(/abort/i);
+    expect(await readdir(dir)).toEqual(before);
     // Another chain (its block at that height is another) finds nothing to serve there.
     const { chain: other, cleanup } = await openTempChain({ registry: memoRegistry() });
     cleanups.push(cleanup);
