@@ -1,9 +1,18 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressOrder } from './address-order';
 
+let parent = '';
+beforeAll(async () => {
+  parent = await mkdtemp(join(tmpdir(), 'address-order-'));
+});
+afterAll(() => rm(parent, { recursive: true, force: true }));
+
 describe('AddressOrder', () => {
-  it('hands the address index back in the byte order of its database keys', () => {
+  it('hands the address index back in the byte order of its database keys', async () => {
     const prefix = Uint8Array.from([0x21, 0x61, 0x21]);
     const address = fc.uint8Array({ minLength: 20, maxLength: 20 });
     // Addresses sharing their first two bytes land in one bucket: the sort inside it is exercised.
@@ -13,14 +22,16 @@ describe('AddressOrder', () => {
       bytes[1] = 7;
       return bytes;
     });
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.uniqueArray(fc.oneof(address, crowded), { selector: (a) => a.join(',') }),
-        (addresses) => {
-          const order = new AddressOrder(addresses.length, prefix);
+        async (addresses) => {
+          const order = new AddressOrder(prefix, parent);
           for (const [i, a] of addresses.entries())
             order.add(a, Uint8Array.of(0, 0, i >> 8, i & 255));
-          const out = [...order.sorted()].map(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
+          const out: Buffer[][] = [];
+          for await (const [k, v] of order.sorted()) out.push([Buffer.from(k), Buffer.from(v)]);
+          order.close();
           const expected = addresses
             .map((a, i) => [Buffer.concat([prefix, a]), Buffer.from([0, 0, i >> 8, i & 255])])
             .sort(([a], [b]) => Buffer.compare(a!, b!));
@@ -28,8 +39,28 @@ describe('AddressOrder', () => {
         },
       ),
     );
-    expect(() => new AddressOrder(0, prefix).add(new Uint8Array(20), new Uint8Array(4))).toThrow(
-      /more than the 0 accounts/,
-    );
+  });
+
+  it('spills to its files and sorts a crowded byte, then leaves nothing behind', async () => {
+    const prefix = Uint8Array.of(9);
+    const order = new AddressOrder(prefix, parent);
+    const addresses: Buffer[] = [];
+    // 5,000 addresses starting 00 00: more than a file's buffer, one bucket of thousands.
+    for (let i = 0; i < 5000; i++) {
+      const address = Buffer.alloc(20);
+      address.writeUInt32BE((i * 2654435761) >>> 0, 2);
+      address.writeUInt32BE(i, 16);
+      addresses.push(address);
+      order.add(address, Uint8Array.of(0, 0, i >> 8, i & 255));
+    }
+    const out: string[] = [];
+    for await (const [k] of order.sorted()) out.push(Buffer.from(k).toString('hex'));
+    order.close();
+    const expected = addresses
+      .map((a) => Buffer.concat([prefix, a]))
+      .sort(Buffer.compare)
+      .map((k) => k.toString('hex'));
+    expect(out).toEqual(expected);
+    expect(await readdir(parent)).toEqual([]);
   });
 });

@@ -297,19 +297,23 @@ async function writeSnapshot(
       if (writer.full) await writer.flush();
     }
     let written = 0;
-    const addresses = new AddressOrder(checked.checked.accounts, prefixOf(store.addresses));
-    // The records were checked (their order and their state root) before anything was written.
-    for await (const records of source.records()) {
-      for (const record of records) {
-        writeRecord(writer, store, checksum, addresses, record);
+    const addresses = new AddressOrder(prefixOf(store.addresses), core.dataDir);
+    try {
+      // The records were checked (their order and their state root) before anything was written.
+      for await (const records of source.records()) {
+        for (const record of records) {
+          writeRecord(writer, store, checksum, addresses, record);
+          if (writer.full) await writer.flush();
+        }
+        written += records.length;
+        progress?.('write', written);
+      }
+      for await (const [address, key] of addresses.sorted()) {
+        writer.putPrefixed(address, key);
         if (writer.full) await writer.flush();
       }
-      written += records.length;
-      progress?.('write', written);
-    }
-    for (const [address, key] of addresses.sorted()) {
-      writer.putPrefixed(address, key);
-      if (writer.full) await writer.flush();
+    } finally {
+      addresses.close();
     }
     writer.put(heightKey(height), block.bytes, store.blocks);
     writer.put(block.hash, heightKey(height), store.hashes);
