@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -29,7 +29,12 @@ export class AddressOrder {
     parent: string,
   ) {
     this.size = prefix.length + ADDRESS + KEY;
-    this.dir = mkdtempSync(join(parent, 'address-index-'));
+    // One restore at a time writes a data directory (it holds the database's lock): what another
+    // left is from one cut short.
+    for (const name of readdirSync(parent)) {
+      if (name.startsWith(DIR_PREFIX)) rmSync(join(parent, name), { recursive: true, force: true });
+    }
+    this.dir = mkdtempSync(join(parent, DIR_PREFIX));
   }
 
   /** `address` (20 bytes), `key` (the account's 4-byte key). */
@@ -93,6 +98,7 @@ export class AddressOrder {
   }
 }
 
+const DIR_PREFIX = 'address-index-';
 const ADDRESS = 20;
 const KEY = 4;
 const FILES = 256;
