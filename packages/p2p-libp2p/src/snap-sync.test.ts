@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chain } from '@chain/ledger';
 import { describe, expect, it } from 'vitest';
@@ -155,6 +155,32 @@ describe('snapshot sync', () => {
     await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
     expect(joiner.chain.historyStart()).toBe(first);
     release();
+  });
+
+  it('a node whose snapshot file is damaged removes it, unbanned; the joiner replays the blocks', async () => {
+    const source = await fixture.peer('127.0.0.83', SNAP);
+    await growChain(source.chain, 8);
+    await source.p2p.start();
+    const kept = join(source.dir, 'p2p', 'served-snapshots');
+    const files = async () => (await readdir(kept).catch(() => [])).sort();
+    await waitUntil('the snapshot to be kept', async () =>
+      (await files()).some((name) => name.endsWith('.manifest')),
+    );
+    const [chunks] = (await files()).filter((name) => name.endsWith('.chunks'));
+    const bytes = await readFile(join(kept, chunks!));
+    bytes[bytes.length - 3]! ^= 1;
+    await writeFile(join(kept, chunks!), bytes);
+    const joiner = await fixture.peer('127.0.0.84', {
+      ...SNAP,
+      fetchHistory: false,
+      peers: [source.address()],
+    });
+    await joiner.p2p.start();
+    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    expect(joiner.chain.historyStart()).toBe(0);
+    expect(await files()).not.toContain(chunks);
+    expect(joiner.p2p.blacklist()).toEqual([]);
+    expect(source.p2p.blacklist()).toEqual([]);
   });
 
   it('a node that serves no snapshots keeps none, and a joiner replays its blocks', async () => {

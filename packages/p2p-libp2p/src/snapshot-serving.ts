@@ -143,6 +143,24 @@ export class SnapshotServer {
     return this.newest();
   }
 
+  /**
+   * A chunk read from its file; a damaged one (checked against its hash) removes its snapshot, so
+   * that the next joiner gets a new one, and fails the request (the joiner asks another peer).
+   */
+  private async chunkOf(snapshot: ServedSnapshot, index: number): Promise<Uint8Array> {
+    try {
+      return await snapshot.chunk(index);
+    } catch (error) {
+      const at = this.served.indexOf(snapshot);
+      if (at >= 0) {
+        this.served.splice(at, 1);
+        this.log({ height: snapshot.height, err: String(error) }, 'snapshot removed: damaged');
+        await snapshot.remove();
+      }
+      throw error;
+    }
+  }
+
   /** Serves one request on `stream`. */
   async serve(stream: Stream, ip: string): Promise<void> {
     const reader = new FrameReader(stream);
@@ -156,7 +174,7 @@ export class SnapshotServer {
         frames = await snapshot.headers(request.index, count);
       } else if (request.kind === SNAPSHOT_BLOCK) frames = [await snapshot.block()];
       else if (request.kind === SNAPSHOT_CHUNK && request.index < snapshot.chunkHashes.length) {
-        frames = [await snapshot.chunk(request.index)];
+        frames = [await this.chunkOf(snapshot, request.index)];
       }
     }
     const found =
