@@ -4,7 +4,7 @@ import type { Chain } from '@chain/ledger';
 import { describe, expect, it } from 'vitest';
 import { forgeServedSnapshots } from './testing/forged-snapshots';
 import { useP2PFixture } from './testing/p2p-fixture';
-import { growChain, sameHead, waitUntil } from './testing/temp-network';
+import { growChain, sameHead, type TestPeer, waitUntil } from './testing/temp-network';
 
 // Snapshot sync between real libp2p nodes on loopback: a node at block 0 far behind joins from a
 // peer's snapshot instead of replaying the blocks, holds every entry the peer holds, and follows
@@ -19,6 +19,18 @@ async function records(chain: Chain): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   for await (const batch of chain.snapshot().records()) out.push(...batch.map((r) => r.slice()));
   return out;
+}
+
+/** A node started at block 0 with `source` as its peer, once at its head (no history fetched). */
+async function joinedFrom(source: TestPeer, host: string): Promise<TestPeer> {
+  const joiner = await fixture.peer(host, {
+    ...SNAP,
+    fetchHistory: false,
+    peers: [source.address()],
+  });
+  await joiner.p2p.start();
+  await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+  return joiner;
 }
 
 describe('snapshot sync', () => {
@@ -45,13 +57,7 @@ describe('snapshot sync', () => {
     const source = await fixture.peer('127.0.0.75', SNAP);
     await growChain(source.chain, 8);
     await source.p2p.start();
-    const joiner = await fixture.peer('127.0.0.76', {
-      ...SNAP,
-      fetchHistory: false,
-      peers: [source.address()],
-    });
-    await joiner.p2p.start();
-    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    const joiner = await joinedFrom(source, '127.0.0.76');
     expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
@@ -110,13 +116,7 @@ describe('snapshot sync', () => {
     };
     await source.restartP2P();
     await source.p2p.start();
-    const joiner = await fixture.peer('127.0.0.78', {
-      ...SNAP,
-      fetchHistory: false,
-      peers: [source.address()],
-    });
-    await joiner.p2p.start();
-    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    const joiner = await joinedFrom(source, '127.0.0.78');
     expect(joiner.chain.historyStart()).toBe(source.chain.head().height);
     expect(await records(joiner.chain)).toEqual(await records(source.chain));
     expect(passes).toBe(0);
@@ -146,13 +146,7 @@ describe('snapshot sync', () => {
     };
     await growChain(source.chain, 4);
     await waitUntil('the next pass to start', () => passes === 1);
-    const joiner = await fixture.peer('127.0.0.82', {
-      ...SNAP,
-      fetchHistory: false,
-      peers: [source.address()],
-    });
-    await joiner.p2p.start();
-    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    const joiner = await joinedFrom(source, '127.0.0.82');
     expect(joiner.chain.historyStart()).toBe(first);
     release();
   });
@@ -170,13 +164,7 @@ describe('snapshot sync', () => {
     const bytes = await readFile(join(kept, chunks!));
     bytes[bytes.length - 3]! ^= 1;
     await writeFile(join(kept, chunks!), bytes);
-    const joiner = await fixture.peer('127.0.0.84', {
-      ...SNAP,
-      fetchHistory: false,
-      peers: [source.address()],
-    });
-    await joiner.p2p.start();
-    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    const joiner = await joinedFrom(source, '127.0.0.84');
     expect(joiner.chain.historyStart()).toBe(0);
     expect(await files()).not.toContain(chunks);
     expect(joiner.p2p.blacklist()).toEqual([]);
@@ -187,13 +175,7 @@ describe('snapshot sync', () => {
     const source = await fixture.peer('127.0.0.79', { ...SNAP, serveSnapshots: false });
     await growChain(source.chain, 8);
     await source.p2p.start();
-    const joiner = await fixture.peer('127.0.0.80', {
-      ...SNAP,
-      fetchHistory: false,
-      peers: [source.address()],
-    });
-    await joiner.p2p.start();
-    await waitUntil('the joiner to reach the head', () => sameHead(source, joiner));
+    const joiner = await joinedFrom(source, '127.0.0.80');
     expect(joiner.chain.historyStart()).toBe(0);
     expect(await readdir(join(source.dir, 'p2p'))).not.toContain('served-snapshots');
   });
