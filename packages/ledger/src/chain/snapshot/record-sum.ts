@@ -70,10 +70,12 @@ parentPort.on('message', (message) => {
 });
 `;
 
-class ThreadSum implements RecordSum {
+export class ThreadSum implements RecordSum {
   private readonly worker: Worker;
+  /** The first failure of the thread: a sum that skipped entries must never be taken. */
   private failure: Error | undefined;
   private result: Promise<LtHash> | undefined;
+  private settle: ((vector: Uint8Array | undefined) => void) | undefined;
   private closed = false;
 
   constructor(url: string) {
@@ -84,8 +86,10 @@ class ThreadSum implements RecordSum {
       workerData: { cryptoUrl: url },
     });
     this.worker.unref();
-    this.worker.on('error', (error) => {
-      this.failure ??= error;
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('message', (message: { vector?: Uint8Array; error?: string }) => {
+      if (message.vector === undefined) this.fail(new Error(`state sum: ${message.error}`));
+      else this.settle?.(message.vector);
     });
   }
 
@@ -100,15 +104,19 @@ class ThreadSum implements RecordSum {
 
   total(): Promise<LtHash> {
     this.result ??= new Promise<LtHash>((resolve, reject) => {
-      if (this.failure !== undefined) return reject(this.failure);
-      this.worker.once('error', reject);
-      this.worker.once('message', (message: { vector?: Uint8Array; error?: string }) => {
-        if (message.vector === undefined) reject(new Error(`state sum: ${message.error}`));
-        else resolve(LtHash.fromBytes(message.vector));
-      });
-      this.worker.postMessage(null);
+      this.settle = (vector) => {
+        if (this.failure !== undefined || vector === undefined) reject(this.failure);
+        else resolve(LtHash.fromBytes(vector));
+      };
+      if (this.failure !== undefined) this.settle(undefined);
+      else this.worker.postMessage(null);
     }).finally(() => this.close());
     return this.result;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.settle?.(undefined);
   }
 
   close(): void {

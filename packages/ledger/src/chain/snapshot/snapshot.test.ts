@@ -21,7 +21,7 @@ import {
 } from '../../testing/temp-chain';
 import { type Chain, createChain } from '../chain';
 import { decodeRecordChunk } from './record-chunk';
-import { InlineSum, recordSum } from './record-sum';
+import { InlineSum, recordSum, ThreadSum } from './record-sum';
 import type { SnapshotSource } from './snapshot-restore';
 import type { ServedSnapshot } from './snapshot-serving';
 
@@ -403,5 +403,9 @@ describe('records checked chunk by chunk (snapshot sync)', () => {
     const vector = await threaded.total();
     expect(vector.equals(await inline.total())).toBe(true);
     expect(vector.equals(LtHash.identity())).toBe(false);
+    // A thread that could not sum every entry gives no vector at all.
+    const broken = new ThreadSum('file:///nonexistent/crypto.js');
+    broken.add(held.records.slice(0, 2));
+    await expect(broken.total()).rejects.toThrow(/nonexistent\/crypto\.js|state sum/);
   });
 });
