@@ -128,22 +128,6 @@ function sortedEntries(entries: Uint8Array, size: number, offset: number): Uint3
     }
     return 0;
   };
-  for (let b = 0; b < BUCKETS; b++) {
-    const from = starts[b]!;
-    const to = starts[b + 1]!;
-    if (to - from > 64) {
-      order.subarray(from, to).sort(compare);
-      continue;
-    }
-    for (let i = from + 1; i < to; i++) {
-      const index = order[i]!;
-      let j = i - 1;
-      while (j >= from && compare(order[j]!, index) > 0) {
-        order[j + 1] = order[j]!;
-        j--;
-      }
-      order[j + 1] = index;
-    }
-  }
+  for (let b = 0; b < BUCKETS; b++) order.subarray(starts[b]!, starts[b + 1]!).sort(compare);
   return order;
 }

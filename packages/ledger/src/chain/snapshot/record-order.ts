@@ -94,18 +94,19 @@ class RecordRun {
   constructor(private readonly registry: ChainCore['registry']) {}
 
   take(record: Uint8Array): void {
-    const place = this.placeOf(accountRecordNumber(record) ?? decodeRecord(record));
+    const place = this.placeOf(record);
     if (this.last === undefined) this.first = place;
     else checkFollows(this.last, place);
     this.last = place;
   }
 
-  private placeOf(decoded: DecodedRecord | number): RecordPlace {
-    if (typeof decoded === 'number') {
+  private placeOf(record: Uint8Array): RecordPlace {
+    const number = accountRecordNumber(record);
+    if (number !== undefined) {
       this.accounts++;
-      return { kind: 'account', number: decoded };
+      return { kind: 'account', number };
     }
-    if (decoded.kind === LATTICE_ACCOUNT) throw new Error('an account record decoded whole');
+    const decoded = decodeRecord(record);
     if (decoded.kind === LATTICE_SPACE) {
       if (this.registry.space(decoded.space) === undefined) {
         throw badRecord(`state space '${decoded.space}' is not one this node knows`);

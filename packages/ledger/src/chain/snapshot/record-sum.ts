@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type Hashes, LtHash } from '@chain/crypto';
 import { VectorSum } from '../../state/state-lattice';
-import { entriesOfRecords } from '../storage/state-records';
+import { entriesOfRecords, taggedEntries } from '../storage/state-records';
 
 /**
  * The state-root vector of a snapshot's records, summed as they come (RecordsCheck). Hashing
@@ -94,12 +94,12 @@ export class ThreadSum implements RecordSum {
   }
 
   add(records: readonly Uint8Array[]): void {
-    const entries = entriesOfRecords(records);
-    const lengths = new Uint32Array(entries.length);
-    for (let i = 0; i < entries.length; i++) lengths[i] = entries[i]!.length;
-    // The entries are views into one fresh buffer: it moves to the thread without a copy.
-    const bytes = entries.length === 0 ? new Uint8Array(0) : toBuffer(entries);
-    this.worker.postMessage({ bytes, lengths }, [bytes.buffer as ArrayBuffer, lengths.buffer]);
+    const { bytes, lengths } = taggedEntries(records);
+    // Fresh buffers: they move to the thread without a copy.
+    this.worker.postMessage({ bytes, lengths }, [
+      bytes.buffer as ArrayBuffer,
+      lengths.buffer as ArrayBuffer,
+    ]);
   }
 
   total(): Promise<LtHash> {
@@ -124,17 +124,6 @@ export class ThreadSum implements RecordSum {
     this.closed = true;
     void this.worker.terminate();
   }
-}
-
-/** The one buffer `entriesOfRecords` cut its entries from. */
-function toBuffer(entries: readonly Uint8Array[]): Uint8Array {
-  const first = entries[0]!;
-  const last = entries[entries.length - 1]!;
-  return new Uint8Array(
-    first.buffer,
-    first.byteOffset,
-    last.byteOffset + last.length - first.byteOffset,
-  );
 }
 
 /** `@chain/crypto`'s build, which the thread imports; undefined when it is not built. */

@@ -125,24 +125,19 @@ export async function servedSnapshots(core: ServingCore, dir: string): Promise<S
     return [];
   }
   const kept: ServedSnapshot[] = [];
-  for (const name of names) {
-    if (!name.endsWith(CHUNKS) && !name.endsWith(MANIFEST)) {
-      await rm(join(dir, name), { force: true });
-      continue;
-    }
-    if (!name.endsWith(MANIFEST)) continue;
-    const base = join(dir, name.slice(0, -MANIFEST.length));
-    const manifest = await readManifest(core, `${base}${MANIFEST}`);
-    const served = manifest === undefined ? undefined : await openServed(core, base, manifest);
-    if (served !== undefined && (await served.onChain())) kept.push(served);
-    else if (served !== undefined) await served.remove();
-    else await removeFiles(base);
+  const keptNames = new Set<string>();
+  for (const name of names.filter((n) => n.endsWith(MANIFEST))) {
+    const base = name.slice(0, -MANIFEST.length);
+    const manifest = await readManifest(core, join(dir, name));
+    const served =
+      manifest === undefined ? undefined : await openServed(core, join(dir, base), manifest);
+    if (served !== undefined && (await served.onChain())) {
+      kept.push(served);
+      keptNames.add(name).add(`${base}${CHUNKS}`);
+    } else await served?.close();
   }
   for (const name of names) {
-    const base = join(dir, name.slice(0, -CHUNKS.length));
-    if (name.endsWith(CHUNKS) && !names.includes(`${name.slice(0, -CHUNKS.length)}${MANIFEST}`)) {
-      await removeFiles(base);
-    }
+    if (!keptNames.has(name)) await rm(join(dir, name), { force: true });
   }
   return kept.sort((a, b) => a.height - b.height);
 }

@@ -16,19 +16,36 @@ import {
 export const recordOfEntry = (entry: Uint8Array): Uint8Array =>
   entry.subarray(STATE_ENTRY_TAG.length);
 
-/** The state-root entries of `records` (each with its tag again), views into one buffer. */
-export function entriesOfRecords(records: readonly Uint8Array[]): Uint8Array[] {
+/** The state-root entries of `records` (each with its tag again), back to back, and their lengths. */
+export function taggedEntries(records: readonly Uint8Array[]): {
+  bytes: Uint8Array;
+  lengths: Uint32Array;
+} {
   const tag = STATE_ENTRY_TAG.length;
+  const lengths = new Uint32Array(records.length);
   let size = 0;
-  for (const record of records) size += tag + record.length;
-  const buffer = new Uint8Array(size);
-  const entries: Uint8Array[] = [];
+  for (let i = 0; i < records.length; i++) {
+    lengths[i] = tag + records[i]!.length;
+    size += lengths[i]!;
+  }
+  const bytes = new Uint8Array(size);
   let at = 0;
   for (const record of records) {
-    buffer.set(STATE_ENTRY_TAG, at);
-    buffer.set(record, at + tag);
-    entries.push(buffer.subarray(at, at + tag + record.length));
+    bytes.set(STATE_ENTRY_TAG, at);
+    bytes.set(record, at + tag);
     at += tag + record.length;
+  }
+  return { bytes, lengths };
+}
+
+/** The state-root entries of `records` (each with its tag again), views into one buffer. */
+export function entriesOfRecords(records: readonly Uint8Array[]): Uint8Array[] {
+  const { bytes, lengths } = taggedEntries(records);
+  const entries: Uint8Array[] = [];
+  let at = 0;
+  for (const length of lengths) {
+    entries.push(bytes.subarray(at, at + length));
+    at += length;
   }
   return entries;
 }
