@@ -8,6 +8,7 @@ import {
   createBlockProducer,
   createChain,
   DEV_PRIVATE_KEY,
+  levelDbBuild,
 } from '@chain/ledger';
 import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, isLoopbackAddress, type RpcServer } from '@chain/rpc-jayson';
@@ -109,6 +110,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       },
     });
     await chain.open();
+    warnOfPrebuiltLevelDb(chainLog);
     const prefix = chain.prefix;
     keystore = createKeyStore({
       dir: join(options.datadir, 'keystore'),
@@ -250,4 +252,14 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       return closing;
     },
   };
+}
+
+/** The prebuilt LevelDB works, but compacts for reads: say so once, with the fix. */
+function warnOfPrebuiltLevelDb(log: Logger): void {
+  const build = levelDbBuild();
+  if (!build.seekCompactions) return;
+  log.warn(
+    { classicLevel: build.classicLevelDir, build: build.buildCommand },
+    'LevelDB is the prebuilt one, which compacts for reads: imports slow down at a large state; build it with the command in `build` (needs a C++ compiler and Python)',
+  );
 }

@@ -72,6 +72,7 @@ export type {
   WalletInfo,
 } from './chain/state/presentation';
 export { resealHead } from './chain/storage/head-reseal';
+export { type LevelDbBuild, levelDbBuild } from './chain/storage/leveldb-build';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).
 export { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './chain/storage/state-checksum';
 export {

@@ -1,13 +1,21 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname } from 'node:path';
+import { levelDbBuild } from '@chain/ledger';
 import type { BenchContext, Figure } from './benchmark.js';
 import type { SuiteResult } from './suite.js';
 
 export interface ResultsFile {
   generatedAt: string;
   settings: Pick<BenchContext, 'durationSec' | 'warmupSec' | 'connections'>;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string };
+  environment: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    /** Whether the node's LevelDB compacts for reads (the prebuilt classic-level) or not. */
+    levelDbSeekCompactions: boolean;
+  };
   figures: Figure[];
   errors: SuiteResult['errors'];
   pass: boolean;
@@ -28,6 +36,7 @@ export async function writeResults(
       platform: `${process.platform}-${process.arch}`,
       cpus: cpuList.length,
       cpuModel: cpuList[0]?.model ?? 'unknown',
+      levelDbSeekCompactions: levelDbBuild().seekCompactions,
     },
     figures: result.figures,
     errors: result.errors,

@@ -9,6 +9,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { levelDbBuild } from '@chain/ledger';
 import type { BenchContext } from './benchmark.js';
 import { DEFAULT_LOAD_OPTIONS } from './load.js';
 import { formatTable, writeResults } from './report.js';
@@ -84,6 +85,9 @@ async function main(): Promise<number> {
     log: (message) => console.error(message),
   };
 
+  if (levelDbBuild().seekCompactions) {
+    ctx.log('LevelDB: the prebuilt one, which compacts for reads (npm ci builds the one without)');
+  }
   const result = await runSuite(selected, ctx);
   const pass = suitePassed(result);
   const out = resolve(values.out ?? join(WORKSPACE, 'bench', 'results.json'));

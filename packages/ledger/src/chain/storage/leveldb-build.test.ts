@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { levelDbBuild } from './leveldb-build';
+
+const build = levelDbBuild();
+/** A small memtable, so that a few hundred KB of writes make table files. */
+const WRITE_BUFFER = 64 * 1024;
+const OLD_KEYS = 20_000;
+
+function key(n: number): Buffer {
+  const out = Buffer.alloc(8);
+  out.writeUInt32BE(n, 4);
+  return out;
+}
+
+function value(n: number): Buffer {
+  return Buffer.alloc(64, n & 0xff);
+}
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function openDb(): Promise<ClassicLevel<Buffer, Buffer>> {
+  const dir = await mkdtemp(join(tmpdir(), 'leveldb-build-'));
+  dirs.push(dir);
+  const db = new ClassicLevel<Buffer, Buffer>(dir, {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+    writeBufferSize: WRITE_BUFFER,
+  });
+  await db.open();
+  return db;
+}
+
+/** LevelDB's per-level compaction table, once its background work has stopped changing it. */
+async function settledStats(db: ClassicLevel<Buffer, Buffer>): Promise<string> {
+  let last = await db.getProperty('leveldb.stats');
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const now = await db.getProperty('leveldb.stats');
+    if (now === last) return now;
+    last = now;
+  }
+}
+
+/** The levels of a `leveldb.stats` table that hold table files. */
+function levelsWithFiles(stats: string): number {
+  return stats.split('\n').filter((line) => /^\s+\d+\s+[1-9]/.test(line)).length;
+}
+
+async function putRange(db: ClassicLevel<Buffer, Buffer>, keys: number[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1_000) {
+    await db.batch(
+      keys.slice(i, i + 1_000).map((n) => ({ type: 'put', key: key(n), value: value(n) })),
+    );
+  }
+}
+
+describe('the LevelDB that chain-node builds (scripts/build-leveldb.mjs)', () => {
+  it.skipIf(build.seekCompactions)(
+    'compacts for writes, never for reads that look into a file before the one holding their key',
+    async () => {
+      const db = await openDb();
+      try {
+        // Old entries in a lower level, then one table file above them spanning their whole range:
+        // every read of an old key looks into that file first (its bloom filter says no).
+        await putRange(
+          db,
+          Array.from({ length: OLD_KEYS }, (_, i) => 2 * i),
+        );
+        await db.compactRange(key(0), key(2 * OLD_KEYS));
+        await putRange(
+          db,
+          Array.from({ length: 1_500 }, (_, i) => 27 * i + 1),
+        );
+        const before = await settledStats(db);
+        expect(levelsWithFiles(before)).toBeGreaterThanOrEqual(2);
+
+        // Prebuilt LevelDB 1.20 compacts a file after 100 such reads; these are 50 times that.
+        const reads = Array.from({ length: 5_000 }, (_, i) => key(2 * ((i * 7_919) % OLD_KEYS)));
+        for (let i = 0; i < reads.length; i += 100) {
+          const values = await db.getMany(reads.slice(i, i + 100));
+          expect(values.every((v) => v !== undefined)).toBe(true);
+        }
+        expect(await settledStats(db)).toBe(before);
+
+        // Writes still compact: more table files than level 0 holds are merged down.
+        await putRange(
+          db,
+          Array.from({ length: 8_000 }, (_, i) => 5 * i + 3),
+        );
+        expect(await settledStats(db)).not.toBe(before);
+      } finally {
+        await db.close();
+      }
+    },
+  );
+});
