@@ -15,7 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,15 @@ function patchSource(dir) {
   writeFileSync(path, text.replace(CHARGE, NO_CHARGE));
 }
 
+/** Drops the build's intermediate files (objects, static libraries: about 10 MB). */
+function keepOnlyBinary(dir) {
+  const build = join(dir, 'build');
+  const binary = readFileSync(join(build, 'Release', 'classic_level.node'));
+  rmSync(build, { recursive: true, force: true });
+  mkdirSync(join(build, 'Release'), { recursive: true });
+  writeFileSync(join(build, 'Release', 'classic_level.node'), binary, { mode: 0o755 });
+}
+
 function main() {
   const dir = classicLevelDir();
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
@@ -102,6 +111,7 @@ function main() {
       cwd: dir,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    keepOnlyBinary(dir);
     writeFileSync(marker, `${JSON.stringify({ patch, change: 'no seek compactions' })}\n`);
     say('built');
   } catch (error) {
