@@ -2,7 +2,8 @@
 /**
  * Builds classic-level's LevelDB from its bundled sources with one change: no seek compactions
  * (docs/decisions.md, "LevelDB without seek compactions"). Run by the workspace's `postinstall`;
- * run it again by hand after a `npm rebuild classic-level`.
+ * run it again by hand after a `npm rebuild classic-level`:
+ * `node build-leveldb.mjs [classic-level directory]` (default: the one @chain/ledger resolves).
  *
  * LevelDB 1.20 charges a table file each time a read looks into it before finding its key in a
  * lower level, bloom filter or not, and compacts a file after about one such read per 16 KiB of
@@ -82,7 +83,7 @@ function keepOnlyBinary(dir) {
 }
 
 function main() {
-  const dir = classicLevelDir();
+  const dir = process.argv[2] ?? classicLevelDir();
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
   if (version !== CLASSIC_LEVEL_VERSION) {
     say(

@@ -1,6 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { levelDbBuild } from './leveldb-build';
@@ -100,4 +103,37 @@ describe('the LevelDB that chain-node builds (scripts/build-leveldb.mjs)', () =>
       }
     },
   );
+});
+
+describe('scripts/build-leveldb.mjs', () => {
+  const script = fileURLToPath(new URL('../../../scripts/build-leveldb.mjs', import.meta.url));
+  const VERSION_SET = 'deps/leveldb/leveldb-1.20/db/version_set.cc';
+
+  /** A classic-level directory with only what the script reads before it builds. */
+  async function fakeClassicLevel(version: string, versionSet: string): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'fake-classic-level-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'classic-level', version }));
+    await mkdir(join(dir, 'deps/leveldb/leveldb-1.20/db'), { recursive: true });
+    await writeFile(join(dir, VERSION_SET), versionSet);
+    return dir;
+  }
+
+  function run(dir: string): string {
+    // Never fails the install: a non-zero exit would throw here.
+    return execFileSync(process.execPath, [script, dir], { encoding: 'utf8' });
+  }
+
+  it('keeps the prebuilt binary of a classic-level it was not written for', async () => {
+    const dir = await fakeClassicLevel('3.1.0', 'anything');
+    expect(run(dir)).toMatch(/classic-level 3\.1\.0 is not the 3\.0\.0 this patch is for/);
+    expect(existsSync(join(dir, 'build'))).toBe(false);
+  });
+
+  it('keeps the prebuilt binary when the source is not the one it changes, and leaves it as it was', async () => {
+    const dir = await fakeClassicLevel('3.0.0', 'void other() {}\n');
+    expect(run(dir)).toMatch(/prebuilt LevelDB kept \(seek compactions on\)/);
+    expect(existsSync(join(dir, 'build'))).toBe(false);
+    expect(await readFile(join(dir, VERSION_SET), 'utf8')).toBe('void other() {}\n');
+  });
 });
