@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -15,7 +15,10 @@ export interface LevelDbBuild {
   readonly buildCommand: string;
 }
 
-/** Written beside the built binary by scripts/build-leveldb.mjs. */
+/**
+ * Written beside the binary by scripts/build-leveldb.mjs once its build succeeded (a failed one
+ * leaves no build directory): its presence is what says the binary is that build.
+ */
 const MARKER = 'chain-node-leveldb.json';
 
 export function levelDbBuild(): LevelDbBuild {
@@ -25,18 +28,9 @@ export function levelDbBuild(): LevelDbBuild {
   const ledgerDir = dirname(require.resolve('@chain/ledger/package.json'));
   return {
     seekCompactions: !(
-      existsSync(join(release, 'classic_level.node')) && markerSaysNoSeeks(release)
+      existsSync(join(release, 'classic_level.node')) && existsSync(join(release, MARKER))
     ),
     classicLevelDir,
     buildCommand: `node ${join(ledgerDir, 'scripts', 'build-leveldb.mjs')}`,
   };
-}
-
-function markerSaysNoSeeks(release: string): boolean {
-  try {
-    const marker = JSON.parse(readFileSync(join(release, MARKER), 'utf8')) as { change?: unknown };
-    return marker.change === 'no seek compactions';
-  } catch {
-    return false;
-  }
 }
