@@ -6,7 +6,7 @@ import { decodeOperation } from '../../operation/operation';
 import type { StateSpace } from '../../operation/registry';
 import { lockedByTime, spendableAt } from '../../state/account';
 import type { ChainCore } from '../chain-core';
-import { feeSummary, type LoadedBlock } from '../chain-records';
+import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
 import { heightKey, readHeightKey } from '../storage/store';
 import type { PresentationCore } from './chain-presentation';
@@ -78,7 +78,13 @@ export async function loadBlock(core: QueriesCore, height: number): Promise<Load
   }
   const block = decodeBlock(bytes, core.hashes);
   const ops = block.operations.map((b) => decodeOperation(b, core.registry, core.hashes, true));
-  const loaded: LoadedBlock = { block, ops, ...feeSummary(ops) };
+  const rewardBytes = await store.read(store.rewards, heightKey(height));
+  const loaded: LoadedBlock = {
+    block,
+    ops,
+    ...feeSummary(ops),
+    ...(rewardBytes === undefined ? {} : { reward: decodeReward(rewardBytes) }),
+  };
   core.blockCache.set(height, loaded);
   return loaded;
 }
