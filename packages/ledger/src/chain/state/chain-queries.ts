@@ -78,13 +78,7 @@ export async function loadBlock(core: QueriesCore, height: number): Promise<Load
   }
   const block = decodeBlock(bytes, core.hashes);
   const ops = block.operations.map((b) => decodeOperation(b, core.registry, core.hashes, true));
-  const rewardBytes = await store.read(store.rewards, heightKey(height));
-  const loaded: LoadedBlock = {
-    block,
-    ops,
-    ...feeSummary(ops),
-    ...(rewardBytes === undefined ? {} : { reward: decodeReward(rewardBytes) }),
-  };
+  const loaded: LoadedBlock = { block, ops, ...feeSummary(ops) };
   core.blockCache.set(height, loaded);
   return loaded;
 }
@@ -115,7 +109,19 @@ export function inspectBlock(core: QueriesCore, bytes: Uint8Array): BlockPlaceme
 export async function blockInfo(core: QueriesCore, height: number): Promise<BlockInfo> {
   core.requireStore();
   checkHeight(core, height);
-  return blockInfoOf(core, await loadBlock(core, height));
+  const loaded = await loadBlock(core, height);
+  loaded.reward ??= await storedReward(core, height);
+  return blockInfoOf(core, loaded);
+}
+
+/**
+ * What a block paid out, as recorded when it was executed here (undefined below a snapshot). Read
+ * for getBlockInfo only, so that reading a block's operations costs one database read, as before.
+ */
+async function storedReward(core: QueriesCore, height: number): Promise<bigint | undefined> {
+  const store = core.requireStore();
+  const bytes = await store.read(store.rewards, heightKey(height));
+  return bytes === undefined ? undefined : decodeReward(bytes);
 }
 
 export async function blockOperations(
