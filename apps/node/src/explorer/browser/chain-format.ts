@@ -368,7 +368,8 @@ interface BlockRewardFields {
 /** A block's reward in coins, split into subsidy and fees; or why it is not known. */
 export function blockReward(info: BlockInfo): Child {
   const { reward, subsidy } = info as BlockInfo & BlockRewardFields;
-  if (reward === undefined) return 'not recorded by this node';
+  if (info.block === 0) return 'none: the genesis block is nobody’s work';
+  if (reward === undefined) return 'not recorded by this node (it joined from a later snapshot)';
   if (subsidy === undefined) return coinAmount(reward);
   return h(
     'span',
