@@ -32,6 +32,7 @@ import { isOperatorPage, showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
 const WALLET_SCAN_BLOCKS = 100;
+const COIN_FIELDS = new Set(['balance', 'volume_lock', 'volume_timelock']);
 /** getWalletInfo's extra field: the wallet in this node's key store (DESIGN §2). */
 const KEY_STATE = 'key_state';
 const KEY_STATE_TEXTS: Record<string, string> = {
@@ -43,7 +44,6 @@ const KEY_STATE_TEXTS: Record<string, string> = {
 function keyStateText(state: string): string {
   return KEY_STATE_TEXTS[state] ?? state;
 }
-const COIN_FIELDS = new Set(['balance', 'volume_lock', 'volume_timelock']);
 
 function involves(op: OperationObject, wallet: string): boolean {
   return (
