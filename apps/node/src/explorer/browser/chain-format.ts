@@ -358,7 +358,7 @@ export function producerLinks(address: string): Child {
 /**
  * getBlockInfo's extra fields: what the block paid out, in base units (`reward`: subsidy and fees),
  * and what it minted (`subsidy`). A node that did not execute the block (it joined from a snapshot
- * after it) has not recorded them.
+ * after it), or executed it with a version that did not record them, does not have them.
  */
 interface BlockRewardFields {
   reward?: string;
@@ -369,7 +369,8 @@ interface BlockRewardFields {
 export function blockReward(info: BlockInfo): Child {
   const { reward, subsidy } = info as BlockInfo & BlockRewardFields;
   if (info.block === 0) return 'none: the genesis block is nobody’s work';
-  if (reward === undefined) return 'not recorded by this node (it joined from a later snapshot)';
+  if (reward === undefined)
+    return 'not recorded by this node (it joined from a later snapshot, or ran a version without rewards then)';
   if (subsidy === undefined) return coinAmount(reward);
   return h(
     'span',
