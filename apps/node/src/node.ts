@@ -181,6 +181,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     }
     logBlocks(chain, network, chainLog);
 
+    const authentication = rpcAuthentication(options);
     rpc = createRpcServer({
       host: options.rpcHost,
       port: options.rpcPort,
@@ -191,12 +192,14 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       wsMaxConnectionsPerIp: options.rpcWsMaxConnectionsPerIp,
       wsMaxSubscriptions: options.rpcWsMaxSubscriptions,
       wsMaxBufferedBytes: options.rpcWsMaxBufferedBytes,
-      ...rpcAuthentication(options),
+      ...authentication,
       handlers: createHandlers(context),
       stateVersion: stateVersionOf(chain, keystore),
       // /health and /ready, then the explorer page at GET / (JSON-RPC stays POST).
       probeRoutes: probeRoutes(() => readiness(context)),
-      onGet: createExplorerHandler(),
+      onGet: createExplorerHandler({
+        credentialsRequired: 'auth' in authentication || 'cookieFile' in authentication,
+      }),
       apiVersion: APP_VERSION,
       ...(metrics ? { durationBucketsSeconds: metrics.rpcDurationBuckets } : {}),
       log: rpcLog,

@@ -214,6 +214,13 @@ export interface BlockInfo {
   payload: string;
   trx_fee: string;
   operations: number;
+  /**
+   * Extra: what the block paid out, base units: its subsidy and its fees, whoever received them
+   * (absent for a block this node did not execute: below a snapshot it joined from).
+   */
+  reward?: string;
+  /** Extra: the part of `reward` the block minted (0 for a genesis producer's block). */
+  subsidy?: string;
 }
 
 /** blockSyncing. */

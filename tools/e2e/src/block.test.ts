@@ -35,6 +35,9 @@ const BLOCK_FIELDS = [
   'payload',
   'trx_fee',
   'operations',
+  // Extra fields: what the block paid out and minted (recorded when this node executed it).
+  'reward',
+  'subsidy',
 ].sort();
 
 describe('the Block group', () => {
@@ -70,10 +73,13 @@ describe('the Block group', () => {
       hmr: dev,
       operations: 1,
       trx_fee: onChain.oprice,
+      // The dev producer is a genesis producer: its block pays its fees and mints nothing.
+      reward: onChain.oprice,
+      subsidy: '0',
     });
     for (const key of ['hash', 'one_hash', 'four_hash', 'three_hash'])
       expect(info[key], key).toMatch(/^0x[0-9a-f]{64}$/);
-    for (const key of ['timestamp', 'nopsp', 'niopsp', 'trx_fee'])
+    for (const key of ['timestamp', 'nopsp', 'niopsp', 'trx_fee', 'reward', 'subsidy'])
       expect(info[key], key).toMatch(/^\d+$/);
     for (const key of ['ver', 'ver_a', 'blocksize'])
       expect(Number.isInteger(info[key]), key).toBe(true);
@@ -87,6 +93,8 @@ describe('the Block group', () => {
   it('describes the genesis block', async () => {
     const genesis = await call<Record<string, unknown>>(node.url, 'getBlockInfo', { block: 0 });
     expect(genesis).toMatchObject({ block: 0, operations: 0 });
+    // Nobody produced it: it paid no reward.
+    expect(genesis).not.toHaveProperty('reward');
   });
 
   it('refuses a block out of range (1003, param block) and a negative one (-32602)', async () => {

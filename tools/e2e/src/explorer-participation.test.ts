@@ -1,7 +1,8 @@
+import { formatCoins } from '@chain/rpc-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, hasBrowser, openBrowser, warnIfNoBrowser } from './harness/browser';
-import { activate, devWallet, mined, type OperationObject } from './harness/chain';
+import { activate, COIN, devWallet, mined, type OperationObject } from './harness/chain';
 import { call, type NodeProcess, startNode } from './harness/node-process';
 
 // The explorer's participation pages in headless Chromium, on a tree made through the real steps
@@ -191,4 +192,47 @@ describe.skipIf(!hasBrowser)('participation tree in the explorer (Chromium)', ()
     await genesis.getByRole('cell', { name: 'genesis producer', exact: true }).waitFor();
     expect(chromium.errors).toEqual([]);
   });
+
+  it("shows a TOP node's block reward (subsidy and fees) and lists that producer's blocks", async () => {
+    const count = await call<number>(node.url, 'getBlockCount');
+    const infos = [];
+    for (let block = 1; block < count; block++) {
+      infos.push(await call<BlockReward>(node.url, 'getBlockInfo', { block }));
+    }
+    const byMiner = infos.filter((info) => info.hmr === w.topMiner);
+    expect(byMiner.length).toBeGreaterThan(0);
+    const block = byMiner.at(-1)!;
+    // The dev network's genesis: 2 coins minted per block of a started TOP node, with its fees.
+    expect(block.subsidy).toBe('2000000000000000000');
+    expect(BigInt(block.reward)).toBe(2n * COIN + BigInt(block.trx_fee));
+
+    await page.goto(`${node.url}#/block/${block.block}`);
+    const header = page.getByRole('region', { name: 'Header' });
+    const fee = `${formatCoins(BigInt(block.trx_fee))} coins`;
+    const reward = `${formatCoins(BigInt(block.reward))} coins`;
+    await header.getByText(`${reward} (subsidy 2 coins + fees ${fee})`, { exact: true }).waitFor();
+
+    await header.getByRole('link', { name: `blocks produced by ${w.topMiner}` }).click();
+    const list = page.getByRole('table', { name: /^Blocks produced in blocks 1 to \d+$/ });
+    await list.getByRole('link', { name: String(block.block), exact: true }).waitFor();
+    // Its blocks only, each with its reward.
+    expect(await list.getByRole('row').count()).toBe(byMiner.length + 1);
+    await list
+      .getByText(`${reward} (subsidy 2 coins + fees ${fee})`, { exact: true })
+      .first()
+      .waitFor();
+    const genesisBlock = infos.find((info) => info.hmr !== w.topMiner)!;
+    expect(
+      await list.getByRole('link', { name: String(genesisBlock.block), exact: true }).count(),
+    ).toBe(0);
+    expect(chromium.errors).toEqual([]);
+  });
 });
+
+interface BlockReward {
+  block: number;
+  hmr: string;
+  trx_fee: string;
+  reward: string;
+  subsidy: string;
+}

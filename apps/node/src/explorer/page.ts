@@ -61,7 +61,17 @@ interface ExplorerScriptRef {
  * `scriptCss` is the style sheet the bundle comes with (its chart library's), inlined after the
  * page's own.
  */
-export function buildExplorerPage(script: ExplorerScriptRef, scriptCss = ''): ExplorerPage {
+/**
+ * Who the page is for: the node's `operator` or a `visitor`. The page's script reads it from the
+ * `chain-node-viewer` meta element (operator-request.ts decides).
+ */
+export type PageViewer = 'operator' | 'visitor';
+
+export function buildExplorerPage(
+  script: ExplorerScriptRef,
+  scriptCss = '',
+  viewer: PageViewer = 'visitor',
+): ExplorerPage {
   const css = `${EXPLORER_CSS}${scriptCss}`;
   const html = `<!doctype html>
 <html lang="en">
@@ -69,6 +79,7 @@ export function buildExplorerPage(script: ExplorerScriptRef, scriptCss = ''): Ex
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<meta name="chain-node-viewer" content="${viewer}">
 <title>chain-node explorer</title>
 <link rel="icon" href="data:,">
 <style>${css}</style>

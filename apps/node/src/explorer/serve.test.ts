@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRpcServer, type RpcServer } from '@chain/rpc-jayson';
@@ -89,7 +90,8 @@ describe('explorer page', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     // The path names the content, so the browser keeps it; the page itself is always revalidated.
     expect(response.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
-    expect((await fetch(url)).headers.get('cache-control')).toBe('no-cache');
+    // Private: the page a request gets depends on who asks (the operator's or a visitor's).
+    expect((await fetch(url)).headers.get('cache-control')).toBe('private, no-cache');
     const script = Buffer.from(await response.arrayBuffer());
     expect(script.equals(bundle)).toBe(true);
     // A classic script (no import/export left): the SDK is bundled in.
@@ -152,3 +154,100 @@ describe('explorer page', () => {
     expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: '1', result: 7 });
   });
 });
+
+/** Whom the page says it is for (its `chain-node-viewer` meta element). */
+async function viewerOf(response: Response): Promise<string | undefined> {
+  expect(response.status).toBe(200);
+  return /<meta name="chain-node-viewer" content="([a-z]+)">/.exec(await response.text())?.[1];
+}
+
+describe("the operator's page", () => {
+  it('is the one a loopback client gets by a loopback name, through no proxy', async () => {
+    expect(await viewerOf(await fetch(url))).toBe('operator');
+    const localhost = url.replace('127.0.0.1', 'localhost');
+    expect(await viewerOf(await fetch(localhost))).toBe('operator');
+    // Through a reverse proxy: a forwarding header, whichever one it adds.
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip', 'via', 'x-forwarded-host']) {
+      const proxied = await fetch(url, { headers: { [header]: '203.0.113.7' } });
+      expect(await viewerOf(proxied), header).toBe('visitor');
+    }
+  });
+
+  it("is not the one a proxy's public name gets, though it comes from loopback", async () => {
+    const named = createRpcServer({
+      port: 0,
+      handlers: {},
+      allowedHosts: ['explorer.example'],
+      onGet: createExplorerHandler({ scriptFile: join(bundleDir, 'app.js') }),
+    });
+    const { port } = await named.start();
+    try {
+      // fetch() sets Host itself: a raw request names the public host.
+      expect(await viewerOf(await rawGet(port, 'explorer.example'))).toBe('visitor');
+      expect(await viewerOf(await rawGet(port, `127.0.0.1:${port}`))).toBe('operator');
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('is the one an authenticated client gets from anywhere, when credentials are required', async () => {
+    const remote = (address: string) => address === 'nowhere';
+    const guarded = createRpcServer({
+      port: 0,
+      handlers: {},
+      auth: { user: 'op', password: 'secret' },
+      // Every client counts as off loopback: only the credentials make it the operator.
+      isLoopbackAddress: remote,
+      onGet: createExplorerHandler({
+        scriptFile: join(bundleDir, 'app.js'),
+        credentialsRequired: true,
+        isLoopbackAddress: remote,
+      }),
+    });
+    const { url: guardedUrl } = await guarded.start();
+    const authorization = `Basic ${Buffer.from('op:secret').toString('base64')}`;
+    try {
+      expect((await fetch(guardedUrl)).status).toBe(401);
+      expect(await viewerOf(await fetch(guardedUrl, { headers: { authorization } }))).toBe(
+        'operator',
+      );
+      const proxied = await fetch(guardedUrl, {
+        headers: { authorization, 'x-forwarded-for': '203.0.113.7' },
+      });
+      expect(await viewerOf(proxied)).toBe('visitor');
+    } finally {
+      await guarded.close();
+    }
+    // Without credentials required, an address off loopback is a visitor's.
+    const open = createRpcServer({
+      port: 0,
+      handlers: {},
+      onGet: createExplorerHandler({
+        scriptFile: join(bundleDir, 'app.js'),
+        isLoopbackAddress: (address) => address === 'localhost',
+      }),
+    });
+    const { url: openUrl } = await open.start();
+    try {
+      expect(await viewerOf(await fetch(openUrl))).toBe('visitor');
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+/** A GET / with this Host header, as a proxy sends it. */
+function rawGet(port: number, host: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0 })),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

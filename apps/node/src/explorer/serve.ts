@@ -3,20 +3,28 @@
  * `/explorer/app.<digest>.js` its script (the bundle of ./browser, built by tsup into
  * dist/explorer/app.js, with the style sheet its imports bring, app.css, inlined in the page); every other path is left to the server (405, JSON-RPC is POST only). The
  * server has already applied its Host allowlist and authentication, so the page is exactly as
- * reachable as the RPC itself.
+ * reachable as the RPC itself. The page says whether it is the node operator's own
+ * (operator-request.ts): only then does it show key-store state.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildExplorerPage, sha256Base64 } from './page';
+import { isLoopbackAddress } from '@chain/rpc-jayson';
+import { isOperatorRequest, type OperatorRule } from './operator-request';
+import { buildExplorerPage, type PageViewer, sha256Base64 } from './page';
 
 type GetHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-interface ExplorerOptions {
+interface ExplorerOptions extends OperatorRule {
   /** The bundled page script. Default: dist/explorer/app.js of the chain-node package. */
   scriptFile: string;
 }
+
+const DEFAULT_EXPLORER_OPTIONS: Omit<ExplorerOptions, 'scriptFile'> = {
+  credentialsRequired: false,
+  isLoopbackAddress,
+};
 
 const PAGE_PATHS = new Set(['/', '/index.html']);
 const SECURITY_HEADERS = {
@@ -31,7 +39,8 @@ interface Asset {
 }
 
 interface Assets {
-  page: Asset;
+  /** The page for the node's operator and for anyone else (they differ in one meta element). */
+  page: Record<PageViewer, Asset>;
   /** The script's path: it names the content, so the browser may keep it for good. */
   scriptPath: string;
   script: Asset;
@@ -46,6 +55,7 @@ export function defaultScriptFile(): string {
 
 export function createExplorerHandler(options: Partial<ExplorerOptions> = {}): GetHandler {
   const scriptFile = options.scriptFile ?? defaultScriptFile();
+  const rule: OperatorRule = { ...DEFAULT_EXPLORER_OPTIONS, ...options };
   let assets: Assets | undefined;
 
   return (req, res) => {
@@ -63,8 +73,9 @@ export function createExplorerHandler(options: Partial<ExplorerOptions> = {}): G
       });
       return true;
     }
-    if (PAGE_PATHS.has(path)) send(res, 200, assets.page);
-    else if (path === assets.scriptPath) send(res, 200, assets.script);
+    if (PAGE_PATHS.has(path)) {
+      send(res, 200, assets.page[isOperatorRequest(req, rule) ? 'operator' : 'visitor']);
+    } else if (path === assets.scriptPath) send(res, 200, assets.script);
     else return false;
     return true;
   };
@@ -89,23 +100,23 @@ function loadAssets(scriptFile: string): Assets {
   const script = readFileSync(scriptFile);
   const digest = sha256Base64(script);
   const name = `app.${Buffer.from(digest, 'base64').toString('hex').slice(0, 16)}.js`;
-  const { html, contentSecurityPolicy } = buildExplorerPage(
-    {
-      src: `explorer/${name}`,
-      integrity: `sha256-${digest}`,
-    },
-    readScriptCss(scriptFile),
-  );
-  return {
-    scriptPath: `/explorer/${name}`,
-    page: {
+  const ref = { src: `explorer/${name}`, integrity: `sha256-${digest}` };
+  const css = readScriptCss(scriptFile);
+  const pageFor = (viewer: PageViewer): Asset => {
+    const { html, contentSecurityPolicy } = buildExplorerPage(ref, css, viewer);
+    return {
       body: Buffer.from(html, 'utf8'),
       headers: {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': contentSecurityPolicy,
-        'cache-control': 'no-cache',
+        // Private: which page a request gets depends on who asks, so no shared cache may keep it.
+        'cache-control': 'private, no-cache',
       },
-    },
+    };
+  };
+  return {
+    scriptPath: `/explorer/${name}`,
+    page: { operator: pageFor('operator'), visitor: pageFor('visitor') },
     script: {
       body: script,
       headers: {

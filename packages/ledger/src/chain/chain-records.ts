@@ -1,6 +1,8 @@
 import { ErrorCode, LT_HASH_BYTES, LtHash } from '@chain/crypto';
 import { opHashIdentityOf } from '@chain/ophash';
 import type { Block, BlockHeader } from '../block/block';
+import { ByteReader } from '../codec/byte-reader';
+import { ByteWriter } from '../codec/byte-writer';
 import { type InvalidBlockReason, LedgerError } from '../errors';
 import type { Operation } from '../operation/operation';
 import type { BlockChanges } from '../state/block-changes';
@@ -31,6 +33,8 @@ export interface LoadedBlock {
   ops: Operation[];
   fees: bigint;
   zeroFee: number;
+  /** What the block paid out (runBlockHooks); undefined when this node did not execute it. */
+  reward?: bigint;
 }
 
 /** A block whose operations have been applied to a layer, ready to be committed. */
@@ -45,6 +49,8 @@ export interface ExecutedBlock {
   changes: BlockChanges;
   fees: bigint;
   zeroFee: number;
+  /** What the block hooks paid out: subsidy and fees (runBlockHooks). */
+  reward: bigint;
   /** The state vector after the block (its header's state root is its hash). */
   stateVector: LtHash;
   /** An imported block's: the key each operation's signature verified against. */
@@ -58,6 +64,15 @@ export interface AheadBlock extends VerifiedAhead {
   ops: (Operation | undefined)[];
   /** The committed entries they read, being loaded (state-access.ts). */
   loaded: Promise<void>;
+}
+
+/** A block's reward as stored (`rewards` sublevel): its amount encoding (ByteWriter.amount). */
+export function encodeReward(reward: bigint): Uint8Array {
+  return new ByteWriter(33).amount(reward).finish();
+}
+
+export function decodeReward(bytes: Uint8Array): bigint {
+  return new ByteReader(bytes).amount('reward');
 }
 
 export function nowSeconds(): number {

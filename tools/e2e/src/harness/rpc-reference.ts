@@ -138,6 +138,10 @@ const FIELD_NOTES: Record<string, string> = {
   'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
+  'BlockInfo.reward':
+    'extra: what the block paid out, native base units: its subsidy and its fees, to the producer (or, for a TOP node, its miner, share and participant wallets); recorded when this node executed the block, absent for the genesis block, for blocks below a snapshot this node joined from, and for blocks it executed with a version that did not record it',
+  'BlockInfo.subsidy':
+    "extra: the part of `reward` the block minted: the network's subsidy for a started TOP node's block, 0 for a genesis producer's",
   'BlockInfo.one_hash': 'previous block hash',
   'BlockInfo.three_hash': 'operations Merkle root',
   'BlockInfo.four_hash': 'state root',

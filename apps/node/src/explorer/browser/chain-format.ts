@@ -1,6 +1,6 @@
 /** How the page shows chain values: amounts, times, hashes, operation types, links, operation tables. */
 import { COIN_DECIMALS, formatUnits, parseUnits } from '@chain/rpc-client';
-import type { OperationObject } from './chain-data';
+import type { BlockInfo, OperationObject } from './chain-data';
 import { type Child, h, link, mono, table } from './dom';
 
 const CREATE_TOKEN = 6;
@@ -196,6 +196,8 @@ const FIELD_LABELS: Record<string, string> = {
   four_hash: 'State root',
   payload: 'Payload',
   trx_fee: 'Fees',
+  reward: 'Reward',
+  subsidy: 'Subsidy',
   operations: 'Operations',
   // getWalletInfo
   account: 'Account number',
@@ -207,6 +209,7 @@ const FIELD_LABELS: Record<string, string> = {
   volume_lock: 'Locked',
   volume_timelock: 'Time-locked',
   state: 'State',
+  key_state: 'Key store',
   // operation objects
   ophash: 'Operation hash',
   optype: 'Type',
@@ -340,6 +343,47 @@ export function blockLink(block: number): Child {
   return link(`#/block/${block}`, String(block));
 }
 
+/** A producer (a block's `hmr`): its wallet, and the list of the blocks it produced. */
+export function producerLinks(address: string): Child {
+  if (!isAddress(address)) return mono(address);
+  return h(
+    'span',
+    null,
+    walletLink(address),
+    ' · ',
+    link(`#/produced/${address}`, 'blocks it produced', `blocks produced by ${address}`),
+  );
+}
+
+/**
+ * getBlockInfo's extra fields: what the block paid out, in base units (`reward`: subsidy and fees),
+ * and what it minted (`subsidy`). A node that did not execute the block (it joined from a snapshot
+ * after it), or executed it with a version that did not record them, does not have them.
+ */
+interface BlockRewardFields {
+  reward?: string;
+  subsidy?: string;
+}
+
+/** A block's reward in coins, split into subsidy and fees; or why it is not known. */
+export function blockReward(info: BlockInfo): Child {
+  const { reward, subsidy } = info as BlockInfo & BlockRewardFields;
+  if (info.block === 0) return 'none: the genesis block is nobody’s work';
+  if (reward === undefined)
+    return 'not recorded by this node (it joined from a later snapshot, or ran a version without rewards then)';
+  if (subsidy === undefined) return coinAmount(reward);
+  return h(
+    'span',
+    null,
+    coinAmount(reward),
+    ' (subsidy ',
+    coinAmount(subsidy),
+    ' + fees ',
+    coinAmount(info.trx_fee),
+    ')',
+  );
+}
+
 /** A block hash, shortened, linking to its block. */
 export function blockHashLink(hash: string, block: number): Child {
   return link(`#/block/${block}`, mono(short(hash)), `block ${block} hash ${hash}`);
@@ -347,22 +391,101 @@ export function blockHashLink(hash: string, block: number): Child {
 
 /** Where an operation is: its block, or "pending" (the node says block 0 while it waits). */
 function placeOf(op: OperationObject): Child {
-  return op.block > 0 && op.maturation !== null ? blockLink(op.block) : 'pending';
+  return isMined(op) ? blockLink(op.block) : 'pending';
+}
+
+/** A pending operation says block 0 and maturation null. */
+export function isMined(op: OperationObject): boolean {
+  return op.block > 0 && op.maturation !== null;
+}
+
+/**
+ * The newest block number the page has heard of (-1 until it has): confirmation counts are worked
+ * out against it, and kept current as blocks arrive (`noteHead`).
+ */
+let headBlock = -1;
+
+/**
+ * The chain's newest block is now `block` (a new block, or a reorganisation's last block, which may
+ * be lower): every confirmation count shown is brought up to date.
+ */
+export function noteHead(block: number, root: ParentNode = document): void {
+  headBlock = block;
+  root.querySelectorAll<HTMLElement>('[data-confirmed-in]').forEach((element) => {
+    const text = String(confirmations(Number(element.dataset.confirmedIn), block));
+    if (element.textContent !== text) element.textContent = text;
+  });
+}
+
+/** Blocks from `block` to the head, both counted (the block itself is the first confirmation). */
+function confirmations(block: number, head: number): number {
+  return Math.max(0, head - block + 1);
+}
+
+/**
+ * An operation's confirmations (head - block + 1; 0 while pending). The node's `maturation` says
+ * how many blocks were on top when it answered; the page's own head counts when it is newer.
+ */
+export function confirmationsOf(op: OperationObject): HTMLElement {
+  if (!isMined(op)) return h('span', null, '0');
+  const head = Math.max(headBlock, op.block + (op.maturation ?? 0));
+  return h('span', { 'data-confirmed-in': op.block }, String(confirmations(op.block, head)));
+}
+
+/** An operation relative to one wallet: it receives (IN), sends or signs (OUT), or both (SELF). */
+export type Direction = 'IN' | 'OUT' | 'SELF';
+
+export function directionOf(op: OperationObject, wallet: string): Direction | undefined {
+  const sends =
+    op.signer_account === wallet || (op.senders ?? []).some((s) => s.account === wallet);
+  const receives = (op.receivers ?? []).some((r) => r.account === wallet);
+  if (sends && receives) return 'SELF';
+  if (sends) return 'OUT';
+  return receives ? 'IN' : undefined;
+}
+
+const DIRECTION_TITLES: Record<Direction, string> = {
+  IN: 'this wallet receives',
+  OUT: 'this wallet sends or signs (and pays the fee)',
+  SELF: 'this wallet sends to itself',
+};
+
+function directionCell(op: OperationObject, wallet: string): Child {
+  const direction = directionOf(op, wallet);
+  if (direction === undefined) return '';
+  return h(
+    'span',
+    { class: `direction ${direction.toLowerCase()}`, title: DIRECTION_TITLES[direction] },
+    direction,
+  );
+}
+
+/** What an operations table shows beyond the operations. */
+export interface OperationsTableOptions {
+  /** The token book for the amounts and links of token operations. */
+  tokens?: TokenBook;
+  /** The wallet whose page this is: each operation is marked IN, OUT or SELF relative to it. */
+  wallet?: string;
 }
 
 export function operationsTable(
   caption: string,
   operations: OperationObject[],
-  tokens?: TokenBook,
+  { tokens, wallet }: OperationsTableOptions = {},
 ): HTMLElement {
+  const headers = ['Operation', 'Block', 'Confirmations', 'Age', 'Type'];
+  if (wallet !== undefined) headers.push('Direction');
+  headers.push('From', 'To', 'Amount');
   return table(
     caption,
-    ['Operation', 'Block', 'Age', 'Type', 'From', 'To', 'Amount'],
+    headers,
     operations.map((op) => [
       opLink(op),
       placeOf(op),
-      op.block > 0 && op.maturation !== null ? when(op.time) : '',
+      confirmationsOf(op),
+      isMined(op) ? when(op.time) : '',
       operationKind(op, tokens),
+      ...(wallet === undefined ? [] : [directionCell(op, wallet)]),
       walletLink(op.signer_account),
       h(
         'span',
@@ -373,6 +496,49 @@ export function operationsTable(
       ),
       amountOf(op, tokens),
     ]),
+  );
+}
+
+/** Characters a payload shown as text must not have: controls (but tab and line breaks), invisible
+ * format characters (bidirectional overrides could disguise the text), unassigned and private use. */
+const NOT_PRINTABLE = /[^\P{C}\t\n\r]/u;
+
+/**
+ * A payload's bytes as text, when they are valid UTF-8 made of printable characters; undefined
+ * otherwise (and for an empty payload). Hex with or without `0x`.
+ */
+export function payloadText(hex: string): string | undefined {
+  const digits = hex.replace(/^0x/i, '');
+  if (digits.length === 0 || digits.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(digits)) {
+    return undefined;
+  }
+  const bytes = new Uint8Array(digits.length / 2);
+  for (let i = 0; i < bytes.length; i++)
+    bytes[i] = Number.parseInt(digits.slice(2 * i, 2 * i + 2), 16);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return NOT_PRINTABLE.test(text) ? undefined : text;
+}
+
+/**
+ * A payload: its hex, and beside it its text when it is printable UTF-8 (as text, never markup).
+ * An empty payload says so.
+ */
+export function payloadView(hex: string): HTMLElement {
+  const digits = hex.replace(/^0x/i, '');
+  if (digits.length === 0) return h('span', null, '(none)');
+  const text = payloadText(hex);
+  return h(
+    'span',
+    { class: 'payload' },
+    mono(hex),
+    text === undefined
+      ? ''
+      : h('span', { class: 'payload-text', 'data-payload-text': true }, ' text: “', text, '”'),
   );
 }
 

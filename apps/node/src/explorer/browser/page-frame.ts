@@ -64,3 +64,10 @@ export function watchLiveSwitch(onResume: () => void): void {
     if (live) onResume();
   });
 }
+
+/**
+ * Whether the node served this page to its operator (a loopback or authenticated request through no
+ * proxy: apps/node/src/explorer/operator-request.ts). Only then does the page show key-store state.
+ */
+export const isOperatorPage =
+  document.querySelector<HTMLMetaElement>('meta[name="chain-node-viewer"]')?.content === 'operator';

@@ -1,9 +1,10 @@
 /**
  * Hash routes (`#/`, `#/block/N`, `#/block/0xHASH`, `#/op/H`, `#/wallet/A`, `#/token/A`,
- * `#/tokens/SYMBOL`, `#/network`, `#/producers`, `#/participation[/A]`) to views, and live updates: what the data layer's feed says about the
+ * `#/tokens/SYMBOL`, `#/network`, `#/producers`, `#/produced/A`, `#/participation[/A]`) to views, and live updates: what the data layer's feed says about the
  * chain goes to the shown view, held while the user pauses live updates.
  */
 import { type BlockInfo, watchChain } from './chain-data';
+import { noteHead } from './chain-format';
 import { heading, link, notice, replace } from './dom';
 import {
   clearProblem,
@@ -20,6 +21,7 @@ import { homeView } from './views/home-view';
 import { networkView } from './views/network-view';
 import { operationView } from './views/operation-view';
 import { participationView, topNodesView } from './views/participation-view';
+import { producedView } from './views/produced-view';
 import { producersView } from './views/producers-view';
 import { tokenSearchView } from './views/token-search-view';
 import { tokenView } from './views/token-view';
@@ -45,6 +47,7 @@ function showView(context: ViewContext, kind: string, arg: string): Promise<void
   if (kind === 'token') return tokenView(context, arg);
   if (kind === 'network') return networkView(context);
   if (kind === 'producers') return producersView(context);
+  if (kind === 'produced') return producedView(context, arg);
   if (kind === 'tokens') return tokenSearchView(context, arg);
   if (kind === 'participation') {
     return arg === '' ? topNodesView(context) : participationView(context, arg);
@@ -121,14 +124,25 @@ async function refresh(): Promise<void> {
 }
 
 function newBlocks(blocks: BlockInfo[]): void {
-  if (isLive()) blocksListener?.(blocks);
-  else heldBlocks.push(...blocks);
+  if (!isLive()) {
+    heldBlocks.push(...blocks);
+    return;
+  }
+  blocksListener?.(blocks);
+  noteHeadOf(blocks);
+}
+
+/** Confirmation counts follow the newest of the blocks told (oldest first; a reorg's last). */
+function noteHeadOf(blocks: BlockInfo[]): void {
+  const last = blocks[blocks.length - 1];
+  if (last !== undefined) noteHead(last.block);
 }
 
 function resume(): void {
   const held = heldBlocks;
   heldBlocks = [];
   if (held.length > 0) blocksListener?.(held);
+  noteHeadOf(held);
   void refresh();
 }
 

@@ -6,6 +6,7 @@ import type { ChainCore } from '../chain-core';
 import {
   type ExecutedBlock,
   encodeHead,
+  encodeReward,
   type HeadState,
   type LoadedBlock,
   opLocation,
@@ -66,20 +67,35 @@ export type CommitCore = Pick<
  * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
  */
 
-/** Rewards: the registered hooks, or by default the fees to the producer's account. */
+/** The block hooks' context, which adds up what they credit: the block's reward. */
+class PayoutContext extends LayerContext {
+  paid = 0n;
+
+  override credit(number: number, amount: bigint): void {
+    super.credit(number, amount);
+    this.paid += amount;
+  }
+}
+
+/**
+ * Rewards: the registered hooks, or by default the fees to the producer's account. Returns what
+ * they paid out (subsidy and fees, whoever received them), which getBlockInfo shows as the block's
+ * reward: measured, not worked out again, so it is what the rules in force did to this block.
+ */
 export function runBlockHooks(
   core: CommitCore,
   layer: StateLayer,
   env: ApplyEnv,
   info: BlockHookInfo,
-): void {
+): bigint {
   const hooks = core.registry.hooks();
-  const ctx = new LayerContext(layer, env, -1);
+  const ctx = new PayoutContext(layer, env, -1);
   if (hooks.length === 0) {
     if (info.fees > 0n) ctx.credit(info.producer, info.fees);
-    return;
+    return ctx.paid;
   }
   for (const hook of hooks) hook.afterOperations(ctx, info);
+  return ctx.paid;
 }
 
 /** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
@@ -184,6 +200,7 @@ export async function commitBlock(
     batch.putPrefixed(key, opLocation(height, i));
   }
   batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
+  batch.put(heightKey(height), encodeReward(executed.reward), { sublevel: store.rewards });
   if (height - core.maxRollback >= 1) {
     batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
   }
@@ -235,6 +252,7 @@ export async function commitBlock(
     ops,
     fees: executed.fees,
     zeroFee: executed.zeroFee,
+    reward: executed.reward,
   };
   // A block with others queued behind it is part of a sync: keeping its decoded operations or
   // their signature checks would only keep them alive past the collector's young generation,

@@ -165,6 +165,7 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     batch.del(heightKey(h), { sublevel: store.blocks });
     batch.del(loaded.block.hash, { sublevel: store.hashes });
     batch.del(heightKey(h), { sublevel: store.undo });
+    batch.del(heightKey(h), { sublevel: store.rewards });
     for (const op of loaded.ops) {
       batch.del(identityOf(op), { sublevel: store.ops });
     }

@@ -352,7 +352,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     }
   }
   const { fees, zeroFee } = feeSummary(ops);
-  runBlockHooks(core, layer, env, {
+  const reward = runBlockHooks(core, layer, env, {
     height: header.height,
     timestamp: header.timestamp,
     producer: header.producer,
@@ -384,6 +384,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     stateVector,
     fees,
     zeroFee,
+    reward,
     verifiedKeys,
   };
 }

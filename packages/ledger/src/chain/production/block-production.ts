@@ -123,7 +123,13 @@ export function produceBlock(
     }
     const ops = included.map((e) => e.op);
     const { fees, zeroFee } = feeSummary(ops);
-    runBlockHooks(core, layer, env, { height, timestamp, producer, fees, operations: ops.length });
+    const reward = runBlockHooks(core, layer, env, {
+      height,
+      timestamp,
+      producer,
+      fees,
+      operations: ops.length,
+    });
     const changes = collectChanges(layer, core.registry);
     const stateVector = core.lattice.apply(core.headState.stateVector, changes);
     const header: BlockHeader = {
@@ -162,6 +168,7 @@ export function produceBlock(
       stateVector,
       fees,
       zeroFee,
+      reward,
     };
     // commitBlock rebuilds the pending state without them.
     dropEntries(core, dropped, false);

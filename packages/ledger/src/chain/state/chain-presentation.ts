@@ -140,6 +140,7 @@ export function blockInfoOf(core: PresentationCore, loaded: LoadedBlock): BlockI
     operations: loaded.ops.length,
     zeroFeeOperations: loaded.zeroFee,
     fees: loaded.fees,
+    ...(loaded.reward === undefined ? {} : { reward: loaded.reward }),
     producerAddress: addressOf(core, loaded.block.header.producer, core.root),
   });
 }

@@ -6,7 +6,7 @@ import { decodeOperation } from '../../operation/operation';
 import type { StateSpace } from '../../operation/registry';
 import { lockedByTime, spendableAt } from '../../state/account';
 import type { ChainCore } from '../chain-core';
-import { feeSummary, type LoadedBlock } from '../chain-records';
+import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
 import { heightKey, readHeightKey } from '../storage/store';
 import type { PresentationCore } from './chain-presentation';
@@ -109,7 +109,19 @@ export function inspectBlock(core: QueriesCore, bytes: Uint8Array): BlockPlaceme
 export async function blockInfo(core: QueriesCore, height: number): Promise<BlockInfo> {
   core.requireStore();
   checkHeight(core, height);
-  return blockInfoOf(core, await loadBlock(core, height));
+  const loaded = await loadBlock(core, height);
+  loaded.reward ??= await storedReward(core, height);
+  return blockInfoOf(core, loaded);
+}
+
+/**
+ * What a block paid out, as recorded when it was executed here (undefined below a snapshot). Read
+ * for getBlockInfo only, so that reading a block's operations costs one database read, as before.
+ */
+async function storedReward(core: QueriesCore, height: number): Promise<bigint | undefined> {
+  const store = core.requireStore();
+  const bytes = await store.read(store.rewards, heightKey(height));
+  return bytes === undefined ? undefined : decodeReward(bytes);
 }
 
 export async function blockOperations(

@@ -71,6 +71,8 @@ export interface BlockSummary {
   operations: number;
   zeroFeeOperations: number;
   fees: bigint;
+  /** What the block paid out (subsidy and fees), when this node executed it. */
+  reward?: bigint;
   producerAddress: string;
 }
 
@@ -95,6 +97,18 @@ export function presentBlock(s: BlockSummary): BlockInfo {
     payload: hex0x(s.header.payload),
     trx_fee: s.fees.toString(),
     operations: s.operations,
+    ...(s.reward === undefined ? {} : rewardFields(s.reward, s.fees)),
+  };
+}
+
+/**
+ * getBlockInfo's extra fields: `reward`, what the block paid out (subsidy and fees), and `subsidy`,
+ * the part of it minted by the block (the reward beyond its fees).
+ */
+function rewardFields(reward: bigint, fees: bigint): Pick<BlockInfo, 'reward' | 'subsidy'> {
+  return {
+    reward: reward.toString(),
+    subsidy: (reward > fees ? reward - fees : 0n).toString(),
   };
 }
 

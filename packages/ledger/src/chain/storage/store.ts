@@ -212,6 +212,11 @@ export class ChainStore implements StateStore {
   readonly journal;
   /** Signed headers (`header || signature`) of the blocks below the history start, by height. */
   readonly headers;
+  /**
+   * What each block executed here paid out (its reward: subsidy and fees), by height: the block
+   * hooks' credits, which the block itself does not record (encodeReward).
+   */
+  readonly rewards;
   private queue: Promise<unknown> = Promise.resolve();
   /** Block batches waiting for their turn in the queue: later commits join them (commit). */
   private group: CommitGroup | undefined;
@@ -268,6 +273,10 @@ export class ChainStore implements StateStore {
       valueEncoding: 'view',
     });
     this.headers = this.db.sublevel<Bytes, Bytes>('headers', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.rewards = this.db.sublevel<Bytes, Bytes>('rewards', {
       keyEncoding: 'view',
       valueEncoding: 'view',
     });

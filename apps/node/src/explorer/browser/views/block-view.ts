@@ -1,9 +1,21 @@
 /** One block (by number or hash): header, neighbours, operations. */
 import { batch, failed, findBlockByHash, resultOf, tokensOf } from '../chain-data';
-import { coinAmount, label, operationsTable, utcText, walletLink, when } from '../chain-format';
+import {
+  blockReward,
+  coinAmount,
+  label,
+  operationsTable,
+  payloadView,
+  producerLinks,
+  utcText,
+  when,
+} from '../chain-format';
 import { type Child, facts, h, heading, link, mono, notice, replace, section } from '../dom';
 import { view } from '../page-frame';
 import type { ViewContext } from './view-context';
+
+/** Shown together in the Reward row. */
+const REWARD_FIELDS = new Set(['reward', 'subsidy']);
 
 export async function blockView(context: ViewContext, arg: string): Promise<void> {
   let number = /^\d+$/.test(arg) ? Number(arg) : Number.NaN;
@@ -40,10 +52,10 @@ export async function blockView(context: ViewContext, arg: string): Promise<void
     number > 0 ? link(`#/block/${number - 1}`, '← Previous block') : '',
     number + 1 < height ? link(`#/block/${number + 1}`, 'Next block →') : '',
   );
-  const fields: Array<[Child, Child]> = Object.entries(info).map(([key, value]) => [
-    label(key),
-    blockField(number, key, value),
-  ]);
+  const fields: Array<[Child, Child]> = Object.entries(info)
+    .filter(([key]) => !REWARD_FIELDS.has(key))
+    .map(([key, value]) => [label(key), blockField(number, key, value)]);
+  fields.push([label('reward'), blockReward(info)]);
   replace(
     view,
     heading(`Block ${number}`),
@@ -54,7 +66,7 @@ export async function blockView(context: ViewContext, arg: string): Promise<void
       'block-ops-heading',
       ops.length === 0
         ? notice('This block has no operations.')
-        : operationsTable(`Operations of block ${number}`, ops, tokens),
+        : operationsTable(`Operations of block ${number}`, ops, { tokens }),
     ),
   );
 }
@@ -63,7 +75,8 @@ function blockField(number: number, key: string, value: unknown): Child {
   const text = String(value);
   if (key === 'timestamp') return h('span', null, utcText(text), ' (', when(text), ')');
   if (key === 'trx_fee') return coinAmount(text);
-  if (key === 'hmr') return walletLink(text);
+  if (key === 'hmr') return producerLinks(text);
+  if (key === 'payload') return payloadView(text);
   if (key === 'one_hash' && number > 0) {
     return link(`#/block/${number - 1}`, mono(text), `previous block ${number - 1} hash ${text}`);
   }

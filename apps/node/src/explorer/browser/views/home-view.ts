@@ -71,7 +71,7 @@ export async function homeView(context: ViewContext): Promise<void> {
         pendingPart,
         pendingOps.length === 0
           ? notice('No operations are waiting for a block.')
-          : operationsTable('Pending operations', pendingOps, pendingTokens),
+          : operationsTable('Pending operations', pendingOps, { tokens: pendingTokens }),
       );
     }
     if (height === shownHeight) return;
@@ -85,7 +85,7 @@ export async function homeView(context: ViewContext): Promise<void> {
       operationsPart,
       operations.length === 0
         ? notice(`No operations in the latest ${blocks.length} blocks.`)
-        : operationsTable('Latest operations', shownOps, tokens),
+        : operationsTable('Latest operations', shownOps, { tokens }),
     );
     status.textContent = `Block ${height - 1} is the latest.`;
   }

@@ -13,7 +13,7 @@ import {
   type OperationObject,
   rpc,
 } from '../chain-data';
-import { blockLink, nodeCodeOf, walletLink, when } from '../chain-format';
+import { blockLink, nodeCodeOf, producerLinks, walletLink, when } from '../chain-format';
 import { type Child, h, heading, link, notice, replace, section, table } from '../dom';
 import { showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
@@ -114,7 +114,7 @@ export function producersTable(caption: string, scan: ProducerScan): HTMLElement
     caption,
     ['Producer', 'Role', 'Producing since', 'Blocks signed', 'Last signed'],
     scan.producers.map((producer) => [
-      walletLink(producer.wallet),
+      producerLinks(producer.wallet),
       producer.genesis ? 'genesis producer' : 'TOP node mine wallet',
       sinceText(producer, scan),
       scanned === 0

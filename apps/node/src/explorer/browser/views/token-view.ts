@@ -117,7 +117,7 @@ export async function tokenView(context: ViewContext, arg: string): Promise<void
         : operationsTable(
             done ? 'Operations of this token' : `Operations of this token in ${range}`,
             found,
-            tokens,
+            { tokens },
           ),
     );
     const total = (await rpc('infoToken', { wallet: arg })).totalAmount;

@@ -28,11 +28,22 @@ import {
   tokenOf,
 } from '../chain-format';
 import { type Child, facts, h, heading, link, mono, notice, replace, section, table } from '../dom';
-import { showProblem, view } from '../page-frame';
+import { isOperatorPage, showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
 const WALLET_SCAN_BLOCKS = 100;
 const COIN_FIELDS = new Set(['balance', 'volume_lock', 'volume_timelock']);
+/** getWalletInfo's extra field: the wallet in this node's key store (DESIGN §2). */
+const KEY_STATE = 'key_state';
+const KEY_STATE_TEXTS: Record<string, string> = {
+  unlocked: "in this node's key store, unlocked: its key signs when given its passphrase",
+  locked: "in this node's key store, locked: every use of its key is refused",
+  'not in key store': "not in this node's key store",
+};
+
+function keyStateText(state: string): string {
+  return KEY_STATE_TEXTS[state] ?? state;
+}
 
 function involves(op: OperationObject, wallet: string): boolean {
   return (
@@ -56,11 +67,16 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
   }
   const height = resultOf(count);
   const found: OperationObject[] = resultOf(pending).filter((op) => involves(op, wallet));
-  const fields: Array<[Child, Child]> = Object.entries(info).map(([key, value]) => {
-    if (key === 'wallet') return [label(key), mono(String(value))];
-    if (COIN_FIELDS.has(key)) return [label(key), coinAmount(String(value))];
-    return [label(key), String(value)];
-  });
+  const fields: Array<[Child, Child]> = Object.entries(info).flatMap(
+    ([key, value]): Array<[Child, Child]> => {
+      if (key === 'wallet') return [[label(key), mono(String(value))]];
+      if (COIN_FIELDS.has(key)) return [[label(key), coinAmount(String(value))]];
+      if (key === KEY_STATE) {
+        return isOperatorPage ? [[label(key), keyStateText(String(value))]] : [];
+      }
+      return [[label(key), String(value)]];
+    },
+  );
   const opsPart = h('div');
   const tokensPart = h('div');
   const more = h('button', { type: 'button' }, `Look ${WALLET_SCAN_BLOCKS} blocks further back`);
@@ -68,7 +84,16 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
   replace(
     view,
     heading('Wallet', ' ', mono(wallet)),
-    section('Balance and state', 'wallet-heading', facts(fields)),
+    section(
+      'Balance and state',
+      'wallet-heading',
+      facts(fields),
+      isOperatorPage || !(KEY_STATE in info)
+        ? ''
+        : notice(
+            "Whether this wallet is in the node's key store is shown to the node's operator only.",
+          ),
+    ),
     section('Token balances', 'wallet-tokens-heading', tokensPart),
     section('Participation', 'wallet-part-heading', participationPart(wallet, part)),
     section('Operations', 'wallet-ops-heading', opsPart, more),
@@ -102,7 +127,10 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
       opsPart,
       found.length === 0
         ? notice(`No operations of this wallet in ${range} or pending.`)
-        : operationsTable(`Operations of this wallet (pending and ${range})`, found, tokens),
+        : operationsTable(`Operations of this wallet (pending and ${range})`, found, {
+            tokens,
+            wallet,
+          }),
     );
     replace(tokensPart, tokenBalances(tokens, holdings, range));
   }
