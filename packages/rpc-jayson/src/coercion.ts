@@ -14,7 +14,7 @@
  * - a string is well-formed Unicode (an unpaired UTF-16 surrogate has no UTF-8 form and is
  *   refused), and its length limits count characters: Unicode code points, so an emoji is one.
  */
-import type { AnyParam, MethodSpec, ParamBounds } from '@chain/spec';
+import { type AnyParam, echoed, type MethodSpec, type ParamBounds } from '@chain/spec';
 import { didYouMeanHint } from './did-you-mean.js';
 import { InvalidParamsError } from './errors.js';
 import { JsonNumberText } from './exact-json.js';
@@ -52,7 +52,7 @@ function describe(value: unknown): string {
   } catch {
     text = typeof value;
   }
-  return text.length > MAX_ECHO_LENGTH ? `${text.slice(0, MAX_ECHO_LENGTH)}...` : text;
+  return echoed(text, MAX_ECHO_LENGTH);
 }
 
 function refuse(name: string, secret: boolean, why: string, value: unknown): never {
@@ -324,7 +324,7 @@ export function coerceParams(table: ParamTable, raw: unknown): Record<string, un
     const param = table.byName.get(key);
     if (param === undefined) {
       throw new InvalidParamsError(
-        `unknown parameter '${key.length > MAX_ECHO_LENGTH ? `${key.slice(0, MAX_ECHO_LENGTH)}...` : key}'${didYouMeanHint(key, table.names)}`,
+        `unknown parameter '${echoed(key, MAX_ECHO_LENGTH)}'${didYouMeanHint(key, table.names)}`,
         key.length > MAX_ECHO_LENGTH ? undefined : key,
       );
     }
