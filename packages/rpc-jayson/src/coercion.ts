@@ -23,6 +23,7 @@ const INTEGER_STRING = /^-?\d+$/;
 const AMOUNT_STRING = /^\d+(\.\d+)?$/;
 const HEX_STRING = /^(0x)?[0-9a-fA-F]*$/;
 const WALLET_STRING = /^[A-Za-z]{2}[0-9a-fA-F]{46}$/;
+const ETHEREUM_ADDRESS_STRING = /^0x[0-9a-fA-F]{40}$/;
 const MAX_ECHO_LENGTH = 40;
 /** `-0`, `-00`, ... as a string or a JSON number's text. */
 const NEGATIVE_ZERO = /^-0+$/;
@@ -181,10 +182,17 @@ function hexCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce 
   };
 }
 
-function walletCoercer(name: string, secret: boolean): Coerce {
+function walletCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const ethereum = bounds.ethereum === true;
+  const why = ethereum
+    ? "must be a wallet address (2 letters and 46 hex digits) or a key file's Ethereum address (0x and 40 hex digits)"
+    : 'must be a wallet address (2 letters and 46 hex digits)';
   return (value) => {
-    if (typeof value !== 'string' || !WALLET_STRING.test(value)) {
-      return refuse(name, secret, 'must be a wallet address (2 letters and 46 hex digits)', value);
+    if (
+      typeof value !== 'string' ||
+      !(WALLET_STRING.test(value) || (ethereum && ETHEREUM_ADDRESS_STRING.test(value)))
+    ) {
+      return refuse(name, secret, why, value);
     }
     return value;
   };
@@ -260,7 +268,7 @@ export function compileParam(name: string, param: AnyParam): CompiledParam {
       coerce = hexCoercer(name, secret, bounds);
       break;
     case 'wallet':
-      coerce = walletCoercer(name, secret);
+      coerce = walletCoercer(name, secret, bounds);
       break;
     case 'object':
       coerce = objectCoercer(name, secret);

@@ -193,7 +193,7 @@ describe('errors that said the wrong thing', () => {
       code: 1033,
       data: { reason: 'INACTIVE_ACCOUNT', param: 'sender' },
     });
-    for (const words of ['activeWallet', 'dumpPrivateKey', '`priv`', '`private`', "spec's"]) {
+    for (const words of ['activeWallet', '{wallet, passphrase}', '`private`']) {
       expect(reply.error!.message).toContain(words);
     }
     // Following the hint works.

@@ -98,9 +98,9 @@ export function wallet(node: NodeContext, address: string, param: string): strin
  * are the spec's (dumpPrivateKey answers `priv`, activeWallet takes `private`).
  */
 const ACTIVATE_FIRST_HINT =
-  'activate it first: dumpPrivateKey {wallet, passphrase} answers its key as `priv`; pass that ' +
-  "to activeWallet {wallet, private} (the names `priv` and `private` are the spec's); the " +
-  'wallet is active once that operation is in a block';
+  'activate it first: activeWallet {wallet, passphrase} with its key-store passphrase (or ' +
+  '{wallet, private} with its encoded private key); the wallet is active once that operation ' +
+  'is in a block';
 
 /**
  * signAndSubmit, with the ledger's errors about the signer (`signer`, `privateKey`) attributed to

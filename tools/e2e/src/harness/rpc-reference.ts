@@ -92,7 +92,14 @@ const PARAM_NOTES: Record<string, string> = {
   'blockchainStart.nodes': 'sub-node IPs, `ip1;ip2;...`',
   'getKeyStoreInfo.max': 'most wallets returned',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
-  'activeWallet.private': 'encoded private key (dumpPrivateKey)',
+  'activeWallet.private':
+    'encoded private key (as dumpPrivateKey answers it); give this or `passphrase`, exactly one',
+  'activeWallet.passphrase':
+    "extension: the wallet's key-store passphrase, instead of `private`: the key is taken from the key store and never crosses the wire",
+  'unlockWallet.wallet':
+    'the wallet; a key file made elsewhere may be named by its Ethereum address (`0x` + 40 hex, walletRefresh `details` lists it as `eth_address`): the passphrase resolves the file into a wallet of the key store, then unlocks it',
+  'getWalletInfo.wallet':
+    'the wallet; a key file of the key store may be named by its Ethereum address (`0x` + 40 hex) once resolved (unlockWallet), which answers for its wallet (`wallet` is then its chain address)',
   'verifyMessage.data':
     'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
   'walletRefresh.details':
@@ -134,8 +141,10 @@ const FIELD_NOTES: Record<string, string> = {
   'TokenInfo.summary': 'in single quotes, escaped as `name`',
   'WalletRefreshDetails.loaded': 'wallets of the key store after the rescan (getKeyStoreCount)',
   'WalletRefreshDetails.unresolved':
-    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); each becomes a wallet the first time its chain address is used with its passphrase',
+    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); unlockWallet with `eth_address` (or the chain address) and the passphrase makes one a wallet. While any is listed, walletRefresh without `details` answers `false`',
   'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
+  'ActivationResult.ophash':
+    "extension: the activation operation's ophash (block 0 while pending; findOperation follows it)",
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.one_hash': 'previous block hash',
@@ -183,7 +192,7 @@ function describeKind(param: AnyParam): string {
       return bounds.maxBytes !== undefined ? `hex, at most ${bounds.maxBytes} bytes` : 'hex';
     }
     case 'wallet':
-      return 'address';
+      return bounds.ethereum ? "address, or a key file's 0x address" : 'address';
     case 'object':
       return 'object';
     case 'enum':
