@@ -23,7 +23,7 @@ const INTEGER_STRING = /^-?\d+$/;
 const AMOUNT_STRING = /^\d+(\.\d+)?$/;
 const HEX_STRING = /^(0x)?[0-9a-fA-F]*$/;
 const WALLET_STRING = /^[A-Za-z]{2}[0-9a-fA-F]{46}$/;
-const ETHEREUM_ADDRESS_STRING = /^0x[0-9a-fA-F]{40}$/;
+const ETHEREUM_ADDRESS_STRING = /^(0x)?[0-9a-fA-F]{40}$/;
 const MAX_ECHO_LENGTH = 40;
 /** `-0`, `-00`, ... as a string or a JSON number's text. */
 const NEGATIVE_ZERO = /^-0+$/;
@@ -185,7 +185,7 @@ function hexCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce 
 function walletCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
   const ethereum = bounds.ethereum === true;
   const why = ethereum
-    ? "must be a wallet address (2 letters and 46 hex digits) or a key file's Ethereum address (0x and 40 hex digits)"
+    ? "must be a wallet address (2 letters and 46 hex digits) or a key file's Ethereum address (40 hex digits, 0x optional)"
     : 'must be a wallet address (2 letters and 46 hex digits)';
   return (value) => {
     if (

@@ -69,7 +69,9 @@ export function paramSchema(param: AnyParam): JsonSchema {
     case 'wallet':
       schema = {
         type: 'string',
-        pattern: param.bounds.ethereum ? `${WALLET_PATTERN}|^0x[0-9a-fA-F]{40}$` : WALLET_PATTERN,
+        pattern: param.bounds.ethereum
+          ? `${WALLET_PATTERN}|^(0x)?[0-9a-fA-F]{40}$`
+          : WALLET_PATTERN,
       };
       break;
     case 'object':

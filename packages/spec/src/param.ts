@@ -33,7 +33,7 @@ export interface ParamBounds {
   /** enum: the accepted values. */
   readonly values?: readonly string[];
   /**
-   * wallet: an Ethereum-style address (`0x` + 40 hex digits) is accepted too, for the key file
+   * wallet: an Ethereum-style address (40 hex digits, `0x` optional) is accepted too, for the key file
    * made elsewhere that gives it (its owner knows that address, not the chain's).
    */
   readonly ethereum?: boolean;

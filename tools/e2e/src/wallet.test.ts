@@ -537,11 +537,10 @@ describe('walletRefresh', () => {
       passphrase: 'not it',
     });
     expect(wrongPass.error).toMatchObject({ code: 1030, data: { param: 'passphrase' } });
+    // As walletRefresh listed it (40 hex digits, no 0x).
+    const listed = details.unresolved.find((f) => f.file === 'from-ethers.json')!.eth_address!;
     expect(
-      await call(node.url, 'unlockWallet', {
-        wallet: fromEthers.address.toLowerCase(),
-        passphrase: 'ethers pass',
-      }),
+      await call(node.url, 'unlockWallet', { wallet: listed, passphrase: 'ethers pass' }),
     ).toBe(true);
     const byEthAddress = await call<WalletInfo>(node.url, 'getWalletInfo', {
       wallet: fromEthers.address,

@@ -31,7 +31,8 @@ import {
 
 type KeyState = 'unlocked' | 'locked' | 'not in key store';
 
-const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** A key file's Ethereum-style address: 40 hex digits, `0x` optional (walletRefresh lists it without). */
+const ETHEREUM_ADDRESS = /^(0x)?[0-9a-fA-F]{40}$/;
 
 /**
  * The wallet a `wallet` param names: a chain address as given, or the Ethereum address of a key

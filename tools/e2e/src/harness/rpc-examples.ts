@@ -241,12 +241,12 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   );
   // The example's key is in the examples: a throwaway key of a throwaway dev node.
   const alicePriv = dumped?.priv ?? `ca022000${'11'.repeat(32)}`;
+  await s.example('activeWallet', { wallet: alice, passphrase: DOC_PASSPHRASE });
   await s.example(
     'activeWallet',
     { wallet: alice, passphrase: DOC_PASSPHRASE, private: alicePriv },
     'both the passphrase and the key: give exactly one',
   );
-  await s.example('activeWallet', { wallet: alice, passphrase: DOC_PASSPHRASE });
   await s.waitActive(alice).catch(() => undefined);
   for (const wallet of [top, middle, bottom, mine]) await s.activate(wallet, PW);
 

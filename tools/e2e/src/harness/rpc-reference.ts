@@ -99,9 +99,9 @@ const PARAM_NOTES: Record<string, string> = {
   'activeWallet.passphrase':
     "extension: the wallet's key-store passphrase, instead of `private`: the key is taken from the key store and never crosses the wire",
   'unlockWallet.wallet':
-    'the wallet; a key file made elsewhere may be named by its Ethereum address (`0x` + 40 hex, walletRefresh `details` lists it as `eth_address`): the passphrase resolves the file into a wallet of the key store, then unlocks it',
+    'the wallet; a key file made elsewhere may be named by its Ethereum address (40 hex digits, `0x` optional: the `eth_address` walletRefresh `details` lists): the passphrase resolves the file into a wallet of the key store, then unlocks it',
   'getWalletInfo.wallet':
-    'the wallet; a key file of the key store may be named by its Ethereum address (`0x` + 40 hex) once resolved (unlockWallet), which answers for its wallet (`wallet` is then its chain address)',
+    'the wallet; a key file of the key store may be named by its Ethereum address (40 hex digits, `0x` optional) once resolved (unlockWallet), which answers for its wallet (`wallet` is then its chain address)',
   'verifyMessage.data':
     'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
   'walletRefresh.details':
@@ -516,13 +516,13 @@ function intro(examples: RpcExample[]): string[] {
     '  - A key repeated in one JSON object is refused, since JSON keeps only one of its values:',
     '    `{"wallet":"x","wallet":"y"}` in `params` is `-32602` naming `wallet` (inside a param:',
     '    naming the param, the message showing the path, `data.msg`); a repeated member of the request',
-    '    object itself (`method`, `id`, ...) is `-32600`. The one exception is blockchainStart\'s',
-    '    repeated `mine` (the spec\'s example): the first is the mine wallet, the second the share',
+    "    object itself (`method`, `id`, ...) is `-32600`. The one exception is blockchainStart's",
+    "    repeated `mine` (the spec's example): the first is the mine wallet, the second the share",
     '    wallet.',
-    '  - holderToken and infoToken take `wallet` beside `method` (the spec\'s example) or in `params`;',
+    "  - holderToken and infoToken take `wallet` beside `method` (the spec's example) or in `params`;",
     '    given in both, the two must be equal, else `-32602` naming `wallet`.',
     '  - A refused value is echoed in the message only in part: at most its first 64 characters',
-    '    (40 for a param\'s type error) and its length, so a 100 kB input gets a short message.',
+    "    (40 for a param's type error) and its length, so a 100 kB input gets a short message.",
     '- Authentication: none on loopback (the default bind). Bound elsewhere, HTTP Basic with',
     '  `--rpc-user`/`--rpc-password`, or the cookie in `<datadir>/.cookie`. Methods that carry raw keys',
     '  (activeWallet, dumpPrivateKey, inputPrivateKey, privSendTo) answer only on loopback unless',
