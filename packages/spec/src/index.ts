@@ -77,7 +77,7 @@ export type ResultOf<M extends MethodName> = Catalogue[M] extends { readonly nes
   : HandlerResultOf<M>;
 
 export { blockMethods } from './block.js';
-export { echoed, MAX_ECHOED_INPUT } from './echo.js';
+export { echoed } from './echo.js';
 export {
   DOMAIN_ERROR_CODES,
   ERROR_CODES,

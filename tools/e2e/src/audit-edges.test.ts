@@ -1,3 +1,4 @@
+import { MAX_BLACKLIST_WHY_LENGTH } from '@chain/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devWallet } from './harness/chain';
 import { type NodeProcess, post, type RpcReply, rpc, startNode } from './harness/node-process';
@@ -57,6 +58,7 @@ describe('errors echo a bounded part of a malformed input', () => {
   });
 
   it('addBlacklist keeps a why of at most 256 characters', async () => {
+    expect(MAX_BLACKLIST_WHY_LENGTH).toBe(256);
     const long = await rpc(node.url, 'addBlacklist', { ip: '203.0.113.7', why: 'y'.repeat(257) });
     expect(long.error).toMatchObject({ code: -32602, data: { param: 'why' } });
     expect(long.error!.message).toContain('at most 256 characters');

@@ -94,8 +94,8 @@ export function wallet(node: NodeContext, address: string, param: string): strin
 }
 
 /**
- * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the field names
- * are the spec's (dumpPrivateKey answers `priv`, activeWallet takes `private`).
+ * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the passphrase
+ * first, so that a key-store wallet is activated without its key crossing the wire.
  */
 const ACTIVATE_FIRST_HINT =
   'activate it first: activeWallet {wallet, passphrase} with its key-store passphrase (or ' +
