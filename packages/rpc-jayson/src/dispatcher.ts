@@ -105,8 +105,10 @@ interface RequestState {
 
 /** Whether a repeated key sits among the params: in `params`, or in a param given beside `method`. */
 function amongParams({ path, key }: RepeatedKey, spec: MethodSpec | undefined): boolean {
-  const root = path.length === 0 ? key : path[0];
-  return root === 'params' || spec?.paramsBesideMethod?.includes(root as string) === true;
+  const beside = (name: unknown) => spec?.paramsBesideMethod?.includes(name as string) === true;
+  // `params` itself repeated is a member of the request object, not a param.
+  if (path.length === 0) return beside(key);
+  return path[0] === 'params' || beside(path[0]);
 }
 
 /** A key repeated in the request object outside its params: a -32600 text. */

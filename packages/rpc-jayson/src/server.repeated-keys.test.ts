@@ -89,6 +89,13 @@ describe('repeated keys of a request', () => {
     );
     expect(method.json).toMatchObject({ id: '1', error: { code: -32600 } });
     expect((method.json as { error: { message: string } }).error.message).toContain("'method'");
+    const params = await t.http(
+      `{"jsonrpc":"2.0","method":"getWalletInfo","params":{"wallet":"${X}"},"params":{"wallet":"${Y}"},"id":3}`,
+    );
+    expect(params.json).toMatchObject({ id: '3', error: { code: -32600 } });
+    expect((params.json as { error: { message: string } }).error.message).toContain(
+      "member 'params' is repeated",
+    );
     // Which id to answer is what is ambiguous: null.
     const id = await t.http('{"jsonrpc":"2.0","method":"getBlockCount","id":1,"id":2}');
     expect(id.json).toMatchObject({ id: null, error: { code: -32600 } });
