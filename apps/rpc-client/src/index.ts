@@ -1,5 +1,6 @@
 // The catalogue's types, so applications can name methods, params and results.
 export type {
+  ActivationResult,
   Blacklist,
   BlacklistEntry,
   BlockInfo,

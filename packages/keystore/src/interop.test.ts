@@ -86,7 +86,11 @@ describe('files written by ethers load here', () => {
     const file = { ...WIKI_VECTORS.scrypt.json, address: WIKI_VECTORS.address };
     await writeFile(join(dir, 'vector.json'), JSON.stringify(file));
     expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, invalid: [] });
+    // Read by its Ethereum address: waiting (null) until resolved, then its wallet; another: none.
+    expect(store.walletOfEthereumAddress(`0x${WIKI_VECTORS.address}`)).toBeNull();
+    expect(store.walletOfEthereumAddress('ab'.repeat(20))).toBeUndefined();
     const address = await store.resolveForeign(WIKI_VECTORS.address, WIKI_VECTORS.password);
+    expect(store.walletOfEthereumAddress(WIKI_VECTORS.address.toUpperCase())).toBe(address);
     expect(bytesToHex(await store.getPrivateKey(address, WIKI_VECTORS.password))).toBe(
       WIKI_VECTORS.privateKey,
     );

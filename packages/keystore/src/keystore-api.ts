@@ -114,6 +114,12 @@ export interface KeyStore {
   resolveForeign(ethAddress: string, passphrase: string, caller?: Caller): Promise<string>;
   /** Files made elsewhere not yet resolved. */
   unresolved(): UnresolvedKeyFile[];
+  /**
+   * The wallet of the key file whose Ethereum-style address is `ethAddress` (either case, with or
+   * without 0x): its chain address, null while the file waits for its passphrase, undefined when
+   * no file gives that address. What the owner of a file made elsewhere knows is its 0x address.
+   */
+  walletOfEthereumAddress(ethAddress: string): string | null | undefined;
   /** Files skipped by the last scan (open or refresh) or found unusable since, and why. */
   invalidFiles(): InvalidKeyFile[];
 }

@@ -589,6 +589,12 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return index.unresolved();
     },
 
+    walletOfEthereumAddress(ethAddress) {
+      ensureOpen();
+      const id = normalizeEthereumAddress(ethAddress);
+      return id === null ? undefined : index.byId(id)?.address;
+    },
+
     invalidFiles() {
       ensureOpen();
       return index.invalid();

@@ -131,6 +131,7 @@ export {
   type ApplyContext,
   type BlockHook,
   type BlockHookInfo,
+  type BlockStartState,
   createEmptyRegistry,
   type OperationRegistry,
   type OperationType,

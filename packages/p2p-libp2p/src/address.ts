@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { echoed } from '@chain/spec';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { badRequest } from './errors';
 
@@ -30,16 +31,20 @@ export function parsePeerAddress(text: string, defaultPort: number, param = 'nod
       ip = value.slice(0, colon);
       const portText = value.slice(colon + 1);
       if (!/^\d{1,5}$/.test(portText)) {
-        throw badRequest('BAD_PEER_ADDRESS', `'${value}' has no valid port`, param);
+        throw badRequest('BAD_PEER_ADDRESS', `'${echoed(value)}' has no valid port`, param);
       }
       port = Number(portText);
     }
   }
   if (!isValidIp(ip)) {
-    throw badRequest('BAD_PEER_ADDRESS', `'${value}' is not an IP address (ip:port)`, param);
+    throw badRequest(
+      'BAD_PEER_ADDRESS',
+      `'${echoed(value)}' is not an IP address (ip:port)`,
+      param,
+    );
   }
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw badRequest('BAD_PEER_ADDRESS', `'${value}' has a port outside 1-65535`, param);
+    throw badRequest('BAD_PEER_ADDRESS', `'${echoed(value)}' has a port outside 1-65535`, param);
   }
   return { ip: ip.toLowerCase(), port };
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ErrorCode } from '@chain/ledger';
-import { withDefaults } from '@chain/spec';
+import { echoed, withDefaults } from '@chain/spec';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub } from '@libp2p/gossipsub';
@@ -405,7 +405,7 @@ class ChainP2PNode implements P2PNode {
   }
 
   addBlacklist(ip: string, why?: string): BlacklistEntry {
-    if (!isValidIp(ip)) throw badRequest('BAD_IP', `'${ip}' is not an IP address`, 'ip');
+    if (!isValidIp(ip)) throw badRequest('BAD_IP', `'${echoed(ip)}' is not an IP address`, 'ip');
     return this.discipline.ban(ip, 0, why !== undefined && why.length > 0 ? why : 'manual', true);
   }
 

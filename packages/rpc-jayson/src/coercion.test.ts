@@ -169,7 +169,30 @@ describe('param coercion, per type', () => {
       'wallet',
       compileParam('wallet', p.wallet()),
       [[WALLET, WALLET]],
-      [WALLET.slice(0, -1), `${WALLET}0`, `C1${WALLET.slice(2)}`, `${WALLET.slice(0, -1)}g`, 5],
+      [
+        WALLET.slice(0, -1),
+        `${WALLET}0`,
+        `C1${WALLET.slice(2)}`,
+        `${WALLET.slice(0, -1)}g`,
+        5,
+        `0x${'ab'.repeat(20)}`,
+      ],
+    ],
+    [
+      // unlockWallet, getWalletInfo: a key file's Ethereum address too (issue 42).
+      'wallet or a key file address',
+      compileParam('wallet', p.wallet({ ethereum: true })),
+      [
+        [WALLET, WALLET],
+        [`0x${'aB'.repeat(20)}`, `0x${'aB'.repeat(20)}`],
+        ['ab'.repeat(20), 'ab'.repeat(20)],
+      ],
+      [
+        `0x${'ab'.repeat(19)}`,
+        `0x${'ab'.repeat(21)}`,
+        `0X${'ab'.repeat(20)}`,
+        `0x${'g'.repeat(40)}`,
+      ],
     ],
     [
       'object',

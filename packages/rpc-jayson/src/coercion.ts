@@ -14,7 +14,7 @@
  * - a string is well-formed Unicode (an unpaired UTF-16 surrogate has no UTF-8 form and is
  *   refused), and its length limits count characters: Unicode code points, so an emoji is one.
  */
-import type { AnyParam, MethodSpec, ParamBounds } from '@chain/spec';
+import { type AnyParam, echoed, type MethodSpec, type ParamBounds } from '@chain/spec';
 import { didYouMeanHint } from './did-you-mean.js';
 import { InvalidParamsError } from './errors.js';
 import { JsonNumberText } from './exact-json.js';
@@ -23,6 +23,7 @@ const INTEGER_STRING = /^-?\d+$/;
 const AMOUNT_STRING = /^\d+(\.\d+)?$/;
 const HEX_STRING = /^(0x)?[0-9a-fA-F]*$/;
 const WALLET_STRING = /^[A-Za-z]{2}[0-9a-fA-F]{46}$/;
+const ETHEREUM_ADDRESS_STRING = /^(0x)?[0-9a-fA-F]{40}$/;
 const MAX_ECHO_LENGTH = 40;
 /** `-0`, `-00`, ... as a string or a JSON number's text. */
 const NEGATIVE_ZERO = /^-0+$/;
@@ -52,7 +53,7 @@ function describe(value: unknown): string {
   } catch {
     text = typeof value;
   }
-  return text.length > MAX_ECHO_LENGTH ? `${text.slice(0, MAX_ECHO_LENGTH)}...` : text;
+  return echoed(text, MAX_ECHO_LENGTH);
 }
 
 function refuse(name: string, secret: boolean, why: string, value: unknown): never {
@@ -181,10 +182,17 @@ function hexCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce 
   };
 }
 
-function walletCoercer(name: string, secret: boolean): Coerce {
+function walletCoercer(name: string, secret: boolean, bounds: ParamBounds): Coerce {
+  const ethereum = bounds.ethereum === true;
+  const why = ethereum
+    ? "must be a wallet address (2 letters and 46 hex digits) or a key file's Ethereum address (40 hex digits, 0x optional)"
+    : 'must be a wallet address (2 letters and 46 hex digits)';
   return (value) => {
-    if (typeof value !== 'string' || !WALLET_STRING.test(value)) {
-      return refuse(name, secret, 'must be a wallet address (2 letters and 46 hex digits)', value);
+    if (
+      typeof value !== 'string' ||
+      !(WALLET_STRING.test(value) || (ethereum && ETHEREUM_ADDRESS_STRING.test(value)))
+    ) {
+      return refuse(name, secret, why, value);
     }
     return value;
   };
@@ -260,7 +268,7 @@ export function compileParam(name: string, param: AnyParam): CompiledParam {
       coerce = hexCoercer(name, secret, bounds);
       break;
     case 'wallet':
-      coerce = walletCoercer(name, secret);
+      coerce = walletCoercer(name, secret, bounds);
       break;
     case 'object':
       coerce = objectCoercer(name, secret);
@@ -324,7 +332,7 @@ export function coerceParams(table: ParamTable, raw: unknown): Record<string, un
     const param = table.byName.get(key);
     if (param === undefined) {
       throw new InvalidParamsError(
-        `unknown parameter '${key.length > MAX_ECHO_LENGTH ? `${key.slice(0, MAX_ECHO_LENGTH)}...` : key}'${didYouMeanHint(key, table.names)}`,
+        `unknown parameter '${echoed(key, MAX_ECHO_LENGTH)}'${didYouMeanHint(key, table.names)}`,
         key.length > MAX_ECHO_LENGTH ? undefined : key,
       );
     }

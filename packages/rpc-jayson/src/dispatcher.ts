@@ -13,7 +13,13 @@ import { callStatsTable, DurationBuckets, type MethodCounter } from './call-stat
 import { coerceParams, compileParamTable, type ParamTable } from './coercion.js';
 import { didYouMeanHint } from './did-you-mean.js';
 import { recoverDuplicateKeys } from './duplicate-keys.js';
-import { jsonRpcError, RpcError, RpcErrorCode, toJsonRpcError } from './errors.js';
+import {
+  InvalidParamsError,
+  jsonRpcError,
+  RpcError,
+  RpcErrorCode,
+  toJsonRpcError,
+} from './errors.js';
 import { RequestBody } from './exact-json.js';
 import {
   type AnyHandler,
@@ -22,6 +28,7 @@ import {
   type JaysonCallback,
 } from './invoke-handler.js';
 import type { CallContext, Handlers, Logger } from './options.js';
+import { keyPathText, type RepeatedKey } from './repeated-keys.js';
 import {
   echoName,
   errorResponse,
@@ -94,6 +101,55 @@ interface CompiledMethod {
 interface RequestState {
   readonly context: CallContext;
   readonly body: RequestBody;
+}
+
+/** Whether a repeated key sits among the params: in `params`, or in a param given beside `method`. */
+function amongParams({ path, key }: RepeatedKey, spec: MethodSpec | undefined): boolean {
+  const beside = (name: unknown) => spec?.paramsBesideMethod?.includes(name as string) === true;
+  // `params` itself repeated is a member of the request object, not a param.
+  if (path.length === 0) return beside(key);
+  return path[0] === 'params' || beside(path[0]);
+}
+
+/** A key repeated in the request object outside its params: a -32600 text. */
+function repeatedMemberOfRequest(
+  repeated: readonly RepeatedKey[],
+  spec: MethodSpec | undefined,
+): string | undefined {
+  const member = repeated.find((entry) => !amongParams(entry, spec));
+  if (member === undefined) return undefined;
+  const name = echoName(keyPathText(member.path, member.key));
+  return `member '${name}' is repeated in the request object: give each member once`;
+}
+
+/**
+ * A key repeated among the params (in `params`, or a param beside `method`), but the ones the
+ * method declares (`duplicateKeys`: blockchainStart's `mine`): a -32602 naming it.
+ */
+function repeatedParam(
+  repeated: readonly RepeatedKey[],
+  spec: MethodSpec,
+): InvalidParamsError | undefined {
+  for (const entry of repeated) {
+    if (!amongParams(entry, spec)) continue;
+    const { path, key } = entry;
+    // Keys from the param down: `params` itself is not a param's name.
+    const inner = path[0] === 'params' ? path.slice(1) : path;
+    if (path[0] === 'params' && inner.length === 0 && spec.duplicateKeys?.[key] !== undefined) {
+      continue;
+    }
+    const name = echoName(keyPathText(inner, key));
+    const param = inner.length === 0 ? key : inner[0];
+    const where =
+      inner.length === 0
+        ? `parameter '${name}' is repeated${path.length === 0 ? " beside 'method'" : ''}`
+        : `key '${name}' is repeated in its object`;
+    return new InvalidParamsError(
+      `${where}: JSON keeps one value of a repeated key, so the request is ambiguous; give each key once`,
+      typeof param === 'string' ? echoName(param) : undefined,
+    );
+  }
+  return undefined;
 }
 
 function notAvailable(name: string): AnyHandler {
@@ -259,6 +315,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const notification = request.id === undefined;
     const id = responseId(request.id);
     if (id === undefined) return invalidRequest(null, 'id must be a string, a number or null');
+    const repeated = state.body.repeatedKeys(batchIndex);
+    const repeatedMember =
+      repeated.length === 0 ? undefined : repeatedMemberOfRequest(repeated, method?.spec);
+    if (repeatedMember !== undefined) {
+      const ambiguousId = repeated.some(({ path, key }) => path.length === 0 && key === 'id');
+      return invalidRequest(ambiguousId ? null : id, repeatedMember);
+    }
     if (request.jsonrpc !== '2.0') return invalidRequest(id, "jsonrpc must be exactly '2.0'");
     if (typeof name !== 'string') return invalidRequest(id, 'method must be a string');
     let params: unknown = request.params;
@@ -315,6 +378,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           'KEYS_NOT_ALLOWED',
           `method '${name}' uses private keys and is refused off loopback; the server must be started with allowKeys`,
         );
+      }
+      if (repeated.length > 0) {
+        const refusal = repeatedParam(repeated, spec);
+        if (refusal !== undefined) throw refusal;
       }
       if (spec.paramsBesideMethod !== undefined) {
         params = moveBesideMethod(request, params, spec.paramsBesideMethod);

@@ -5,7 +5,7 @@
  */
 import type { Node as JsonNode } from 'jsonc-parser';
 import { InvalidParamsError } from './errors.js';
-import { exactNodeValue, JsonNumberText, type LazyTree } from './exact-json.js';
+import { exactNodeValue, type LazyTree, sameJsonValue } from './exact-json.js';
 
 export { LazyTree } from './exact-json.js';
 
@@ -16,15 +16,6 @@ function propertyValue(object: JsonNode, key: string): JsonNode | undefined {
     if (property.children?.[0]?.value === key) found = property.children[1];
   }
   return found;
-}
-
-/** Whether two request values are the same JSON value (numbers by their text). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a instanceof JsonNumberText || b instanceof JsonNumberText) {
-    return a instanceof JsonNumberText && b instanceof JsonNumberText && a.text === b.text;
-  }
-  if (typeof a !== 'object' || a === null) return a === b;
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
@@ -83,7 +74,7 @@ function recover(
       const name = names[i]!;
       const value = exactNodeValue(occurrences[i]!, tree.text);
       if (i > 0 && name !== key && Object.hasOwn(params, name)) {
-        if (!sameValue(params[name], value)) {
+        if (!sameJsonValue(params[name], value)) {
           throw new InvalidParamsError(
             `parameter '${name}' is given twice with different values: as '${name}' and as the repeated '${key}'`,
             name,

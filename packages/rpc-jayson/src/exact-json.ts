@@ -12,6 +12,7 @@
  * of them included) costs a look at its params and nothing more.
  */
 import { type Node as JsonNode, parseTree } from 'jsonc-parser';
+import { type RepeatedKey, type RepeatedKeys, repeatedKeys } from './repeated-keys.js';
 
 /** A JSON number of a request that a JS number would not hold exactly: its text as written. */
 export class JsonNumberText {
@@ -142,6 +143,15 @@ export function quoteInexactNumbers(text: string): string {
   return copied === 0 ? text : out + text.slice(copied);
 }
 
+/** Whether two request values are the same JSON value (numbers by their text). */
+export function sameJsonValue(a: unknown, b: unknown): boolean {
+  if (a instanceof JsonNumberText || b instanceof JsonNumberText) {
+    return a instanceof JsonNumberText && b instanceof JsonNumberText && a.text === b.text;
+  }
+  if (typeof a !== 'object' || a === null) return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** The value of a syntax-tree node, inexact numbers as JsonNumberText (recursive: may overflow). */
 export function exactNodeValue(node: JsonNode, body: string): unknown {
   switch (node.type) {
@@ -204,11 +214,18 @@ export class RequestBody {
   private tree: LazyTree | undefined;
   /** undefined: not read yet; null: too deep to read exactly. */
   private exactRead: { value: unknown } | null | undefined;
+  private repeated: RepeatedKeys | undefined;
 
   constructor(
     readonly text: string,
     readonly parsed: unknown,
   ) {}
+
+  /** The keys repeated in one object of request `batchIndex` (undefined: the one request). */
+  repeatedKeys(batchIndex: number | undefined): readonly RepeatedKey[] {
+    this.repeated ??= repeatedKeys(this.text, this.parsed);
+    return this.repeated.get(batchIndex) ?? [];
+  }
 
   get syntaxTree(): LazyTree {
     this.tree ??= new LazyTree(this.text);

@@ -67,7 +67,12 @@ export function paramSchema(param: AnyParam): JsonSchema {
       schema = hexSchema(param);
       break;
     case 'wallet':
-      schema = { type: 'string', pattern: WALLET_PATTERN };
+      schema = {
+        type: 'string',
+        pattern: param.bounds.ethereum
+          ? `${WALLET_PATTERN}|^(0x)?[0-9a-fA-F]{40}$`
+          : WALLET_PATTERN,
+      };
       break;
     case 'object':
       schema = { type: 'object' };

@@ -2,7 +2,7 @@
  * The JSON-RPC 2.0 response objects the server writes. Responses carry the request id as a string
  * (the spec's rule); a result from the cache is already JSON text.
  */
-import type { JsonRpcErrorObject, JsonRpcResponse } from '@chain/spec';
+import { echoed, type JsonRpcErrorObject, type JsonRpcResponse } from '@chain/spec';
 import { jsonRpcError, RpcErrorCode } from './errors.js';
 
 /** A response already serialised (from the result cache). */
@@ -12,7 +12,6 @@ export type Reply = JsonRpcResponse | SerializedResponse;
 export type { JsonRpcResponse };
 
 const NUMERIC_ID = /^-?\d+$/;
-const MAX_ECHOED_NAME_LENGTH = 64;
 
 export const INTERNAL_ERROR = jsonRpcError(
   RpcErrorCode.INTERNAL_ERROR,
@@ -46,7 +45,5 @@ export function nestedId(id: string | null): number | string | null {
 
 /** A name sent by the caller (a method, a host), cut short before an error message echoes it. */
 export function echoName(name: string): string {
-  return name.length > MAX_ECHOED_NAME_LENGTH
-    ? `${name.slice(0, MAX_ECHOED_NAME_LENGTH)}...`
-    : name;
+  return echoed(name);
 }

@@ -2,7 +2,8 @@
  * The shape of a request object: plain objects, its id, params given beside `method`, and the
  * choice between JSON.parse's request and the same request with every number exact.
  */
-import { holdsNumber, JsonNumberText, type RequestBody } from './exact-json.js';
+import { InvalidParamsError } from './errors.js';
+import { holdsNumber, JsonNumberText, type RequestBody, sameJsonValue } from './exact-json.js';
 
 /** Why a request's numbers cannot be read exactly. */
 export const TOO_DEEP_MESSAGE =
@@ -18,7 +19,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   );
 }
 
-/** Moves params given beside `method` (holderToken, infoToken) into `params` when absent there. */
+/**
+ * Moves params given beside `method` (holderToken, infoToken) into `params`. Given in both places,
+ * a param must have the same value in both (else a -32602 naming it: never a silent choice), and
+ * beside positional params it is refused (which of them it would be is the catalogue's order, not
+ * the caller's).
+ */
 export function moveBesideMethod(
   request: Record<string, unknown>,
   params: unknown,
@@ -29,7 +35,18 @@ export function moveBesideMethod(
     const value = request[name];
     if (value === undefined) continue;
     if (out === undefined || (Array.isArray(out) && out.length === 0)) out = { [name]: value };
-    else if (isPlainObject(out) && out[name] === undefined) out = { ...out, [name]: value };
+    else if (Array.isArray(out)) {
+      throw new InvalidParamsError(
+        `parameter '${name}' is given beside 'method' and params are positional: give it in one place`,
+        name,
+      );
+    } else if (isPlainObject(out) && out[name] === undefined) out = { ...out, [name]: value };
+    else if (isPlainObject(out) && !sameJsonValue(out[name], value)) {
+      throw new InvalidParamsError(
+        `parameter '${name}' is given twice with different values: beside 'method' and in params`,
+        name,
+      );
+    }
   }
   return out;
 }

@@ -192,12 +192,16 @@ describe('spec quirks', () => {
       `{"jsonrpc":"2.0","method":"${method}","wallet":"${token}","id":1}`,
     );
     expect(beside.json).toMatchObject({ result: {} });
-    // Inside params it wins over the top-level one.
     await t.call(method, { wallet: WALLET });
+    // In both places: the same value is taken, different ones are refused naming wallet (issue 42).
     await t.http(
-      `{"jsonrpc":"2.0","method":"${method}","wallet":"${token}","params":{"wallet":"${WALLET}"},"id":2}`,
+      `{"jsonrpc":"2.0","method":"${method}","wallet":"${token}","params":{"wallet":"${token}"},"id":2}`,
     );
-    expect(seen).toEqual([token, WALLET, WALLET]);
+    const both = await t.http(
+      `{"jsonrpc":"2.0","method":"${method}","wallet":"${token}","params":{"wallet":"${WALLET}"},"id":3}`,
+    );
+    expect(both.json).toMatchObject({ error: { code: -32602, data: { param: 'wallet' } } });
+    expect(seen).toEqual([token, WALLET, token]);
   });
 
   it('does not take params beside method for other methods', async () => {

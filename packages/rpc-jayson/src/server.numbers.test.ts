@@ -195,17 +195,16 @@ describe('other params and places', () => {
     });
   });
 
-  it('keeps JSON semantics otherwise: __proto__ stays a plain key, the last repeated key wins', async () => {
+  it('keeps JSON semantics otherwise: __proto__ stays a plain key; a repeated key is refused', async () => {
     const t = await echoServer();
-    const reply = await rawCall(
-      t,
-      'verifyMessage',
-      '{"data":{"__proto__":{"x":1},"v":1,"v":2.50}}',
-    );
+    const reply = await rawCall(t, 'verifyMessage', '{"data":{"__proto__":{"x":1},"v":2.50}}');
     const data = (reply.result as { data: Record<string, unknown> }).data;
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
     expect(Object.keys(data)).toEqual(['__proto__', 'v']);
     expect(data.v).toBe('2.50');
+    // JSON.parse would keep the last `v` without a word (issue 42): the key is named instead.
+    const repeated = await rawCall(t, 'verifyMessage', '{"data":{"v":1,"v":2.50}}');
+    expect(repeated.error).toMatchObject({ code: -32602, data: { param: 'data' } });
   });
 
   it('a params or request that is a number is refused as before', async () => {

@@ -112,7 +112,9 @@ const SPEC_METHODS: Record<string, Expected> = {
   },
   nodeCancel: { code: s, wallet: w, passphrase: pass },
   newWallet: { passphrase: pass },
-  activeWallet: { wallet: w, private: { kind: 'hex', secret: true } },
+  // `private` is optional since issue 42: the key store's `passphrase` may stand in for it (exactly
+  // one of the two; the handler refuses neither and both).
+  activeWallet: { wallet: w, private: { kind: 'hex', secret: true, optional: true } },
   getWalletInfo: { wallet: w },
   getKeyStoreInfo: { max: { kind: 'integer', optional: true, default: 100 } },
   getKeyStoreCount: {},
@@ -156,6 +158,7 @@ const EXTENSIONS: Record<string, Expected> = {
     max: { kind: 'integer', optional: true, default: 100 },
   },
   walletRefresh: { details: { kind: 'boolean', optional: true, default: false } },
+  activeWallet: { passphrase: { kind: 'string', optional: true, secret: true } },
 };
 
 /** Methods beyond SPEC.md, added by issues (push over WebSocket, issue 16), with their params. */

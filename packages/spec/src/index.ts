@@ -77,6 +77,7 @@ export type ResultOf<M extends MethodName> = Catalogue[M] extends { readonly nes
   : HandlerResultOf<M>;
 
 export { blockMethods } from './block.js';
+export { echoed } from './echo.js';
 export {
   DOMAIN_ERROR_CODES,
   ERROR_CODES,
@@ -105,7 +106,7 @@ export {
   type TokenReason,
 } from './error-reasons.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
-export { networkMethods } from './network.js';
+export { MAX_BLACKLIST_WHY_LENGTH, networkMethods } from './network.js';
 export { operationMethods } from './operations.js';
 export { type GivenOptions, type WithDefaults, withDefaults } from './options.js';
 export {

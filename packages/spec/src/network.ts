@@ -8,6 +8,12 @@ import type {
   ProtocolVersion,
 } from './results.js';
 
+/**
+ * Longest `why` of addBlacklist, in characters: a reason is a line of the blacklist (getBlacklist,
+ * the explorer), not a store for arbitrary text.
+ */
+export const MAX_BLACKLIST_WHY_LENGTH = 256;
+
 export const networkMethods = defineMethods({
   addNode: {
     name: 'addNode',
@@ -70,7 +76,7 @@ export const networkMethods = defineMethods({
     group: 'network',
     readOnly: false,
     summary: 'Blacklist an IP.',
-    params: { ip: p.string(), why: p.string().optional() },
+    params: { ip: p.string(), why: p.string({ maxLength: MAX_BLACKLIST_WHY_LENGTH }).optional() },
     result: result<Blacklist>('Blacklist'),
   },
   getBlacklist: {

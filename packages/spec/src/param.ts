@@ -32,6 +32,11 @@ export interface ParamBounds {
   readonly exactBytes?: number;
   /** enum: the accepted values. */
   readonly values?: readonly string[];
+  /**
+   * wallet: an Ethereum-style address (40 hex digits, `0x` optional) is accepted too, for the key file
+   * made elsewhere that gives it (its owner knows that address, not the chain's).
+   */
+  readonly ethereum?: boolean;
 }
 
 export class Param<T, P extends Presence = 'required'> {
@@ -109,9 +114,12 @@ export const p = {
   hex(bounds: { maxBytes?: number; exactBytes?: number } = {}): Param<string> {
     return new Param<string>('hex', bounds, 'required', undefined, false);
   },
-  /** A wallet or token address: 2 letters then 46 hex digits (shape only; checksum is the domain's). */
-  wallet(): Param<string> {
-    return new Param<string>('wallet', {}, 'required', undefined, false);
+  /**
+   * A wallet or token address: 2 letters then 46 hex digits (shape only; checksum is the domain's);
+   * with `ethereum`, also the 0x address of a key file made elsewhere.
+   */
+  wallet(bounds: { ethereum?: boolean } = {}): Param<string> {
+    return new Param<string>('wallet', bounds, 'required', undefined, false);
   },
   /** A plain JSON object; its fields are the handler's to check. */
   object<T extends object = Record<string, unknown>>(): Param<T> {

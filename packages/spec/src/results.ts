@@ -350,7 +350,10 @@ export interface FailedKeyFile {
 export interface WalletRefreshDetails {
   /** Wallets usable after the rescan (getKeyStoreCount). */
   loaded: number;
-  /** Key files made elsewhere: usable once their chain address is used with their passphrase. */
+  /**
+   * Key files made elsewhere, waiting for their passphrase: unlockWallet with `eth_address` (or
+   * the chain address) and the passphrase makes each a wallet.
+   */
   unresolved: UnresolvedKeyFile[];
   /** Files that could not be loaded, and why. */
   failed: FailedKeyFile[];
@@ -387,6 +390,12 @@ export interface IpStats {
 /** newWallet, activeWallet. */
 export interface WalletAddressResult {
   wallet: string;
+}
+
+/** activeWallet: the spec's `wallet`, and the activation operation's ophash (extra field). */
+export interface ActivationResult extends WalletAddressResult {
+  /** The activation's ophash while pending (block 0): findOperation follows it into its block. */
+  ophash: string;
 }
 
 /** dumpPrivateKey. */

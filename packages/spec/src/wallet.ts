@@ -1,6 +1,7 @@
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
 import type {
+  ActivationResult,
   DumpPrivateKeyResult,
   InputPrivateKeyResult,
   SignedMessage,
@@ -28,17 +29,24 @@ export const walletMethods = defineMethods({
     name: 'activeWallet',
     group: 'wallet',
     readOnly: false,
-    summary: 'Activate a wallet on chain with its encoded private key.',
-    params: { wallet: p.wallet(), private: p.hex().secret() },
-    result: result<WalletAddressResult>('WalletAddressResult'),
+    summary:
+      "Activate a wallet on chain: its key from the key store with `passphrase`, or given as `private` (its encoded private key); exactly one. Answers the wallet and the activation's ophash.",
+    params: {
+      wallet: p.wallet(),
+      private: p.hex().secret().optional(),
+      /** Extension (not in the spec): the wallet's key-store passphrase, instead of `private`. */
+      passphrase: p.string().secret().optional(),
+    },
+    result: result<ActivationResult>('ActivationResult'),
     keyMaterial: true,
   },
   getWalletInfo: {
     name: 'getWalletInfo',
     group: 'wallet',
     readOnly: true,
-    summary: 'Account, balances and state of a wallet.',
-    params: { wallet: p.wallet() },
+    summary:
+      'Account, balances and state of a wallet; a key file made elsewhere may be named by its Ethereum address (0x...) once resolved.',
+    params: { wallet: p.wallet({ ethereum: true }) },
     result: result<WalletInfo>('WalletInfo'),
     cacheable: true,
   },
@@ -71,8 +79,9 @@ export const walletMethods = defineMethods({
     name: 'unlockWallet',
     group: 'wallet',
     readOnly: false,
-    summary: 'Unlock a wallet with its passphrase.',
-    params: { wallet: p.wallet(), passphrase: p.string().secret() },
+    summary:
+      'Unlock a wallet with its passphrase; a key file made elsewhere may be named by its Ethereum address (0x...), which resolves it.',
+    params: { wallet: p.wallet({ ethereum: true }), passphrase: p.string().secret() },
     result: result<boolean>('boolean'),
   },
   dumpPrivateKey: {
@@ -116,7 +125,7 @@ export const walletMethods = defineMethods({
     group: 'wallet',
     readOnly: false,
     summary:
-      'Rescan the key store directory: true when every key file loaded, false when some could not (each is logged); `details` returns what was found instead.',
+      'Rescan the key store directory: true when every key file is a usable wallet; false when some could not be loaded (each is logged) or a file made elsewhere waits for its passphrase (unlockWallet with its 0x address resolves it); `details` returns what was found instead.',
     params: { details: p.boolean().optional(false) },
     result: result<boolean | WalletRefreshDetails>('boolean | WalletRefreshDetails'),
   },

@@ -1,4 +1,4 @@
-import type { ApplyContext, BlockHook, BlockHookInfo } from '@chain/ledger';
+import type { ApplyContext, BlockHook, BlockHookInfo, BlockStartState } from '@chain/ledger';
 import {
   leave,
   participantOf,
@@ -21,7 +21,7 @@ import {
 
 /** The TOP node whose mine wallet is `producer`, if the producer is one (not a genesis producer). */
 function producingNode(
-  ctx: ApplyContext,
+  ctx: BlockStartState,
   producer: number,
 ): { top: Participant; tree: NodeTree } | undefined {
   const owner = ctx.get(walletIndexSpace, accountKey(producer)) ?? producer;
@@ -54,9 +54,14 @@ function creditLocked(
  * stake (to their miner wallets, largest-remainder rule), the TOP node's miner wallet the rest
  * (including the participants' part when there are none). Every part is time-locked for `maturity`
  * blocks. A genesis producer's block earns its fees only, at once, as without participation.
+ *
+ * One rule for every block: who produced it and who shares its reward are read from the state the
+ * block started from (`start`), never from what its own operations made of it. So the block that
+ * carries its producer's own nodeCancel is still a TOP node's block (subsidy minted, parts
+ * time-locked), and a participant approved or cancelled in a block shares from the next one on.
  */
-function rewardBlock(ctx: ApplyContext, block: BlockHookInfo): void {
-  const node = producingNode(ctx, block.producer);
+function rewardBlock(ctx: ApplyContext, block: BlockHookInfo, start: BlockStartState): void {
+  const node = producingNode(start, block.producer);
   if (node === undefined) {
     if (block.fees > 0n) ctx.credit(block.producer, block.fees);
     return;
@@ -64,7 +69,7 @@ function rewardBlock(ctx: ApplyContext, block: BlockHookInfo): void {
   const params = tiersParams(ctx.genesis);
   const reward = params.subsidy + block.fees;
   const untilBlock = block.height + params.maturity;
-  const claims = treeMembers(ctx, node.tree)
+  const claims = treeMembers(start, node.tree)
     .filter((member) => member.state === 'MA' || member.state === 'BA')
     .map((member) => ({ account: member.miner, weight: member.stake }));
   const sharePart = (reward * BigInt(params.rewardSharePercent)) / 100n;
@@ -108,8 +113,8 @@ function expireParticipations(ctx: ApplyContext, height: number): void {
 
 /** Runs after each block's operations: rewards, then lock periods that end. */
 export const tiersBlockHook: BlockHook = {
-  afterOperations(ctx, block) {
-    rewardBlock(ctx, block);
+  afterOperations(ctx, block, start) {
+    rewardBlock(ctx, block, start);
     expireParticipations(ctx, block.height);
   },
 };

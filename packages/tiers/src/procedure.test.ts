@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HardwareDescription } from './hardware';
 import { signMineConsent } from './mine-consent';
 import { nodeCodeOf } from './node-code';
+import { tiersParams } from './params';
 import { openTiersChain, type TiersChain, testWallet } from './testing/tiers-chain';
 import { bottomList, middleList, nodePart } from './views';
 
@@ -334,9 +335,26 @@ describe('the three-tier procedure', () => {
     expect(balance(w.top!) - topBefore).toBe(3n * COIN);
     expect(locked(w.m1!)).toBe(0n);
 
+    // The TOP node's own cancel, in a block its mine wallet signs (issue 42): the block is still a
+    // TOP node's block, as its reward is decided by the state the block started from. So the
+    // subsidy is minted and split as for any of its blocks, every part time-locked; nothing goes
+    // to the mine wallet itself.
+    await t.untilTurnOf(w.mine!.privateKey, w.stranger!);
+    const { subsidy, rewardSharePercent, maturity } = tiersParams(t.genesis);
+    const [minerBefore, shareBefore, mineBefore] = [w.topMiner!, w.share!, w.mine!].map(balance);
     const topBalance = balance(w.top!);
     await cancel(w.top!);
-    await t.block();
+    const height = await t.block(w.mine!.privateKey);
+    const reward = subsidy + ACT;
+    const sharePart = (reward * BigInt(rewardSharePercent)) / 100n;
+    expect(subsidy).toBeGreaterThan(0n);
+    expect(balance(w.topMiner!) - minerBefore!).toBe(reward - sharePart);
+    expect(balance(w.share!) - shareBefore!).toBe(sharePart);
+    expect(balance(w.mine!)).toBe(mineBefore);
+    expect(t.chain.accountByAddress(w.topMiner!.address)!.timelocks).toContainEqual({
+      amount: reward - sharePart,
+      untilBlock: height + maturity,
+    });
     // Nobody is left to share a penalty with: the whole stake returns; mining stops.
     expect(balance(w.top!)).toBe(topBalance - ACT);
     expect(locked(w.top!)).toBe(0n);

@@ -169,6 +169,48 @@ describe('adminToken', () => {
     expect(tokenInfo(chain, token)).toMatchObject({ totalHolder: 1, totalAmount: '900.00' });
   });
 
+  it('burnWalletVolume burns only unlocked volume: a lock never ends above the balance', async () => {
+    const token = await newToken();
+    await adminToken(chain, owner, token, 'lockWalletVolume', {
+      receiver: alice.address,
+      amount: 70_00n,
+    });
+    await adminToken(chain, owner, token, 'lockWalletVolume', {
+      receiver: alice.address,
+      amount: 10_00n,
+      lockBlocks: 1000,
+    });
+    await mine(chain);
+    // 100.00 held, 70.00 locked for good and 10.00 for a time: 20.00 may be burned, not a unit more.
+    const refused = adminToken(chain, owner, token, 'burnWalletVolume', {
+      receiver: alice.address,
+      amount: 20_01n,
+    });
+    await expect(refused).rejects.toMatchObject(rule('BURN_EXCEEDS_BALANCE', 'amount'));
+    await expect(refused).rejects.toThrow('8000 of them locked (lower the lock first)');
+    await adminToken(chain, owner, token, 'burnWalletVolume', {
+      receiver: alice.address,
+      amount: 20_00n,
+    });
+    await mine(chain);
+    expect(holderOf(token, alice.address)).toMatchObject({
+      balance: '8000',
+      volumeLock: '7000',
+      volumeTimeLock: '1000',
+    });
+    // Lowering the lock frees the volume to burn.
+    await adminToken(chain, owner, token, 'lockWalletVolume', {
+      receiver: alice.address,
+      amount: 0n,
+    });
+    await adminToken(chain, owner, token, 'burnWalletVolume', {
+      receiver: alice.address,
+      amount: 70_00n,
+    });
+    await mine(chain);
+    expect(holderOf(token, alice.address)).toMatchObject({ balance: '1000', volumeLock: '0' });
+  });
+
   it('mintWalletVolume adds to a holder (a new one too) and the supply, up to 2^256 - 1', async () => {
     const token = await newToken();
     const carol = testWallet('admin carol').address;

@@ -176,8 +176,8 @@ async function run(token: string, model: HolderModel, c: Command): Promise<void>
         : undefined
       : amount === 0n
         ? 'ZERO_TOKEN_AMOUNT'
-        : c.kind === 'burn' && amount > target.balance
-          ? 'BURN_EXCEEDS_BALANCE'
+        : c.kind === 'burn' && amount > target.balance - target.lock
+          ? 'BURN_EXCEEDS_BALANCE' // unlocked volume only (issue 42)
           : undefined;
   if (refusal !== undefined) {
     await expect(submitted).rejects.toMatchObject(expectRefusal(1040, refusal));

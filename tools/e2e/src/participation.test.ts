@@ -482,8 +482,31 @@ describe('the three-tier procedure', () => {
     // m1's penalty, 10% of 30 coins, goes whole to the only other participant.
     expect((await balance(w.top!)) - topBefore).toBe(3n * COIN);
     expect((await info(w.m1!)).volume_lock).toBe('0');
+    // The TOP node's own cancel in a block its mine wallet signs (issue 42): the block's reward
+    // follows the state the block started from, so it is still this TOP node's block: the
+    // subsidy is minted and split as for its other blocks, time-locked; the mine wallet gets none.
+    const producers = await producerSet([w.mine!, w.mine2!]);
+    while (inTurnAfter(producers, await signerOf(await head())) !== w.mine) {
+      await send(w.stranger!);
+    }
+    const [minerBefore, shareBefore, mineBefore] = await Promise.all(
+      [w.topMiner!, w.share!, w.mine!].map(info),
+    );
     const topBalance = await balance(w.top!);
-    await step('nodeCancel', cancel(w.top!));
+    const topCancel = await step('nodeCancel', cancel(w.top!));
+    const cancelBlock = await call<{ hmr: string; trx_fee: string }>(node.url, 'getBlockInfo', {
+      block: topCancel.block,
+    });
+    expect(cancelBlock.hmr).toBe(w.mine);
+    const reward = SUBSIDY + BigInt(cancelBlock.trx_fee);
+    const sharePart = (reward * 10n) / 100n;
+    const [minerAfter, shareAfter, mineAfter] = await Promise.all(
+      [w.topMiner!, w.share!, w.mine!].map(info),
+    );
+    expect(BigInt(minerAfter.balance) - BigInt(minerBefore!.balance)).toBe(reward - sharePart);
+    expect(BigInt(shareAfter.balance) - BigInt(shareBefore!.balance)).toBe(sharePart);
+    expect(BigInt(minerAfter.volume_timelock)).toBeGreaterThanOrEqual(reward - sharePart);
+    expect(mineAfter.balance).toBe(mineBefore!.balance);
     // Nobody is left to share a penalty with: the whole stake comes back; mining stops.
     expect(await balance(w.top!)).toBe(topBalance - actPrice);
     expect((await info(w.top!)).volume_lock).toBe('0');

@@ -181,7 +181,7 @@ describe('errors that said the wrong thing', () => {
     expect(reply.error!.message).not.toContain('4294967296');
   });
 
-  it("a new wallet's first spend says how to activate it, with the spec's field names", async () => {
+  it("a new wallet's first spend says how to activate it: with its passphrase, or its key", async () => {
     const wallet = await newFundedWallet(node, '2');
     const reply = await rpc(node.url, 'sendTo', {
       sender: wallet,
@@ -193,7 +193,7 @@ describe('errors that said the wrong thing', () => {
       code: 1033,
       data: { reason: 'INACTIVE_ACCOUNT', param: 'sender' },
     });
-    for (const words of ['activeWallet', 'dumpPrivateKey', '`priv`', '`private`', "spec's"]) {
+    for (const words of ['activeWallet', '{wallet, passphrase}', '{wallet, private}']) {
       expect(reply.error!.message).toContain(words);
     }
     // Following the hint works.

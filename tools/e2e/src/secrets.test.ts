@@ -139,6 +139,11 @@ describe('secrets', () => {
     });
     await mined(node, funding.ophash);
     await send('activeWallet', { wallet, private: encodePrivateKey(OTHER_KEY) });
+    // With the key store's passphrase instead of the key (issue 42): wrong, both given, right.
+    await send('activeWallet', { wallet, passphrase: WRONG_PASSPHRASE });
+    await send('activeWallet', { wallet, passphrase: PASSPHRASE, private: encodePrivateKey(KEY) });
+    const byPassphrase = await send('activeWallet', { wallet: made, passphrase: PASSPHRASE });
+    expect(byPassphrase.error).toBeUndefined();
     const activation = await send('activeWallet', { wallet, private: encodePrivateKey(KEY) });
     expect(activation.error).toBeUndefined();
     await send('sendTo', { sender: wallet, passphrase: PASSPHRASE, receiver: dev, amount: '1' });

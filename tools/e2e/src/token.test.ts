@@ -413,6 +413,57 @@ describe('adminToken', () => {
     expect((await info(advanced)).totalAmount).toBe('982.5000');
   });
 
+  it('burnWalletVolume burns only unlocked volume (issue 42): a lock never ends above the balance', async () => {
+    await onChain(
+      'adminToken',
+      admin(advanced, 'lockWalletVolume', { receiver: alice, amount: '60' }),
+    );
+    // 62.5 held, 60 locked: 2.5 may be burned, not a base unit more.
+    const over = await refusal(
+      'adminToken',
+      admin(advanced, 'burnWalletVolume', { receiver: alice, amount: '2.5001' }),
+    );
+    expect(over).toMatchObject(tokenRule('BURN_EXCEEDS_BALANCE', 'amount'));
+    expect(over!.message).toContain('600000 of them locked (lower the lock first)');
+    await onChain(
+      'adminToken',
+      admin(advanced, 'burnWalletVolume', { receiver: alice, amount: '2.5' }),
+    );
+    expect(await holderOf(advanced, alice)).toMatchObject({
+      balance: '600000',
+      volumeLock: '600000',
+    });
+    // Back as the later tests expect it: 62.5 held, nothing locked.
+    await onChain(
+      'adminToken',
+      admin(advanced, 'lockWalletVolume', { receiver: alice, amount: '0' }),
+    );
+    await onChain(
+      'adminToken',
+      admin(advanced, 'mintWalletVolume', { receiver: alice, amount: '2.5' }),
+    );
+    expect(await holderOf(advanced, alice)).toMatchObject({ balance: '625000', volumeLock: '0' });
+  });
+
+  it('refuses a param its method does not use (issue 42), naming it', async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['transferEnabled', { select: false, receiver: alice }, 'receiver'],
+      ['transferEnabled', { select: false, amount: '1' }, 'amount'],
+      ['ownershipWallet', { receiver: alice, select: true }, 'select'],
+      ['burnWalletVolume', { receiver: alice, amount: '1', lockBlocks: 5 }, 'lockBlocks'],
+    ];
+    for (const [method, extra, param] of cases) {
+      const error = await refusal('adminToken', admin(advanced, method, extra));
+      expect(error, `${method} with ${param}`).toMatchObject({
+        code: -32602,
+        data: { reason: 'INVALID_PARAMS', param },
+      });
+      expect(error!.message).toContain(`not used by method ${method}`);
+    }
+    // Nothing was done: the token still lets transfers through.
+    expect((await holders(advanced)).transfer).toBe(true);
+  });
+
   it('needs the params its method uses', async () => {
     expect(
       await refusal('adminToken', admin(advanced, 'mintWalletVolume', { amount: '1' })),

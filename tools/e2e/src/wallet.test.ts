@@ -183,7 +183,15 @@ describe('activeWallet', () => {
       wallet,
       passphrase: 'pw',
     });
-    expect(await call(node.url, 'activeWallet', { wallet, private: priv })).toEqual({ wallet });
+    const activated = await call<{ wallet: string; ophash: string }>(node.url, 'activeWallet', {
+      wallet,
+      private: priv,
+    });
+    expect(activated).toEqual({ wallet, ophash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const [pending] = await call<Array<{ optype: number }>>(node.url, 'findOperation', {
+      ophash: activated.ophash,
+    });
+    expect(pending?.optype).toBe(5);
     const info = await waitFor('activation', async () => {
       const current = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet });
       return current.state === 'normal wallet' ? current : undefined;
@@ -206,6 +214,40 @@ describe('activeWallet', () => {
       return current.state === 'normal wallet' ? current : undefined;
     });
     expect(info.account).toBeGreaterThan(0);
+  });
+
+  it('activates a key-store wallet with its passphrase: the key never crosses the wire', async () => {
+    const wallet = await newFundedWallet(node, '10');
+    const wrong = await rpc(node.url, 'activeWallet', { wallet, passphrase: 'not it' });
+    expect(wrong.error).toMatchObject({ code: 1030, data: { param: 'passphrase' } });
+    const reply = await rpc(node.url, 'activeWallet', { wallet, passphrase: 'pw' });
+    const result = reply.result as { wallet: string; ophash: string };
+    expect(Object.keys(result).sort()).toEqual(['ophash', 'wallet']);
+    expect(result.wallet).toBe(wallet);
+    // What came back holds no key: no 32-byte scalar, no encoded key.
+    expect(JSON.stringify(reply)).not.toMatch(/ca022000|[0-9a-f]{64}[0-9a-f]/);
+    const block = await mined(node, result.ophash);
+    expect(block.block).toBeGreaterThan(0);
+    const info = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet });
+    expect(info.state).toBe('normal wallet');
+  });
+
+  it('takes exactly one of passphrase and private (-32602 naming the one at fault)', async () => {
+    const wallet = await newFundedWallet(node, '1');
+    const neither = await rpc(node.url, 'activeWallet', { wallet });
+    expect(neither.error).toMatchObject({ code: -32602, data: { param: 'passphrase' } });
+    expect(neither.error!.message).toContain('exactly one');
+    const { priv } = await call<{ priv: string }>(node.url, 'dumpPrivateKey', {
+      wallet,
+      passphrase: 'pw',
+    });
+    const both = await rpc(node.url, 'activeWallet', { wallet, passphrase: 'pw', private: priv });
+    expect(both.error).toMatchObject({ code: -32602, data: { param: 'private' } });
+    expect(both.error!.message).not.toContain(priv);
+    // Locked: refused like every other use of the key.
+    await call(node.url, 'lockWallet', { wallet });
+    const locked = await rpc(node.url, 'activeWallet', { wallet, passphrase: 'pw' });
+    expect(locked.error).toMatchObject({ code: 1015, data: { param: 'wallet' } });
   });
 
   it('refuses a key that is not the wallet’s (1005, param private)', async () => {
@@ -462,7 +504,8 @@ describe('walletRefresh', () => {
     await writeFile(join(dir, 'from-pbkdf2.json'), pbkdf2File);
 
     const count = await call<number>(node.url, 'getKeyStoreCount');
-    expect(await call(node.url, 'walletRefresh')).toBe(true);
+    // Two files that are no wallets yet (each waits for its passphrase): not all is usable.
+    expect(await call(node.url, 'walletRefresh')).toBe(false);
     const details = await call<{
       loaded: number;
       unresolved: Array<{ file: string; eth_address: string | null }>;
@@ -477,11 +520,39 @@ describe('walletRefresh', () => {
       ]),
     );
 
-    // The ethers key signs a message.
+    // Its owner knows the ethers file by its 0x address only: a read says how to resolve it, and
+    // unlockWallet with that address and the passphrase resolves it; then the read answers for it.
     const ethersWallet = addressFromPublicKey(
       'CH',
       getPublicKey(hexToBytes(fromEthers.privateKey.slice(2))),
     );
+    const unresolvedRead = await rpc(node.url, 'getWalletInfo', { wallet: fromEthers.address });
+    expect(unresolvedRead.error).toMatchObject({
+      code: 1010,
+      data: { reason: 'UNKNOWN_WALLET', param: 'wallet' },
+    });
+    expect(unresolvedRead.error!.message).toContain('unlockWallet');
+    const wrongPass = await rpc(node.url, 'unlockWallet', {
+      wallet: fromEthers.address,
+      passphrase: 'not it',
+    });
+    expect(wrongPass.error).toMatchObject({ code: 1030, data: { param: 'passphrase' } });
+    // As walletRefresh listed it (40 hex digits, no 0x).
+    const listed = details.unresolved.find((f) => f.file === 'from-ethers.json')!.eth_address!;
+    expect(
+      await call(node.url, 'unlockWallet', { wallet: listed, passphrase: 'ethers pass' }),
+    ).toBe(true);
+    const byEthAddress = await call<WalletInfo>(node.url, 'getWalletInfo', {
+      wallet: fromEthers.address,
+    });
+    expect(byEthAddress.wallet).toBe(ethersWallet);
+    expect((byEthAddress as WalletInfo & { key_state: string }).key_state).toBe('unlocked');
+    const stranger = await rpc(node.url, 'getWalletInfo', { wallet: `0x${'ab'.repeat(20)}` });
+    expect(stranger.error).toMatchObject({ code: 1010, data: { param: 'wallet' } });
+    // The PBKDF2 file gives no address: it still waits, so walletRefresh still says false.
+    expect(await call(node.url, 'walletRefresh')).toBe(false);
+
+    // The ethers key signs a message.
     const signed = await call<Record<string, unknown>>(node.url, 'signMessage', {
       wallet: ethersWallet,
       passphrase: 'ethers pass',
@@ -516,12 +587,13 @@ describe('walletRefresh', () => {
     expect(sent.signer_account).toBe(pbkdf2Wallet);
     expect((await mined(node, sent.ophash)).block).toBeGreaterThan(0);
 
-    // Both are wallets of the key store now, for good.
+    // Both are wallets of the key store now, for good: every file is usable.
     expect(await call<number>(node.url, 'getKeyStoreCount')).toBe(count + 2);
     const after = await call<{ unresolved: unknown[] }>(node.url, 'walletRefresh', {
       details: true,
     });
     expect(after.unresolved).toEqual([]);
+    expect(await call(node.url, 'walletRefresh')).toBe(true);
   });
 
   it('reports a file it cannot load: false, which file and why in the details, and in the log', async () => {

@@ -178,4 +178,14 @@ describe('RPC handlers wipe the private keys they use', () => {
     expect(decoded).toHaveLength(1);
     expect(wiped(decoded[0]!)).toBe(true);
   });
+
+  it('activeWallet with a passphrase: the key-store key is all zeros after the refusal', async () => {
+    // The dev wallet is active already: the activation is refused after the key was used.
+    await expect(
+      walletHandlers(node).activeWallet({ wallet: devWallet.address, passphrase: 'dev' }, caller),
+    ).rejects.toMatchObject({ reason: 'ALREADY_ACTIVE' });
+    expect(handedOut).toHaveLength(1);
+    expect(wiped(handedOut[0]!)).toBe(true);
+    expect(decoded).toHaveLength(0);
+  });
 });

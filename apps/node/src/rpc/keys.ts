@@ -94,13 +94,13 @@ export function wallet(node: NodeContext, address: string, param: string): strin
 }
 
 /**
- * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the field names
- * are the spec's (dumpPrivateKey answers `priv`, activeWallet takes `private`).
+ * What a wallet whose key is not on chain yet must do, added to INACTIVE_ACCOUNT: the passphrase
+ * first, so that a key-store wallet is activated without its key crossing the wire.
  */
 const ACTIVATE_FIRST_HINT =
-  'activate it first: dumpPrivateKey {wallet, passphrase} answers its key as `priv`; pass that ' +
-  "to activeWallet {wallet, private} (the names `priv` and `private` are the spec's); the " +
-  'wallet is active once that operation is in a block';
+  'activate it first: activeWallet {wallet, passphrase} with its key-store passphrase (or ' +
+  '{wallet, private} with its encoded private key); the wallet is active once that operation ' +
+  'is in a block';
 
 /**
  * signAndSubmit, with the ledger's errors about the signer (`signer`, `privateKey`) attributed to

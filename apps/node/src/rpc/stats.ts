@@ -1,6 +1,7 @@
 import { ChainError, ErrorCode } from '@chain/crypto';
 import { type IpTraffic, isValidIp, maskIp } from '@chain/p2p-libp2p';
 import type { GroupHandlers } from '@chain/rpc-jayson';
+import { echoed } from '@chain/spec';
 import type { NodeContext } from './context';
 
 /** Every IP's statistics (IPs masked) for `*`, `all` or an empty `ip`. */
@@ -41,7 +42,7 @@ export function statsHandlers(node: NodeContext): GroupHandlers<'stats'> {
         throw new ChainError(
           ErrorCode.INVALID_DATA,
           'BAD_IP',
-          `'${ip}' is not an IP address (or * for all)`,
+          `'${echoed(ip)}' is not an IP address (or * for all)`,
           { param: 'ip' },
         );
       }

@@ -63,6 +63,29 @@ function required<T>(value: T | undefined, param: string, method: string): T {
   return value;
 }
 
+/** adminToken's params that only some of its methods use. */
+const METHOD_PARAMS = ['receiver', 'amount', 'select', 'lockBlocks'] as const;
+
+/**
+ * The spec lists every adminToken param in one row; a param the chosen method does not use is
+ * refused rather than ignored, since the caller meant something by it (a `receiver` given to
+ * transferEnabled suggests transferWalletEnabled was meant).
+ */
+function refuseUnusedParams(
+  params: Partial<Record<(typeof METHOD_PARAMS)[number], unknown>>,
+  fields: Readonly<Record<(typeof METHOD_PARAMS)[number], boolean>>,
+  method: string,
+): void {
+  const uses = METHOD_PARAMS.filter((name) => fields[name]);
+  for (const name of METHOD_PARAMS) {
+    if (params[name] === undefined || fields[name]) continue;
+    throw new InvalidParamsError(
+      `parameter '${name}' is not used by method ${method} (it takes ${uses.join(', ')})`,
+      name,
+    );
+  }
+}
+
 /** The Token group (createToken, adminToken, sendToken, holderToken, infoToken). */
 export function tokenHandlers(node: NodeContext): GroupHandlers<'token'> {
   return {
@@ -114,7 +137,7 @@ export function tokenHandlers(node: NodeContext): GroupHandlers<'token'> {
       const fields = ADMIN_TOKEN_FIELDS[method];
       const sender = wallet(node, params.sender, 'sender');
       const token = wallet(node, params.token, 'token');
-      // Params a method does not use are ignored: the spec lists them all in one row.
+      refuseUnusedParams(params, fields, method);
       const body: AdminTokenBody = { token: hash160Of(node, token) };
       if (fields.receiver) {
         const receiver = wallet(node, required(params.receiver, 'receiver', method), 'receiver');

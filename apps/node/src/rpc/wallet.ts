@@ -8,9 +8,14 @@ import {
   signMessage,
   verifyMessage,
 } from '@chain/crypto';
-import type { RefreshResult } from '@chain/keystore';
+import { KeyStoreError, type RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
-import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
+import {
+  type CallContext,
+  type GroupHandlers,
+  InvalidParamsError,
+  type WalletRefreshDetails,
+} from '@chain/rpc-jayson';
 import { isTokenAddress, tokenAddressStateKey } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
@@ -25,6 +30,35 @@ import {
 } from './keys';
 
 type KeyState = 'unlocked' | 'locked' | 'not in key store';
+
+/** A key file's Ethereum-style address: 40 hex digits, `0x` optional (walletRefresh lists it without). */
+const ETHEREUM_ADDRESS = /^(0x)?[0-9a-fA-F]{40}$/;
+
+/**
+ * The wallet a `wallet` param names: a chain address as given, or the Ethereum address of a key
+ * file (what the owner of a file made elsewhere knows), its wallet in the key store; a file still
+ * waiting for its passphrase is an error saying how to resolve it, unless `resolve` does.
+ */
+async function walletNamed(
+  node: NodeContext,
+  text: string,
+  resolve?: (ethAddress: string) => Promise<string>,
+): Promise<string> {
+  if (!ETHEREUM_ADDRESS.test(text)) return wallet(node, text, 'wallet');
+  const found = node.keystore.walletOfEthereumAddress(text);
+  if (found === undefined) {
+    throw new KeyStoreError('UNKNOWN_WALLET', `no key file for address ${text} in the key store`, {
+      param: 'wallet',
+    });
+  }
+  if (found !== null) return found;
+  if (resolve !== undefined) return resolve(text);
+  throw new KeyStoreError(
+    'UNKNOWN_WALLET',
+    `the key file for ${text} was made elsewhere and waits for its passphrase: unlockWallet with this address and the passphrase resolves it`,
+    { param: 'wallet' },
+  );
+}
 
 /** ACTIVATION_PENDING when an activation of the wallet waits in the mempool, else undefined. */
 function pendingActivationOf(node: NodeContext, address: string): ChainError | undefined {
@@ -83,11 +117,17 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
       return { wallet: await node.keystore.create(passphrase) };
     },
 
-    async activeWallet(params) {
+    /**
+     * The key is the one given in `private`, or the key store's, opened with `passphrase`
+     * (exactly one of them): a key-store wallet is activated without its key ever crossing the
+     * wire. The answer adds the activation's `ophash` to the spec's `wallet`.
+     */
+    async activeWallet(params, caller) {
       const address = wallet(node, params.wallet, 'wallet');
-      const privateKey = keyForWallet(node, params.private, 'private', address, 'wallet');
+      const privateKey = await activationKey(node, address, params, caller);
+      let ophash: string;
       try {
-        await usingKey(privateKey, () =>
+        ({ ophash } = await usingKey(privateKey, () =>
           submitSigned(
             node,
             activationRequest(
@@ -96,16 +136,21 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
             ),
             'wallet',
           ),
-        );
+        ));
       } catch (error) {
         // A second activation behind a pending one fails on whatever the pending state says
         // first (no coins for a fee, already active): say what it is, naming the wallet.
         throw pendingActivationOf(node, address) ?? error;
       }
-      return { wallet: address };
+      return { wallet: address, ophash };
     },
 
     getWalletInfo(params) {
+      if (ETHEREUM_ADDRESS.test(params.wallet)) {
+        return walletNamed(node, params.wallet).then((address) =>
+          afterLoading(node, [address], () => walletInfoWithKeyState(node, address)),
+        );
+      }
       const address = wallet(node, params.wallet, 'wallet');
       return afterLoading(node, [address], () => walletInfoWithKeyState(node, address));
     },
@@ -129,7 +174,12 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
     },
 
     async unlockWallet(params, caller) {
-      const address = wallet(node, params.wallet, 'wallet');
+      const client = { client: caller.remoteAddress };
+      const address = await walletNamed(node, params.wallet, (ethAddress) =>
+        node.keystore.resolveForeign(ethAddress, params.passphrase, client),
+      ).catch((error: unknown) => {
+        throw attributeKeyStoreError(error, { wallet: 'wallet', passphrase: 'passphrase' });
+      });
       const unlocked = await node.keystore
         .unlock(address, params.passphrase, { client: caller.remoteAddress })
         .catch((error: unknown) => {
@@ -189,12 +239,44 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
       return verifyMessage(data, node.chain.prefix, 'data');
     },
 
+    /**
+     * `true` only when every file of the key directory is a usable wallet: none failed, and none
+     * made elsewhere still waits for its passphrase (such a file is no wallet yet); `details` says
+     * which files are which.
+     */
     async walletRefresh({ details }) {
       const scan = await node.keystore.refresh();
       logKeyDirectoryScan(node.log, scan);
-      return details ? refreshDetails(scan) : scan.invalid.length === 0;
+      if (details) return refreshDetails(scan);
+      return scan.invalid.length === 0 && scan.unresolved.length === 0;
     },
   };
+}
+
+/** activeWallet's key: from `private`, or from the key store with `passphrase`; exactly one. */
+async function activationKey(
+  node: NodeContext,
+  address: string,
+  params: { private?: string; passphrase?: string },
+  caller: CallContext,
+): Promise<Uint8Array> {
+  if ((params.private === undefined) === (params.passphrase === undefined)) {
+    const which = params.private === undefined ? 'neither was given' : 'both were given';
+    throw new InvalidParamsError(
+      `give exactly one of 'passphrase' (the wallet's key-store passphrase) and 'private' (its encoded private key): ${which}`,
+      params.private === undefined ? 'passphrase' : 'private',
+    );
+  }
+  if (params.private !== undefined) {
+    return keyForWallet(node, params.private, 'private', address, 'wallet');
+  }
+  return keyFromStore(
+    node,
+    address,
+    params.passphrase!,
+    { wallet: 'wallet', passphrase: 'passphrase' },
+    caller,
+  );
 }
 
 function refreshDetails(scan: RefreshResult): WalletRefreshDetails {

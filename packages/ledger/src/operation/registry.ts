@@ -142,9 +142,16 @@ export interface AddressReservation {
   stateKeys?(hash160: Uint8Array, keys: StateKeys): void;
 }
 
+/**
+ * Reads of the state a block started from (its parent block's), before any of its operations: what
+ * a rule about the whole block (its reward) decides by, so that the block's own operations cannot
+ * change who it rewards.
+ */
+export type BlockStartState = Pick<ApplyContext, 'get'>;
+
 /** Runs once per block after its operations (rewards). With no hook, fees go to the producer. */
 export interface BlockHook {
-  afterOperations(ctx: ApplyContext, block: BlockHookInfo): void;
+  afterOperations(ctx: ApplyContext, block: BlockHookInfo, start: BlockStartState): void;
 }
 
 export interface OperationRegistry {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { pureSecp256k1 } from '@chain/crypto';
 import { type Genesis, genesisHash, type OperationType } from '@chain/ledger';
+import { echoed } from '@chain/spec';
 import { invalidParticipationData, participationRule } from '../errors';
 import { mineConsentHash } from '../mine-consent';
 import { nodeCodeOf } from '../node-code';
@@ -103,7 +104,7 @@ export function parseSubNodes(text: string): string[] {
     if (isIP(node) === 0) {
       throw invalidParticipationData(
         'BAD_NODES',
-        `'${node.slice(0, 64)}' is not an IP address`,
+        `'${echoed(node)}' is not an IP address`,
         'nodes',
       );
     }

@@ -23,7 +23,10 @@ export function requireTree(ctx: ApplyContext, code: string): NodeTree {
   return tree;
 }
 
-export function participantOf(ctx: ApplyContext, account: number): Participant | undefined {
+export function participantOf(
+  ctx: Pick<ApplyContext, 'get'>,
+  account: number,
+): Participant | undefined {
   return ctx.get(participantSpace, accountKey(account));
 }
 
@@ -175,7 +178,7 @@ export function leave(ctx: ApplyContext, participant: Participant): void {
 }
 
 /** The TOP node of a tree and every participant under it, TOP first, then each MIDDLE's branch. */
-export function treeMembers(ctx: ApplyContext, tree: NodeTree): Participant[] {
+export function treeMembers(ctx: Pick<ApplyContext, 'get'>, tree: NodeTree): Participant[] {
   const top = participantOf(ctx, tree.top);
   if (top === undefined) return [];
   const members: Participant[] = [top];

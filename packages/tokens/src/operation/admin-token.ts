@@ -1,7 +1,7 @@
 import type { ApplyContext, Operation, OperationType, PresentContext } from '@chain/ledger';
 import { tokenRule } from '../errors';
 import { MAX_TOKEN_SUPPLY } from '../limits';
-import { liveTimeLock, type TokenState, tokenKey, tokenSpace } from '../state';
+import { liveTimeLock, type TokenState, tokenKey, tokenSpace, unlockedBalance } from '../state';
 import { TokenBook } from '../token-book';
 import {
   ADMIN_TOKEN_FIELDS,
@@ -71,13 +71,20 @@ const APPLY: Readonly<Record<AdminTokenMethod, Apply>> = {
     }
   },
 
+  /**
+   * Burns from the holder's unlocked balance only: a lock (lasting or timed) is the owner's promise
+   * that this volume stays, and a burn below it would leave a lock above the balance. To burn
+   * locked volume, lower the lock first (lockWalletVolume).
+   */
   burnWalletVolume(ctx, book, token, body) {
     const holder = book.holder(targetAccount(ctx, body));
     const amount = positive(body.amount!);
-    if (amount > holder.balance) {
+    if (amount > unlockedBalance(holder, ctx.height)) {
+      const locked = holder.volumeLock + liveTimeLock(holder, ctx.height);
+      const lockedText = locked === 0n ? '' : `, ${locked} of them locked (lower the lock first)`;
       throw tokenRule(
         'BURN_EXCEEDS_BALANCE',
-        `the wallet holds ${holder.balance} base units, cannot burn ${amount}`,
+        `the wallet holds ${holder.balance} base units${lockedText}; cannot burn ${amount}`,
         'amount',
       );
     }

@@ -51,14 +51,13 @@ export async function newFundedWallet(
   return wallet;
 }
 
-/** Activates a key-store wallet on chain (its key dumped, then activeWallet). */
+/** Activates a key-store wallet on chain (activeWallet with its key-store passphrase). */
 export async function activate(
   node: NodeProcess,
   wallet: string,
   passphrase = 'pw',
 ): Promise<void> {
-  const { priv } = await call<{ priv: string }>(node.url, 'dumpPrivateKey', { wallet, passphrase });
-  await call(node.url, 'activeWallet', { wallet, private: priv });
+  await call(node.url, 'activeWallet', { wallet, passphrase });
   await waitFor(`${wallet} to be active`, async () => {
     const info = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet });
     return info.state === 'normal wallet';

@@ -103,10 +103,9 @@ class Session {
     return created.wallet;
   }
 
-  /** Activates a key-store wallet on chain (its key dumped, then activeWallet). */
+  /** Activates a key-store wallet on chain with its key-store passphrase. */
   async activate(wallet: string, passphrase: string): Promise<void> {
-    const dumped = await this.quiet<{ priv: string }>('dumpPrivateKey', { wallet, passphrase });
-    if (dumped) await this.quiet('activeWallet', { wallet, private: dumped.priv });
+    await this.quiet('activeWallet', { wallet, passphrase });
     await this.waitActive(wallet);
   }
 
@@ -242,7 +241,12 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   );
   // The example's key is in the examples: a throwaway key of a throwaway dev node.
   const alicePriv = dumped?.priv ?? `ca022000${'11'.repeat(32)}`;
-  await s.example('activeWallet', { wallet: alice, private: alicePriv });
+  await s.example('activeWallet', { wallet: alice, passphrase: DOC_PASSPHRASE });
+  await s.example(
+    'activeWallet',
+    { wallet: alice, passphrase: DOC_PASSPHRASE, private: alicePriv },
+    'both the passphrase and the key: give exactly one',
+  );
   await s.waitActive(alice).catch(() => undefined);
   for (const wallet of [top, middle, bottom, mine]) await s.activate(wallet, PW);
 

@@ -44,6 +44,8 @@ const PARAM_NOTES: Record<string, string> = {
     'the holder concerned: transferWalletEnabled, lockWalletVolume, burnWalletVolume, mintWalletVolume, ownershipWallet (new owner)',
   'adminToken.amount': 'whole tokens: lockWalletVolume, burnWalletVolume, mintWalletVolume',
   'adminToken.select': 'on (true) or off: transferEnabled, transferWalletEnabled',
+  'adminToken.method':
+    "what to do; a param the method does not use (`receiver`, `amount`, `select`, `lockBlocks` outside the methods named with them) is refused, -32602 naming it, never ignored. burnWalletVolume burns from the holder's unlocked volume only (balance less `volumeLock` and a running `volumeTimeLock`): lower the lock first to burn locked volume",
   'holderToken.wallet': 'token address; also accepted beside `method`, as in the spec example',
   'infoToken.wallet': 'token address; also accepted beside `method`, as in the spec example',
   'sendToken.amount': 'whole tokens, up to the token decimal places',
@@ -92,7 +94,14 @@ const PARAM_NOTES: Record<string, string> = {
   'blockchainStart.nodes': 'sub-node IPs, `ip1;ip2;...`',
   'getKeyStoreInfo.max': 'most wallets returned',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
-  'activeWallet.private': 'encoded private key (dumpPrivateKey)',
+  'activeWallet.private':
+    'encoded private key (as dumpPrivateKey answers it); give this or `passphrase`, exactly one',
+  'activeWallet.passphrase':
+    "extension: the wallet's key-store passphrase, instead of `private`: the key is taken from the key store and never crosses the wire",
+  'unlockWallet.wallet':
+    'the wallet; a key file made elsewhere may be named by its Ethereum address (40 hex digits, `0x` optional: the `eth_address` walletRefresh `details` lists): the passphrase resolves the file into a wallet of the key store, then unlocks it',
+  'getWalletInfo.wallet':
+    'the wallet; a key file of the key store may be named by its Ethereum address (40 hex digits, `0x` optional) once resolved (unlockWallet), which answers for its wallet (`wallet` is then its chain address)',
   'verifyMessage.data':
     'a signed message object as signMessage returns it: every field required; a malformed one is an error naming it (`data.sig`)',
   'walletRefresh.details':
@@ -134,8 +143,10 @@ const FIELD_NOTES: Record<string, string> = {
   'TokenInfo.summary': 'in single quotes, escaped as `name`',
   'WalletRefreshDetails.loaded': 'wallets of the key store after the rescan (getKeyStoreCount)',
   'WalletRefreshDetails.unresolved':
-    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); each becomes a wallet the first time its chain address is used with its passphrase',
+    'key files made elsewhere, waiting for their passphrase: `file`, `eth_address` (null when the file gives none); unlockWallet with `eth_address` (or the chain address) and the passphrase makes one a wallet. While any is listed, walletRefresh without `details` answers `false`',
   'WalletRefreshDetails.failed': 'files that could not be loaded: `file`, `reason`',
+  'ActivationResult.ophash':
+    "extension: the activation operation's ophash (block 0 while pending; findOperation follows it)",
   'BlockInfo.timestamp': 'Unix seconds',
   'BlockInfo.hmr': "the producer's wallet",
   'BlockInfo.reward':
@@ -187,7 +198,7 @@ function describeKind(param: AnyParam): string {
       return bounds.maxBytes !== undefined ? `hex, at most ${bounds.maxBytes} bytes` : 'hex';
     }
     case 'wallet':
-      return 'address';
+      return bounds.ethereum ? "address, or a key file's 0x address" : 'address';
     case 'object':
       return 'object';
     case 'enum':
@@ -506,6 +517,16 @@ function intro(examples: RpcExample[]): string[] {
     '    operation gets the next one (`-32602` naming `senderNOperation` and the value sent).',
     '  - getNodePart nests the request `id` as an integer, as the spec types it: a request whose id is',
     '    not a safe integer (`"abc"`, `7.5`, `null`, 2^53 and beyond) is refused (`-32600`).',
+    '  - A key repeated in one JSON object is refused, since JSON keeps only one of its values:',
+    '    `{"wallet":"x","wallet":"y"}` in `params` is `-32602` naming `wallet` (inside a param:',
+    '    naming the param, the message showing the path, `data.msg`); a repeated member of the request',
+    "    object itself (`method`, `id`, ...) is `-32600`. The one exception is blockchainStart's",
+    "    repeated `mine` (the spec's example): the first is the mine wallet, the second the share",
+    '    wallet.',
+    "  - holderToken and infoToken take `wallet` beside `method` (the spec's example) or in `params`;",
+    '    given in both, the two must be equal, else `-32602` naming `wallet`.',
+    '  - A refused value is echoed in the message only in part: at most its first 64 characters',
+    "    (40 for a param's type error) and its length, so a 100 kB input gets a short message.",
     '- Authentication: none on loopback (the default bind). Bound elsewhere, HTTP Basic with',
     '  `--rpc-user`/`--rpc-password`, or the cookie in `<datadir>/.cookie`. Methods that carry raw keys',
     '  (activeWallet, dumpPrivateKey, inputPrivateKey, privSendTo) answer only on loopback unless',

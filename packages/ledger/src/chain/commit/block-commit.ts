@@ -1,4 +1,4 @@
-import type { BlockHookInfo } from '../../operation/registry';
+import type { BlockHookInfo, BlockStartState, StateSpace } from '../../operation/registry';
 import { type ApplyEnv, LayerContext } from '../../state/apply-context';
 import { type BlockChanges, encodeUndo } from '../../state/block-changes';
 import type { StateLayer } from '../../state/state-layer';
@@ -94,8 +94,20 @@ export function runBlockHooks(
     if (info.fees > 0n) ctx.credit(info.producer, info.fees);
     return ctx.paid;
   }
-  for (const hook of hooks) hook.afterOperations(ctx, info);
+  const start = blockStartState(layer);
+  for (const hook of hooks) hook.afterOperations(ctx, info, start);
   return ctx.paid;
+}
+
+/** The state under a block's layer: its parent's, which the block's operations did not touch. */
+function blockStartState(layer: StateLayer): BlockStartState {
+  const before = layer.parent;
+  return {
+    get<T>(space: StateSpace<T>, key: string): T | undefined {
+      const value = before?.spaceGet(space.name, key) as T | undefined;
+      return value === undefined ? undefined : space.clone(value);
+    },
+  };
 }
 
 /** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
