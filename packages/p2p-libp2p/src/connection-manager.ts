@@ -41,6 +41,8 @@ interface ConnectionHooks {
  */
 export class ConnectionManager {
   private readonly dialing = new Set<string>();
+  /** IPs whose inbound connections were refused while inbound is off (each logged once). */
+  private readonly refusedInbound = new Set<string>();
 
   constructor(
     private readonly ctx: P2PContext,
@@ -52,10 +54,14 @@ export class ConnectionManager {
     return ip !== undefined && this.ctx.blacklist.blocks(ip);
   }
 
-  /** The gater's check of a new inbound socket: blacklist, then the per-IP cap. */
+  /** The gater's check of a new inbound socket: inbound off, blacklist, then the per-IP cap. */
   denyInbound(maConn: MultiaddrConnection): boolean {
     const address = addressOfMultiaddr(maConn.remoteAddr);
-    if (address === undefined) return false;
+    if (address === undefined) return !this.ctx.opts.inbound;
+    if (!this.ctx.opts.inbound) {
+      this.refuseInbound(address.ip);
+      return true;
+    }
     if (this.isBlacklisted(address.ip)) return true;
     if (this.inbound.admit(maConn, address.ip, address.port)) return false;
     this.ctx.log.debug(
@@ -63,6 +69,16 @@ export class ConnectionManager {
       'inbound connection refused: too many from this IP',
     );
     return true;
+  }
+
+  /** Inbound is off: said once per IP, so that whoever runs this node sees who tried. */
+  private refuseInbound(ip: string): void {
+    if (this.refusedInbound.has(ip) || this.refusedInbound.size >= 256) return;
+    this.refusedInbound.add(ip);
+    this.ctx.log.info(
+      { peer: ip },
+      'inbound P2P connection refused: this node accepts no inbound peers',
+    );
   }
 
   onConnectionOpen(connection: Connection): void {
