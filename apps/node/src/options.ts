@@ -32,7 +32,11 @@ export interface NodeOptions {
   rpcWsMaxConnectionsPerIp?: number;
   rpcWsMaxSubscriptions?: number;
   rpcWsMaxBufferedBytes?: number;
-  /** Address the P2P listener binds to (and dials from, when it is a specific address). */
+  /**
+   * Address the P2P listener binds to (and dials from, when it is a specific address); empty: by
+   * network (p2pListening in networking.ts): 127.0.0.1 with no inbound peers on the embedded dev
+   * network, 0.0.0.0 on any other.
+   */
   p2pHost: string;
   p2pPort: number;
   /** Peers to dial at start, `ip:port`. */
@@ -218,7 +222,8 @@ const RPC_FLAGS: StartFlagGroup = {
 
 // @chain/p2p-libp2p's defaults, read from its `options` entry (which loads no libp2p).
 const P2P_DEFAULTS = {
-  p2pHost: DEFAULT_P2P_OPTIONS.host,
+  // Empty: by network (networking.ts): the embedded dev network keeps to this machine.
+  p2pHost: '',
   p2pPort: DEFAULT_P2P_PORT,
   p2pMaxConnections: DEFAULT_P2P_OPTIONS.maxConnections,
   p2pMaxInboundPerIp: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
@@ -247,7 +252,9 @@ const P2P_FLAGS: StartFlagGroup = {
     'p2p-host': {
       option: 'p2pHost',
       type: 'string',
-      describe: 'P2P bind address (a specific address is also the source of outgoing connections)',
+      describe:
+        'P2P bind address (a specific address is also the source of outgoing connections); given, inbound peers are accepted',
+      shownDefault: `127.0.0.1 and no inbound peers on the embedded dev network, else ${DEFAULT_P2P_OPTIONS.host}`,
     },
     'p2p-max-connections': {
       option: 'p2pMaxConnections',

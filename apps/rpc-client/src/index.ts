@@ -37,6 +37,8 @@ export type {
   PushedOperation,
   PushResults,
   RawSendResult,
+  Reorganization,
+  ReorganizationHead,
   ResultOf,
   SignedMessage,
   TokenHolder,

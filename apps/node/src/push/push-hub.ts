@@ -9,6 +9,8 @@
  *   token, and, when a block at or below a height already sent comes (a reorganisation or a
  *   rollback took the old one off), the operations of the blocks taken off again with
  *   `removed: true` first;
+ * - reorganizations: each reorganisation the node adopted (told by `reorganized`, after the new
+ *   branch's blocks), live only;
  * - `fromBlock`: history from that height, then live, with nothing missed or sent twice at the seam.
  * A subscription that fails (a bug in its filter, say) is its own: the failure is reported to
  * `onError` (the node logs and counts it), every other subscription is still served; a replay that
@@ -17,6 +19,7 @@
 import type { BlockInfo, Chain, OperationObject } from '@chain/ledger';
 import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
 import { InvalidParamsError } from '@chain/rpc-jayson';
+import { hasHistory, type Reorganization } from '@chain/spec';
 import type { Logger } from '../logger';
 import { touchesToken, touchesWallet } from './operation-filters';
 
@@ -44,6 +47,8 @@ interface Listener {
 export interface PushHub {
   /** Opens a subscription on the channel; returns its id. */
   subscribe(request: SubscribeRequest, channel: PushChannel): string;
+  /** The node adopted a reorganisation: to the `reorganizations` subscriptions. */
+  reorganized(reorganization: Reorganization): void;
   /** Subscriptions open now. */
   size(): number;
   /** Stops listening to the chain. */
@@ -175,7 +180,7 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
   return {
     subscribe(request, channel) {
       const matches = filterOf(request);
-      if (request.fromBlock !== undefined && request.event === 'pendingOperations') {
+      if (request.fromBlock !== undefined && !hasHistory(request.event)) {
         throw new InvalidParamsError(
           'fromBlock replays mined history: newBlocks, walletOperations and tokenTransfers only',
           'fromBlock',
@@ -197,6 +202,15 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
         });
       }
       return push.id;
+    },
+    reorganized(reorganization) {
+      for (const listener of ofEvent('reorganizations')) {
+        try {
+          listener.push.send(reorganization);
+        } catch (err) {
+          failed(listener, err, 'push: a reorganisation could not be sent to a subscription');
+        }
+      }
     },
     size() {
       return listeners.size;
