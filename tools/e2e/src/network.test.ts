@@ -121,8 +121,11 @@ describe('network methods', () => {
         'datafolder',
         'netstats',
         'nodeservers',
+        // Extension (issue 42): the last reorganisation adopted, null when none.
+        'lastreorg',
       ].sort(),
     );
+    expect(status.lastreorg).toBeNull();
     expect(status.genesis).toMatch(/^[0-9a-f]{64}$/);
     expect(status.prefix).toBe('CH');
     expect(status).toMatchObject({
