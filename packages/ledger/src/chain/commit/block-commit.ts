@@ -48,6 +48,7 @@ export type CommitCore = Pick<
   | 'importsWaiting'
   | 'journal'
   | 'maxRollback'
+  | 'operationTally'
   | 'mempool'
   | 'notifyBlock'
   | 'registry'
@@ -219,6 +220,7 @@ export async function commitBlock(
   }
 
   afterRelease();
+  core.operationTally.add(ops.length);
   core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
   for (const entry of included) mempool.remove(entry.key);
