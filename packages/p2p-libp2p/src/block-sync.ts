@@ -10,6 +10,7 @@ import {
   decodeBlocksResponse,
   encodeBlocksRequest,
   encodeBlocksResponse,
+  type HelloWork,
   type TipInfo,
 } from './messages';
 import type { Offence } from './misbehaviour';
@@ -22,6 +23,8 @@ export interface SyncPeer {
   readonly ip: string;
   /** The peer's tip as it last said (hello, sync response). */
   head: TipInfo | undefined;
+  /** What catching up with it costs, as its last hello said (peers of an older version: none). */
+  work?: HelloWork | undefined;
   /** Unix ms until which the peer is not asked again (it failed or misled). */
   syncRetryAt: number;
   openStream(protocol: string): Promise<Stream>;

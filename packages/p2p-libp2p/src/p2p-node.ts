@@ -143,6 +143,7 @@ class ChainP2PNode implements P2PNode {
       chain: this.ctx.chain,
       mode: this.opts.sync,
       distance: this.opts.snapDistance,
+      operations: this.opts.snapOperations,
       gatherMs: this.opts.snapGatherMs,
       dir: join(this.opts.dir, 'snapshot-join'),
       hooks: {
@@ -186,6 +187,7 @@ class ChainP2PNode implements P2PNode {
       },
     });
     this.hello = new HelloExchange(this.ctx, this.discipline, {
+      snapshotRecords: () => this.snapshots.servedRecords(),
       greeted: (peer) => void this.requests.fetchMempool(peer),
       tipLearnt: () => {
         this.sync.trigger();
@@ -259,6 +261,9 @@ class ChainP2PNode implements P2PNode {
         if (this.host !== undefined && !this.sync.syncing) this.snapshots.prepare();
       }),
     );
+    // The operation count its hellos tell joining peers is counted in the background from now,
+    // so that it is known by the time the first of them connects.
+    chain.operationCount();
     this.loaded = true;
   }
 

@@ -99,6 +99,12 @@ export interface P2PNodeOptions {
   sync?: 'snap' | 'full';
   snapDistance?: number;
   /**
+   * A node at block 0 also joins from a snapshot, however few blocks behind, when a peer's hello
+   * says that replaying its chain means at least this many operations, and that they cost more
+   * than copying the records of the snapshot it serves (snap-sync.ts, RECORDS_PER_OPERATION).
+   */
+  snapOperations?: number;
+  /**
    * Longest wait at the start of a snapshot join for the known servers that are not connected yet
    * (their manifests cross-check each other's).
    */
@@ -152,6 +158,11 @@ export const DEFAULT_P2P_OPTIONS = {
    * then holds its whole history (a node joined from a snapshot holds blocks from its height on).
    */
   snapDistance: 10_000,
+  /**
+   * About a second of replay (some 55 us an operation): fewer replay about as fast as a snapshot
+   * join sets up (the peers' gathering, the manifests, the headers).
+   */
+  snapOperations: 20_000,
   snapGatherMs: 2000,
   fetchHistory: true,
   snapshotEvery: 1000,
