@@ -24,6 +24,7 @@ export async function startNetworking(
     | 'p2pMaxInboundPerIp'
     | 'sync'
     | 'snapDistance'
+    | 'snapOperations'
     | 'fetchHistory'
     | 'serveSnapshots'
   >,
@@ -47,6 +48,7 @@ export async function startNetworking(
     maxInboundPerIp: options.p2pMaxInboundPerIp,
     sync: options.sync,
     snapDistance: options.snapDistance,
+    snapOperations: options.snapOperations,
     fetchHistory: options.fetchHistory,
     serveSnapshots: options.serveSnapshots,
     log: p2pLog,

@@ -49,6 +49,11 @@ export interface NodeOptions {
   sync: 'snap' | 'full';
   /** Blocks behind its peers beyond which a node at block 0 joins from a snapshot. */
   snapDistance: number;
+  /**
+   * Operations to replay (as a peer's hello tells them) from which a node at block 0 joins from a
+   * snapshot however few blocks hold them, when copying the snapshot costs less (snap-sync.ts).
+   */
+  snapOperations: number;
   /** After a snapshot join, fetch the blocks below it in the background. */
   fetchHistory: boolean;
   /** Serve snapshots to joining peers (kept on disk: about twice the state's entries). */
@@ -230,6 +235,7 @@ const P2P_DEFAULTS = {
   peers: [] as string[],
   sync: DEFAULT_P2P_OPTIONS.sync as NodeOptions['sync'],
   snapDistance: DEFAULT_P2P_OPTIONS.snapDistance,
+  snapOperations: DEFAULT_P2P_OPTIONS.snapOperations,
   fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
   serveSnapshots: DEFAULT_P2P_OPTIONS.serveSnapshots,
 };
@@ -276,7 +282,14 @@ const P2P_FLAGS: StartFlagGroup = {
     'snap-distance': {
       option: 'snapDistance',
       type: 'number',
-      describe: 'blocks behind its peers beyond which a new node joins from a snapshot',
+      describe:
+        'blocks behind its peers from which a new node joins from a snapshot, whatever the work',
+    },
+    'snap-operations': {
+      option: 'snapOperations',
+      type: 'number',
+      describe:
+        'operations to replay from which a new node joins from a snapshot however few blocks hold them, when copying the state costs less',
     },
     history: {
       option: 'fetchHistory',

@@ -133,7 +133,7 @@ describe('network methods', () => {
       status_s: 'Running',
       port: b.p2pPort,
       version: expect.any(String),
-      netprotocol: { ver: 1, ver_a: 0 },
+      netprotocol: { ver: 1, ver_a: 1 },
       blocks: await call<number>(b.url, 'getBlockCount'),
       datafolder: b.datadir,
     });
@@ -192,7 +192,7 @@ describe('network methods', () => {
         ].sort(),
       );
       expect(entry.ip).toMatch(/^127\.\d+\.\*\.\*$/);
-      expect(entry).toMatchObject({ appver: expect.any(String), netver: 1, netver_a: 0 });
+      expect(entry).toMatchObject({ appver: expect.any(String), netver: 1, netver_a: 1 });
       expect(Math.abs(entry.timediff)).toBeLessThanOrEqual(2);
       expect(entry.secs).toBeGreaterThanOrEqual(0);
     }
@@ -234,7 +234,7 @@ describe('network methods', () => {
   });
 
   it('getProtocolVersion and getNodeVersion', async () => {
-    expect(await call(a.url, 'getProtocolVersion')).toEqual({ netprotocol: { ver: 1, ver_a: 0 } });
+    expect(await call(a.url, 'getProtocolVersion')).toEqual({ netprotocol: { ver: 1, ver_a: 1 } });
     expect(await call(a.url, 'getNodeVersion')).toEqual({
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
     });
