@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type Browser, hasBrowser, openBrowser } from './harness/browser';
 import { devWallet, type OperationObject, waitFor } from './harness/chain';
 import { call, type NodeProcess, startNode } from './harness/node-process';
 import { openPushSocket, type PushSocket } from './harness/push-socket';
@@ -10,8 +11,10 @@ import { openPushSocket, type PushSocket } from './harness/push-socket';
 // longer chain: a default dev node lets no peer in, and P2P listens on loopback only.
 const nodes: NodeProcess[] = [];
 const sockets: PushSocket[] = [];
+let chromium: Browser | undefined;
 
 afterAll(async () => {
+  await chromium?.close();
   for (const socket of sockets) socket.ws.terminate();
   await Promise.all(nodes.map((node) => node.stop('SIGKILL')));
 });
@@ -138,6 +141,14 @@ describe('a deep reorganisation', () => {
     const refused = await socket.call('subscribe', { event: 'reorganizations', fromBlock: 0 });
     expect(refused.error).toMatchObject({ code: -32602, data: { param: 'fromBlock' } });
 
+    // The explorer of a, open before (without a browser: said by explorer.test.ts, skipped here).
+    if (hasBrowser) {
+      chromium = await openBrowser();
+      await chromium.page.goto(a.url);
+      await chromium.page.locator('#view table').first().waitFor();
+      expect(await chromium.page.locator('#reorg').isHidden()).toBe(true);
+    }
+
     await call(a.url, 'addNode', { nodes: `127.0.0.1:${(await status(b)).port}` });
     const [pushed] = await socket.waitNotifications(subscription, 1, 30_000);
     expect(await blockHash(a, 9)).toBe(newHead);
@@ -164,6 +175,18 @@ describe('a deep reorganisation', () => {
       oldHead: { height: 5, hash: oldHead.slice(2) },
       newHead: { height: 9, hash: newHead.slice(2) },
     });
+    if (chromium !== undefined) {
+      // Told by push while open, and from nodeStatus once loaded again.
+      const banner = chromium.page.locator('#reorg');
+      await banner.waitFor({ state: 'visible' });
+      const text =
+        /^Deep reorganisation less than a minute ago: .*replaced this node's last 5 blocks after block 0 \(head 5 /;
+      expect(await banner.textContent()).toMatch(text);
+      await chromium.page.reload();
+      await banner.waitFor({ state: 'visible' });
+      expect(await banner.textContent()).toMatch(text);
+      expect(chromium.errors).toEqual([]);
+    }
     // The peer whose chain was the heavier one did not reorganise.
     expect((await status(b)).lastreorg).toBeNull();
   });
