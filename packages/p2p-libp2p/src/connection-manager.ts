@@ -26,6 +26,9 @@ const GOSSIP_REATTACH_RETRY_MS = 250;
 const MAX_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
 
+/** IPs whose refusal (inbound off) is logged, once each; the rest are refused without a word. */
+const MAX_REFUSED_LOGGED = 256;
+
 interface ConnectionHooks {
   /** Asks a peer for its tip (a hello exchange). */
   exchangeHello(peer: PeerState): void;
@@ -36,7 +39,7 @@ interface ConnectionHooks {
 }
 
 /**
- * Connections: admission of inbound ones (blacklist, per-IP cap), one kept per peer (duplicates
+ * Connections: admission of inbound ones (inbound off, blacklist, per-IP cap), one kept per peer (duplicates
  * closed), the hello deadline, and dialling the known servers.
  */
 export class ConnectionManager {
@@ -73,7 +76,8 @@ export class ConnectionManager {
 
   /** Inbound is off: said once per IP, so that whoever runs this node sees who tried. */
   private refuseInbound(ip: string): void {
-    if (this.refusedInbound.has(ip) || this.refusedInbound.size >= 256) return;
+    // Bounded: IPs that keep knocking cost one entry each, up to MAX_REFUSED_LOGGED, then silence.
+    if (this.refusedInbound.has(ip) || this.refusedInbound.size >= MAX_REFUSED_LOGGED) return;
     this.refusedInbound.add(ip);
     this.ctx.log.info(
       { peer: ip },
