@@ -17,6 +17,7 @@
  * fails ends its subscription, so a client is never left waiting on a replay that stopped.
  */
 import type { BlockInfo, Chain, OperationObject } from '@chain/ledger';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
 import { InvalidParamsError } from '@chain/rpc-jayson';
 import { hasHistory, type Reorganization } from '@chain/spec';
@@ -56,13 +57,13 @@ export interface PushHub {
 }
 
 /** Heights of sent operations kept per subscription: as deep as the chain can roll back. */
-const DEFAULT_REORG_DEPTH = 64;
+const DEFAULT_REORG_DEPTH = DEFAULT_CHAIN_OPTIONS.maxRollback;
 
 /** Told of each failure of one subscription (the hub has logged it already). */
 type PushErrorListener = (error: unknown) => void;
 
 interface PushHubOptions {
-  /** Heights of sent operations kept per subscription (default: 64). */
+  /** Heights of sent operations kept per subscription (default: the chain's maxRollback). */
   reorgDepth?: number;
   /** Told of each subscription's failure, after the hub logged it (the node counts them). */
   onError?: PushErrorListener;
