@@ -11,18 +11,27 @@ const chain = {
 } as unknown as Chain;
 const options = {
   datadir: '/tmp/data',
+  genesis: '',
+  p2pHost: '',
+  peers: [],
   p2pPort: 4000,
   blockTimeMs: 1000,
   mine: true,
 } as unknown as NodeOptions;
 
-function banner(explorerBuilt: boolean): string {
+function banner(explorerBuilt: boolean, overrides: Partial<NodeOptions> = {}): string {
   const out = new PassThrough();
   let text = '';
   out.on('data', (chunk) => {
     text += chunk;
   });
-  printBanner(options, chain, { rpcUrl: 'http://127.0.0.1:8545/' }, out, explorerBuilt);
+  printBanner(
+    { ...options, ...overrides },
+    chain,
+    { rpcUrl: 'http://127.0.0.1:8545/' },
+    out,
+    explorerBuilt,
+  );
   return text;
 }
 
@@ -33,6 +42,13 @@ describe('start banner', () => {
     expect(text).toMatch(
       /^ {2}explorer {8}http:\/\/127\.0\.0\.1:8545\/ {2}\(open it in a browser\)$/m,
     );
+  });
+
+  it('says that a dev node lets no peer in, and how to let them in', () => {
+    expect(banner(true)).toMatch(
+      /^ {2}P2P {13}127\.0\.0\.1:4000 {2}\(no inbound peers: --p2p-host or --peers lets them in\)$/m,
+    );
+    expect(banner(true, { p2pHost: '0.0.0.0' })).toMatch(/^ {2}P2P {13}0\.0\.0\.0:4000$/m);
   });
 
   it('says how to build the explorer when its script is missing', () => {

@@ -4,13 +4,21 @@ import type { Chain } from '@chain/ledger';
 import { defaultScriptFile } from './explorer/serve';
 import type { DevWallet } from './node';
 import type { NodeOptions } from './options';
+import { p2pListening } from './p2p-listening';
 import { APP_VERSION } from './version';
+
+/** Where P2P listens, and, on the embedded dev network, that it lets no peer in until told. */
+function p2pLine(options: NodeOptions, port: number): string {
+  const { host, inbound } = p2pListening(options);
+  const where = `  P2P             ${host}:${port}`;
+  return inbound ? where : `${where}  (no inbound peers: --p2p-host or --peers lets them in)`;
+}
 
 /** What the node serves, printed once at start (Anvil-style), on stdout. */
 export function printBanner(
   options: NodeOptions,
   chain: Chain,
-  served: { rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet },
+  served: { rpcUrl: string; p2pPort?: number; metricsUrl?: string; devWallet?: DevWallet },
   out: NodeJS.WritableStream = process.stdout,
   explorerBuilt: boolean = existsSync(defaultScriptFile()),
 ): void {
@@ -24,7 +32,7 @@ export function printBanner(
       ? `  explorer        ${served.rpcUrl}  (open it in a browser)`
       : '  explorer        not built (npx nx run chain-node:build)',
     ...(served.metricsUrl ? [`  metrics         ${served.metricsUrl}`] : []),
-    `  P2P port        ${options.p2pPort}`,
+    p2pLine(options, served.p2pPort ?? options.p2pPort),
     `  blocks          ${chain.blockCount()}   (block time ${options.blockTimeMs} ms${options.mine ? '' : ', not producing'})`,
   ];
   if (served.devWallet) {

@@ -69,6 +69,11 @@ function startOptions(args: Argv) {
     if (!Number.isInteger(argv['max-heap-mb']) || argv['max-heap-mb'] < 0) {
       throw new Error(`--max-heap-mb must be a whole number >= 0, got ${argv['max-heap-mb']}`);
     }
+    for (const key of ['snap-distance', 'snap-operations'] as const) {
+      if (!Number.isSafeInteger(argv[key]) || argv[key] < 1) {
+        throw new Error(`--${key} must be a whole number >= 1, got ${argv[key]}`);
+      }
+    }
     for (const key of ['p2p-max-connections', 'p2p-max-inbound-per-ip'] as const) {
       if (!Number.isInteger(argv[key]) || argv[key] < 1) {
         throw new Error(`--${key} must be a whole number >= 1, got ${argv[key]}`);
@@ -102,6 +107,8 @@ interface CheckedFlags {
   'max-heap-mb': number;
   'p2p-max-connections': number;
   'p2p-max-inbound-per-ip': number;
+  'snap-distance': number;
+  'snap-operations': number;
 }
 
 async function start(argv: Arguments) {

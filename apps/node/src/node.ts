@@ -35,7 +35,7 @@ import { createPushHub, type PushHub } from './push/push-hub';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
-import { readiness } from './rpc/network';
+import { readiness, reorganizationObject } from './rpc/network';
 import { stateScanLogger } from './state-scan-log';
 import { APP_VERSION } from './version';
 
@@ -52,7 +52,7 @@ export interface ChainNode {
   readonly options: NodeOptions;
   readonly chain: Chain;
   readonly keystore: KeyStore;
-  start(): Promise<{ rpcUrl: string; metricsUrl?: string; devWallet?: DevWallet }>;
+  start(): Promise<{ rpcUrl: string; p2pPort: number; metricsUrl?: string; devWallet?: DevWallet }>;
   close(): Promise<void>;
 }
 
@@ -150,6 +150,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     // ----
 
     pushHub = createPushHub(chain, log, { onError: () => metrics?.listenerFailed('push') });
+    const hub = pushHub;
+    network.onReorganized((adopted) => hub.reorganized(reorganizationObject(adopted)));
     const context: NodeContext = {
       chain,
       push: pushHub,
@@ -209,6 +211,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const metricsUrl = metrics ? await serveMetrics(metrics, rpc, network) : undefined;
     return {
       rpcUrl: url,
+      p2pPort: network.listenPort,
       ...(metricsUrl ? { metricsUrl } : {}),
       ...(devWallet ? { devWallet } : {}),
     };

@@ -32,7 +32,11 @@ export interface NodeOptions {
   rpcWsMaxConnectionsPerIp?: number;
   rpcWsMaxSubscriptions?: number;
   rpcWsMaxBufferedBytes?: number;
-  /** Address the P2P listener binds to (and dials from, when it is a specific address). */
+  /**
+   * Address the P2P listener binds to (and dials from, when it is a specific address); empty: by
+   * network (p2pListening in networking.ts): 127.0.0.1 with no inbound peers on the embedded dev
+   * network, 0.0.0.0 on any other.
+   */
   p2pHost: string;
   p2pPort: number;
   /** Peers to dial at start, `ip:port`. */
@@ -45,6 +49,11 @@ export interface NodeOptions {
   sync: 'snap' | 'full';
   /** Blocks behind its peers beyond which a node at block 0 joins from a snapshot. */
   snapDistance: number;
+  /**
+   * Operations to replay (as a peer's hello tells them) from which a node at block 0 joins from a
+   * snapshot however few blocks hold them, when copying the snapshot costs less (snap-sync.ts).
+   */
+  snapOperations: number;
   /** After a snapshot join, fetch the blocks below it in the background. */
   fetchHistory: boolean;
   /** Serve snapshots to joining peers (kept on disk: about twice the state's entries). */
@@ -218,13 +227,15 @@ const RPC_FLAGS: StartFlagGroup = {
 
 // @chain/p2p-libp2p's defaults, read from its `options` entry (which loads no libp2p).
 const P2P_DEFAULTS = {
-  p2pHost: DEFAULT_P2P_OPTIONS.host,
+  // Empty: by network (networking.ts): the embedded dev network keeps to this machine.
+  p2pHost: '',
   p2pPort: DEFAULT_P2P_PORT,
   p2pMaxConnections: DEFAULT_P2P_OPTIONS.maxConnections,
   p2pMaxInboundPerIp: DEFAULT_P2P_OPTIONS.maxInboundPerIp,
   peers: [] as string[],
   sync: DEFAULT_P2P_OPTIONS.sync as NodeOptions['sync'],
   snapDistance: DEFAULT_P2P_OPTIONS.snapDistance,
+  snapOperations: DEFAULT_P2P_OPTIONS.snapOperations,
   fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
   serveSnapshots: DEFAULT_P2P_OPTIONS.serveSnapshots,
 };
@@ -247,7 +258,9 @@ const P2P_FLAGS: StartFlagGroup = {
     'p2p-host': {
       option: 'p2pHost',
       type: 'string',
-      describe: 'P2P bind address (a specific address is also the source of outgoing connections)',
+      describe:
+        'P2P bind address (a specific address is also the source of outgoing connections); given, inbound peers are accepted',
+      shownDefault: `127.0.0.1 and no inbound peers on the embedded dev network, else ${DEFAULT_P2P_OPTIONS.host}`,
     },
     'p2p-max-connections': {
       option: 'p2pMaxConnections',
@@ -269,7 +282,14 @@ const P2P_FLAGS: StartFlagGroup = {
     'snap-distance': {
       option: 'snapDistance',
       type: 'number',
-      describe: 'blocks behind its peers beyond which a new node joins from a snapshot',
+      describe:
+        'blocks behind its peers from which a new node joins from a snapshot, whatever the work',
+    },
+    'snap-operations': {
+      option: 'snapOperations',
+      type: 'number',
+      describe:
+        'operations to replay from which a new node joins from a snapshot however few blocks hold them, when copying the state costs less',
     },
     history: {
       option: 'fetchHistory',

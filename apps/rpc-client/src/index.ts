@@ -38,6 +38,8 @@ export type {
   PushedOperation,
   PushResults,
   RawSendResult,
+  Reorganization,
+  ReorganizationHead,
   ResultOf,
   SignedMessage,
   TokenHolder,

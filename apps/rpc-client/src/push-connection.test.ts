@@ -87,6 +87,19 @@ describe('client.subscribe', () => {
     client.close();
   });
 
+  it('reorganizations: live only, subscribed and resumed without fromBlock', async () => {
+    const node = await fakeNode(1);
+    const client = createClient({ url: node.url, WebSocket: WsClient, reconnectDelayMs: 20 });
+    const seen: unknown[] = [];
+    const subscription = client.subscribe('reorganizations', {}, (r) => seen.push(r));
+    await subscription.ready;
+    // The first socket drops after one notification: it subscribes again, from now.
+    await expect.poll(() => node.subscribes.length, { timeout: 5000 }).toBe(2);
+    expect(node.subscribes).toEqual([{ event: 'reorganizations' }, { event: 'reorganizations' }]);
+    expect(seen.length).toBeGreaterThan(0);
+    client.close();
+  });
+
   it('gives an async iterator when no callback is given, starting at the head of now (3)', async () => {
     const node = await fakeNode(3);
     const client = createClient({

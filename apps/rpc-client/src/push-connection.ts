@@ -6,7 +6,7 @@
  * Uses the global WebSocket (browsers, Node 22+) or the one given (the `ws` package in Node 20),
  * so the SDK itself depends on nothing.
  */
-import type { BlockInfo, PushEvent, PushResults } from '@chain/spec';
+import { type BlockInfo, hasHistory, type PushEvent, type PushResults } from '@chain/spec';
 import { RpcError, TransportError } from './errors.js';
 
 /**
@@ -208,7 +208,7 @@ export class PushConnection {
     await this.connect();
     // Without fromBlock, history starts at the head of now: a later resume then has a height.
     if (state.lastHeight === undefined && state.params.fromBlock === undefined) {
-      if (state.event !== 'pendingOperations') {
+      if (hasHistory(state.event)) {
         state.params.fromBlock = (await this.call('getBlockCount', {})) as number;
       }
     }
@@ -226,7 +226,7 @@ export class PushConnection {
   }
 
   private resumeFrom(state: SubscriptionState): SubscribeParams {
-    if (state.lastHeight === undefined || state.event === 'pendingOperations') return {};
+    if (state.lastHeight === undefined || !hasHistory(state.event)) return {};
     // Blocks: the next one. Operations: the block of the last one again, its delivered ones skipped.
     return { fromBlock: state.event === 'newBlocks' ? state.lastHeight + 1 : state.lastHeight };
   }
@@ -357,7 +357,7 @@ export class PushConnection {
 
   /** Delivers a notification unless a resume already delivered it; remembers where it is. */
   private notify(state: SubscriptionState, result: unknown): void {
-    if (state.event === 'pendingOperations') {
+    if (!hasHistory(state.event)) {
       state.deliver(result);
       return;
     }

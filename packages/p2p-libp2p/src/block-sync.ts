@@ -1,5 +1,6 @@
-import { equalBytes } from '@chain/crypto';
+import { bytesToHex, equalBytes } from '@chain/crypto';
 import { blameOf, type Chain, ErrorCode, isPreferredTip, LedgerError } from '@chain/ledger';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import type { Stream } from '@libp2p/interface';
 import { abortStream, FrameReader, writeFrame, writeFrames } from './framing';
 import { LIMITS } from './limits';
@@ -9,6 +10,7 @@ import {
   decodeBlocksResponse,
   encodeBlocksRequest,
   encodeBlocksResponse,
+  type HelloWork,
   type TipInfo,
 } from './messages';
 import type { Offence } from './misbehaviour';
@@ -21,6 +23,8 @@ export interface SyncPeer {
   readonly ip: string;
   /** The peer's tip as it last said (hello, sync response). */
   head: TipInfo | undefined;
+  /** What catching up with it costs, as its last hello said (peers of an older version: none). */
+  work?: HelloWork | undefined;
   /** Unix ms until which the peer is not asked again (it failed or misled). */
   syncRetryAt: number;
   openStream(protocol: string): Promise<Stream>;
@@ -36,6 +40,24 @@ export interface SyncHooks {
     bytes: number,
   ): void;
   log(level: 'debug' | 'info' | 'warn', details: object, message: string): void;
+  /** This node adopted a peer's branch (after the chain's reorganisation, before the next sync). */
+  reorganized?(reorganization: Reorganization): void;
+}
+
+/** A reorganisation this node adopted: whose branch, from which head to which. */
+export interface Reorganization {
+  /** Unix ms when the branch was adopted. */
+  at: number;
+  /** IP of the peer whose branch was adopted. */
+  peer: string;
+  /** The last block the two chains shared. */
+  forkHeight: number;
+  /** Blocks of this chain the branch took off (the old head's height minus the fork's). */
+  depth: number;
+  oldHead: { height: number; hash: Uint8Array };
+  newHead: { height: number; hash: Uint8Array };
+  /** Deeper than the reorgWarnDepth option: logged at WARN. */
+  deep: boolean;
 }
 
 export interface SyncProgress {
@@ -166,6 +188,8 @@ interface BlockSyncOptions {
   batchBlocks?: number;
   /** Blocks that can be rolled back (the chain's maxRollback). */
   maxRollback?: number;
+  /** A reorganisation dropping more blocks than this is logged at WARN (P2PNodeOptions'). */
+  reorgWarnDepth?: number;
   /** Pause before asking a peer again after it failed or misled. */
   retryMs?: number;
   /** The importer's wait on a range that makes its peer stalled (RangePipeline's STALL_MS). */
@@ -185,6 +209,7 @@ export class BlockSync {
   private readonly hooks: SyncHooks;
   private readonly batchBlocks: number;
   private readonly maxRollback: number;
+  private readonly reorgWarnDepth: number;
   private readonly retryMs: number;
   private readonly stallMs: number | undefined;
   private running: Promise<void> | undefined;
@@ -205,7 +230,8 @@ export class BlockSync {
     this.chain = options.chain;
     this.hooks = options.hooks;
     this.batchBlocks = options.batchBlocks ?? LIMITS.syncBatchBlocks;
-    this.maxRollback = options.maxRollback ?? 64;
+    this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
+    this.reorgWarnDepth = options.reorgWarnDepth ?? 3;
     this.retryMs = options.retryMs ?? 5000;
     this.stallMs = options.stallMs;
     this.startingBlock = this.chain.head().height;
@@ -484,8 +510,15 @@ export class BlockSync {
       if (ours.height - response.forkHeight > this.maxRollback) {
         this.hooks.log(
           'warn',
-          { peer: peer.ip, forkHeight: response.forkHeight, head: ours.height },
-          'peer is on a fork deeper than the rollback limit',
+          {
+            peer: peer.ip,
+            forkHeight: response.forkHeight,
+            head: ours.height,
+            depth: ours.height - response.forkHeight,
+            peerHeight: response.head.height,
+            maxRollback: this.maxRollback,
+          },
+          'peer is on a fork deeper than the rollback limit: its branch is not followed',
         );
         return false;
       }
@@ -497,17 +530,14 @@ export class BlockSync {
       }
       try {
         const result = await this.chain.reorganize(response.forkHeight, branch);
-        this.hooks.log(
-          result.adopted ? 'info' : 'debug',
-          {
-            peer: peer.ip,
-            forkHeight: response.forkHeight,
-            dropped: ours.height - response.forkHeight,
-            adopted: result.adopted,
-            height: result.head.height,
-          },
-          result.adopted ? 'reorganised to a heavier branch' : 'kept this chain against a branch',
-        );
+        if (result.adopted) this.reportReorganization(peer, response.forkHeight, ours, result.head);
+        else {
+          this.hooks.log(
+            'debug',
+            { peer: peer.ip, forkHeight: response.forkHeight, height: result.head.height },
+            'kept this chain against a branch',
+          );
+        }
         // Blamed only while the tip it claimed still beats this chain: when this chain moved
         // meanwhile (a block by gossip) to at least that tip, the branch lost to it fairly.
         if (!result.adopted && isPreferredTip(response.head, result.head)) {
@@ -522,6 +552,43 @@ export class BlockSync {
       this.hooks.traffic(peer.ip, 'Blocks', 'Autoreceive', received);
       if (stream.status === 'open') abortStream(stream, new Error('sync round over'));
     }
+  }
+
+  /**
+   * Says that this node adopted `peer`'s branch: every reorganisation is logged (at WARN when it
+   * took off more than reorgWarnDepth blocks, since the operations of those blocks went back to
+   * the mempool or were dropped, and a user's recent history changed) and reported to the node.
+   */
+  private reportReorganization(
+    peer: SyncPeer,
+    forkHeight: number,
+    old: TipInfo,
+    now: TipInfo,
+  ): void {
+    const depth = old.height - forkHeight;
+    const reorganization: Reorganization = {
+      at: Date.now(),
+      peer: peer.ip,
+      forkHeight,
+      depth,
+      oldHead: { height: old.height, hash: old.hash },
+      newHead: { height: now.height, hash: now.hash },
+      deep: depth > this.reorgWarnDepth,
+    };
+    this.hooks.log(
+      reorganization.deep ? 'warn' : 'info',
+      {
+        peer: peer.ip,
+        depth,
+        forkHeight,
+        oldHead: { height: old.height, hash: bytesToHex(old.hash) },
+        newHead: { height: now.height, hash: bytesToHex(now.hash) },
+      },
+      reorganization.deep
+        ? `deep reorganisation: ${depth} blocks of this chain replaced by a peer's heavier branch`
+        : 'reorganised to a heavier branch',
+    );
+    this.hooks.reorganized?.(reorganization);
   }
 
   private fault(peer: SyncPeer, reason: SyncFault, text: string): void {

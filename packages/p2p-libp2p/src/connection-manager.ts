@@ -26,6 +26,9 @@ const GOSSIP_REATTACH_RETRY_MS = 250;
 const MAX_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
 
+/** IPs whose refusal (inbound off) is logged, once each; the rest are refused without a word. */
+const MAX_REFUSED_LOGGED = 256;
+
 interface ConnectionHooks {
   /** Asks a peer for its tip (a hello exchange). */
   exchangeHello(peer: PeerState): void;
@@ -36,11 +39,13 @@ interface ConnectionHooks {
 }
 
 /**
- * Connections: admission of inbound ones (blacklist, per-IP cap), one kept per peer (duplicates
+ * Connections: admission of inbound ones (inbound off, blacklist, per-IP cap), one kept per peer (duplicates
  * closed), the hello deadline, and dialling the known servers.
  */
 export class ConnectionManager {
   private readonly dialing = new Set<string>();
+  /** IPs whose inbound connections were refused while inbound is off (each logged once). */
+  private readonly refusedInbound = new Set<string>();
 
   constructor(
     private readonly ctx: P2PContext,
@@ -52,10 +57,14 @@ export class ConnectionManager {
     return ip !== undefined && this.ctx.blacklist.blocks(ip);
   }
 
-  /** The gater's check of a new inbound socket: blacklist, then the per-IP cap. */
+  /** The gater's check of a new inbound socket: inbound off, blacklist, then the per-IP cap. */
   denyInbound(maConn: MultiaddrConnection): boolean {
     const address = addressOfMultiaddr(maConn.remoteAddr);
-    if (address === undefined) return false;
+    if (address === undefined) return !this.ctx.opts.inbound;
+    if (!this.ctx.opts.inbound) {
+      this.refuseInbound(address.ip);
+      return true;
+    }
     if (this.isBlacklisted(address.ip)) return true;
     if (this.inbound.admit(maConn, address.ip, address.port)) return false;
     this.ctx.log.debug(
@@ -63,6 +72,17 @@ export class ConnectionManager {
       'inbound connection refused: too many from this IP',
     );
     return true;
+  }
+
+  /** Inbound is off: said once per IP, so that whoever runs this node sees who tried. */
+  private refuseInbound(ip: string): void {
+    // Bounded: IPs that keep knocking cost one entry each, up to MAX_REFUSED_LOGGED, then silence.
+    if (this.refusedInbound.has(ip) || this.refusedInbound.size >= MAX_REFUSED_LOGGED) return;
+    this.refusedInbound.add(ip);
+    this.ctx.log.info(
+      { peer: ip },
+      'inbound P2P connection refused: this node accepts no inbound peers',
+    );
   }
 
   onConnectionOpen(connection: Connection): void {

@@ -4,15 +4,26 @@ import type { Stream } from '@libp2p/interface';
 import { abortStream, FrameReader, writeFrame } from './framing';
 import { LIMITS } from './limits';
 import { HELLO_PROTOCOL, REQUEST_MESSAGES } from './message-table';
-import { decodeHello, encodeHello, type Hello } from './messages';
+import { decodeHello, encodeHello, HELLO_WORK_VER_A, type Hello } from './messages';
 import type { PeerDiscipline } from './peer-discipline';
 import { listeningAddress, type P2PContext, type PeerState } from './peer-state';
+
+/** The `netVerA` of a hello's bytes, or undefined when they do not decode (accept() says why). */
+function netVerAOf(bytes: Uint8Array): number | undefined {
+  try {
+    return decodeHello(bytes).netVerA;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Peer-store tag of peers that completed the hello: libp2p prunes untagged connections first. */
 const HELLO_TAG = 'chain-hello';
 const HELLO_TAG_VALUE = 100;
 
 interface HelloHooks {
+  /** Records of the snapshot this node serves (0: none), for the work its hello tells. */
+  snapshotRecords(): number;
   /** A peer's session began (its first hello on its kept connection). */
   greeted(peer: PeerState): void;
   /** A peer told its tip. */
@@ -30,9 +41,15 @@ export class HelloExchange {
     private readonly hooks: HelloHooks,
   ) {}
 
-  private ourHello(): Hello {
+  /**
+   * This node's hello; with the work of catching up with it when both this node and the peer
+   * (its `netVerA`, from its hello: undefined before the first) know of the field.
+   */
+  private ourHello(theirVerA: number | undefined): Hello {
     const { chain, opts } = this.ctx;
     const head = chain.head();
+    const withWork =
+      opts.netProtocol.ver_a >= HELLO_WORK_VER_A && (theirVerA ?? 0) >= HELLO_WORK_VER_A;
     return {
       genesisHash: chain.genesisHash,
       network: chain.genesis.network,
@@ -42,6 +59,14 @@ export class HelloExchange {
       timestamp: Math.floor(Date.now() / 1000),
       listenPort: this.ctx.listenPort(),
       head: { height: head.height, hash: head.hash, weight: head.weight },
+      ...(withWork
+        ? {
+            work: {
+              operations: chain.operationCount() ?? 0,
+              snapshotRecords: this.hooks.snapshotRecords(),
+            },
+          }
+        : {}),
     };
   }
 
@@ -60,7 +85,8 @@ export class HelloExchange {
     let stream: Stream | undefined;
     try {
       stream = await peer.openStream(HELLO_PROTOCOL);
-      const ours = encodeHello(this.ourHello());
+      // The dialling side speaks first: the work goes only to a peer whose earlier hello asked.
+      const ours = encodeHello(this.ourHello(peer.hello?.netVerA));
       await writeFrame(stream, ours);
       traffic.record(peer.ip, kind, 'Autosend', ours.length + 4);
       const theirs = await new FrameReader(stream, { idleMs: opts.helloTimeoutMs }).expect(
@@ -84,7 +110,7 @@ export class HelloExchange {
         LIMITS.helloBytes,
       );
       traffic.record(peer.ip, kind, 'Autoreceive', theirs.length + 4);
-      const ours = encodeHello(this.ourHello());
+      const ours = encodeHello(this.ourHello(netVerAOf(theirs)));
       await writeFrame(stream, ours);
       traffic.record(peer.ip, kind, 'Autosend', ours.length + 4);
       await stream.close().catch(() => undefined);
@@ -131,6 +157,7 @@ export class HelloExchange {
     }
     peer.hello = hello;
     peer.head = hello.head;
+    peer.work = hello.work;
     peer.timediff = hello.timestamp - Math.floor(Date.now() / 1000);
     if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
     peer.helloTimer = undefined;

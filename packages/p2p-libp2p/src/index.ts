@@ -7,7 +7,7 @@ export {
   parsePeerList,
 } from './address';
 export type { BlacklistEntry } from './blacklist';
-export { locatorHeights, type SyncProgress } from './block-sync';
+export { locatorHeights, type Reorganization, type SyncProgress } from './block-sync';
 export { blacklistReason, NetworkError } from './errors';
 export { LIMITS } from './limits';
 export {

@@ -40,11 +40,44 @@ describe('wire messages', () => {
           listenPort: fc.nat({ max: 0xffff }),
           head: tip,
         }),
-        (hello: Hello) => {
+        fc.option(
+          fc.record({
+            operations: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+            snapshotRecords: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+          }),
+          { nil: undefined },
+        ),
+        (plain: Hello, work) => {
+          const hello = work === undefined ? plain : { ...plain, work };
           expect(decodeHello(encodeHello(hello))).toEqual(hello);
         },
       ),
     );
+  });
+
+  it('hello: the work after the tip is optional (older nodes send none), and whole when sent', () => {
+    const plain: Hello = {
+      genesisHash: new Uint8Array(32).fill(1),
+      network: 'dev',
+      appVersion: '0.1.0',
+      netVer: 1,
+      netVerA: 0,
+      timestamp: 1_700_000_000,
+      listenPort: 9714,
+      head: { height: 93, hash: new Uint8Array(32).fill(2), weight: 186 },
+    };
+    const old = encodeHello(plain);
+    const withWork = encodeHello({
+      ...plain,
+      work: { operations: 300_000, snapshotRecords: 300_004 },
+    });
+    // The same bytes as before the field, then 16 more.
+    expect(withWork.length).toBe(old.length + 16);
+    expect(Buffer.from(withWork.subarray(0, old.length))).toEqual(Buffer.from(old));
+    expect(decodeHello(old).work).toBeUndefined();
+    expect(decodeHello(withWork).work).toEqual({ operations: 300_000, snapshotRecords: 300_004 });
+    expect(() => decodeHello(withWork.subarray(0, old.length + 8))).toThrow(/snapshot records/);
+    expect(() => decodeHello(new Uint8Array([...withWork, 0]))).toThrow();
   });
 
   it('blocks request and response round-trip; a locator is 1 to 64 hashes', () => {

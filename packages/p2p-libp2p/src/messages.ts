@@ -14,6 +14,23 @@ export interface TipInfo {
   weight: number;
 }
 
+/**
+ * What a node joining from block 0 would do to catch up with the sender: replay its operations, or
+ * copy the records of the snapshot it serves (snap-sync.ts weighs one against the other).
+ */
+export interface HelloWork {
+  /** Operations in the sender's blocks (about: Chain.operationCount); 0 = not known. */
+  operations: number;
+  /** Records of the snapshot the sender serves (its state entries then); 0 = it serves none. */
+  snapshotRecords: number;
+}
+
+/**
+ * The hello carries `work` only to a peer whose own hello said `netVerA` >= this: a node that
+ * knows of no such field refuses a hello with bytes after the tip.
+ */
+export const HELLO_WORK_VER_A = 1;
+
 /** `/chain/hello/1`: who a peer is and where its chain stands. */
 export interface Hello {
   genesisHash: Uint8Array;
@@ -26,6 +43,8 @@ export interface Hello {
   /** TCP port the peer accepts connections on (0: none). */
   listenPort: number;
   head: TipInfo;
+  /** After the tip, to peers of `netVerA` >= HELLO_WORK_VER_A only (absent from older nodes). */
+  work?: HelloWork;
 }
 
 function writeU53(w: ByteWriter, v: number): void {
@@ -61,6 +80,10 @@ export function encodeHello(hello: Hello): Uint8Array {
   w.string16(hello.appVersion).u16(hello.netVer).u16(hello.netVerA);
   w.u32(hello.timestamp).u16(hello.listenPort);
   writeTip(w, hello.head);
+  if (hello.work !== undefined) {
+    writeU53(w, hello.work.operations);
+    writeU53(w, hello.work.snapshotRecords);
+  }
   return w.finish();
 }
 
@@ -77,6 +100,12 @@ export function decodeHello(bytes: Uint8Array): Hello {
     listenPort: r.u16('listen port'),
     head: readTip(r),
   };
+  if (r.remaining > 0) {
+    hello.work = {
+      operations: readU53(r, 'operations'),
+      snapshotRecords: readU53(r, 'snapshot records'),
+    };
+  }
   r.end('hello');
   return hello;
 }

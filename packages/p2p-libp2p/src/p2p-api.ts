@@ -1,6 +1,6 @@
 import type { ConnectionEntry, NetStats } from '@chain/spec';
 import type { BlacklistEntry } from './blacklist';
-import type { SyncProgress } from './block-sync';
+import type { Reorganization, SyncProgress } from './block-sync';
 import type { KnownServer } from './peer-book';
 import type { IpTraffic } from './traffic';
 
@@ -39,6 +39,10 @@ export interface P2PNode {
   /** Traffic of one IP, or of all when `ip` is undefined. */
   ipStats(ip?: string): IpTraffic[];
   syncProgress(): SyncProgress;
+  /** The last reorganisation this node adopted since it started (none: undefined). */
+  lastReorganization(): Reorganization | undefined;
+  /** Called after each reorganisation this node adopts (onto a peer's heavier branch). */
+  onReorganized(listener: (reorganization: Reorganization) => void): () => void;
   /** True when no connected peer has a better tip, nothing is syncing and start-up is over. */
   isSynced(): boolean;
   /** Turns peer exchange on (nodeSearch): ask peers for the servers they know, and dial them. */

@@ -84,9 +84,21 @@ describe('consensus over the network', () => {
     const forked = b.chain.head().hash;
     await a.p2p.start();
     await b.p2p.start();
+    const told: number[] = [];
+    b.p2p.onReorganized((reorganization) => told.push(reorganization.depth));
+    expect(b.p2p.lastReorganization()).toBeUndefined();
     b.p2p.addPeers(a.address());
     await waitUntil('b to reorganise onto a', () => sameHead(a, b));
     expect(b.chain.head()).toEqual(a.chain.head());
+    expect(told).toEqual([1]);
+    expect(b.p2p.lastReorganization()).toMatchObject({
+      peer: '127.0.0.11',
+      forkHeight: 2,
+      depth: 1,
+      deep: false,
+      oldHead: { height: 3, hash: forked },
+      newHead: { height: 5, hash: a.chain.head().hash },
+    });
     expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
     expect(await b.chain.heightOfHash(forked)).toBeUndefined();
     // b's own transfer reused the dev account's n_operation that a's chain took: it is dropped.
@@ -105,6 +117,40 @@ describe('consensus over the network', () => {
     await growChain(a.chain, 1);
     await waitUntil('b to follow', () => sameHead(a, b));
     expect(b.p2p.isSynced()).toBe(true);
+  });
+});
+
+describe('inbound off (a dev node that joins nobody unless told to)', () => {
+  it('refuses every inbound connection, keeps its chain, and still dials the peers it is told of', async () => {
+    const logged: string[] = [];
+    const log = {
+      debug: () => undefined,
+      info: (_details: object, message: string) => logged.push(message),
+      warn: (_details: object, message: string) => logged.push(message),
+    };
+    const closed = await peer('127.0.0.15', { inbound: false, log });
+    await growChain(closed.chain, 2);
+    const own = closed.chain.head();
+    await closed.p2p.start();
+    const other = await peer('127.0.0.16');
+    await growChain(other.chain, 6);
+    await other.p2p.start();
+
+    expect(other.p2p.addPeers(closed.address())).toBe(1);
+    await waitUntil('the refusal', () =>
+      logged.includes('inbound P2P connection refused: this node accepts no inbound peers'),
+    );
+    // Dials are retried every 200 ms here: give them a few.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(closed.p2p.connections()).toEqual([]);
+    expect(other.p2p.connections()).toEqual([]);
+    expect(closed.chain.head()).toEqual(own);
+    expect(closed.p2p.lastReorganization()).toBeUndefined();
+
+    // Told to (addNode), it dials out, and follows the heavier chain, saying so.
+    closed.p2p.addPeers(other.address());
+    await waitUntil('the closed node to reorganise', () => sameHead(closed, other));
+    expect(closed.p2p.lastReorganization()).toMatchObject({ depth: 2, peer: '127.0.0.16' });
   });
 });
 

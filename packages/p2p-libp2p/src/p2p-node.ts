@@ -11,7 +11,7 @@ import { tcp } from '@libp2p/tcp';
 import { createLibp2p } from 'libp2p';
 import { addressOfMultiaddr, isValidIp, parsePeerList } from './address';
 import { Blacklist, type BlacklistEntry } from './blacklist';
-import { BlockSync, type SyncPeer, type SyncProgress } from './block-sync';
+import { BlockSync, type Reorganization, type SyncPeer, type SyncProgress } from './block-sync';
 import { ConnectionManager } from './connection-manager';
 import { badRequest, networkError } from './errors';
 import { Gossip } from './gossip';
@@ -96,6 +96,8 @@ class ChainP2PNode implements P2PNode {
   private discoveryOn = false;
   private actualPort: number;
   private readonly unsubscribes: Array<() => void> = [];
+  private lastReorg: Reorganization | undefined;
+  private readonly reorgListeners = new Set<(reorganization: Reorganization) => void>();
 
   constructor(options: P2PNodeOptions) {
     this.opts = resolveP2POptions(options);
@@ -141,6 +143,7 @@ class ChainP2PNode implements P2PNode {
       chain: this.ctx.chain,
       mode: this.opts.sync,
       distance: this.opts.snapDistance,
+      operations: this.opts.snapOperations,
       gatherMs: this.opts.snapGatherMs,
       dir: join(this.opts.dir, 'snapshot-join'),
       hooks: {
@@ -170,6 +173,7 @@ class ChainP2PNode implements P2PNode {
     this.sync = new BlockSync({
       chain: this.ctx.chain,
       maxRollback: this.opts.maxRollback,
+      reorgWarnDepth: this.opts.reorgWarnDepth,
       retryMs: this.opts.syncRetryMs,
       snap: this.snap,
       hooks: {
@@ -179,9 +183,11 @@ class ChainP2PNode implements P2PNode {
         traffic: (ip, kind, direction, bytes) =>
           this.ctx.traffic.record(ip, kind, direction, bytes),
         log: (level, details, message) => this.ctx.log[level](details, message),
+        reorganized: (reorganization) => this.reorganized(reorganization),
       },
     });
     this.hello = new HelloExchange(this.ctx, this.discipline, {
+      snapshotRecords: () => this.snapshots.servedRecords(),
       greeted: (peer) => void this.requests.fetchMempool(peer),
       tipLearnt: () => {
         this.sync.trigger();
@@ -255,6 +261,9 @@ class ChainP2PNode implements P2PNode {
         if (this.host !== undefined && !this.sync.syncing) this.snapshots.prepare();
       }),
     );
+    // The operation count its hellos tell joining peers is counted in the background from now,
+    // so that it is known by the time the first of them connects.
+    chain.operationCount();
     this.loaded = true;
   }
 
@@ -422,6 +431,27 @@ class ChainP2PNode implements P2PNode {
 
   ipStats(ip?: string): IpTraffic[] {
     return ipStats(this.ctx, ip);
+  }
+
+  lastReorganization(): Reorganization | undefined {
+    return this.lastReorg;
+  }
+
+  onReorganized(listener: (reorganization: Reorganization) => void): () => void {
+    this.reorgListeners.add(listener);
+    return () => this.reorgListeners.delete(listener);
+  }
+
+  private reorganized(reorganization: Reorganization): void {
+    this.lastReorg = reorganization;
+    for (const listener of this.reorgListeners) {
+      try {
+        listener(reorganization);
+      } catch (error) {
+        // A listener's failure is its own: sync goes on, and the others are told.
+        this.ctx.log.warn({ err: String(error) }, 'a reorganisation listener failed');
+      }
+    }
   }
 
   syncProgress(): SyncProgress {

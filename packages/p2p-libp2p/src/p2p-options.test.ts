@@ -5,7 +5,8 @@ import { DEFAULT_P2P_OPTIONS, resolveP2POptions } from './p2p-options';
 
 /** The modules `@chain/p2p-libp2p/options` loads, and what each may import at run time. */
 const OPTIONS_ENTRY = ['p2p-options.ts', 'message-table.ts'];
-const RUNTIME_IMPORTS_ALLOWED = ['@chain/spec', './message-table'];
+// @chain/ledger/options: the chain's defaults (maxRollback), an entry that loads no LevelDB.
+const RUNTIME_IMPORTS_ALLOWED = ['@chain/spec', '@chain/ledger/options', './message-table'];
 
 describe('@chain/p2p-libp2p/options', () => {
   it('loads nothing heavy: its modules import only types at run time, libp2p none', () => {

@@ -1,4 +1,5 @@
 import type { Chain } from '@chain/ledger';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { withDefaults } from '@chain/spec';
 import type { Libp2pInit } from 'libp2p';
 import { RATE_LIMITS, type RateLimits } from './message-table';
@@ -21,6 +22,12 @@ export interface P2PNodeOptions {
   dir: string;
   /** Address to listen on (and to dial from, when it is a specific address). */
   host?: string;
+  /**
+   * Accept inbound connections. False: every inbound connection is refused before its handshake
+   * (and logged once per IP), while this node still dials the peers it is told of: a dev node that
+   * joins nobody unless told to (docs/operations.md, "Dev nodes stay apart").
+   */
+  inbound?: boolean;
   /** TCP port to listen on; 0 = any free port. */
   port?: number;
   /** Port assumed for peer addresses given without one. */
@@ -77,8 +84,13 @@ export interface P2PNodeOptions {
   rebroadcastIntervalMs?: number;
   /** Pause before asking a peer for blocks again after it failed. */
   syncRetryMs?: number;
-  /** The chain's maxRollback. */
+  /** The chain's maxRollback: a peer's branch forking deeper is refused (logged at WARN). */
   maxRollback?: number;
+  /**
+   * A reorganisation that drops more blocks than this is a deep one: logged at WARN (a shallower
+   * one at INFO); every one adopted is reported (P2PNode.onReorganized, lastReorganization).
+   */
+  reorgWarnDepth?: number;
   /**
    * `snap`: a node at block 0 whose peers are `snapDistance` blocks or more ahead joins from a
    * snapshot of their state (snap-sync.ts), then syncs the blocks after it; `full`: it replays
@@ -86,6 +98,12 @@ export interface P2PNodeOptions {
    */
   sync?: 'snap' | 'full';
   snapDistance?: number;
+  /**
+   * A node at block 0 also joins from a snapshot, however few blocks behind, when a peer's hello
+   * says that replaying its chain means at least this many operations, and that they cost more
+   * than copying the records of the snapshot it serves (snap-sync.ts, RECORDS_PER_OPERATION).
+   */
+  snapOperations?: number;
   /**
    * Longest wait at the start of a snapshot join for the known servers that are not connected yet
    * (their manifests cross-check each other's).
@@ -109,6 +127,7 @@ export interface P2PNodeOptions {
 
 export const DEFAULT_P2P_OPTIONS = {
   host: '0.0.0.0',
+  inbound: true,
   port: DEFAULT_P2P_PORT,
   defaultPeerPort: DEFAULT_P2P_PORT,
   maxConnections: 64,
@@ -126,13 +145,24 @@ export const DEFAULT_P2P_OPTIONS = {
   discoveryIntervalMs: 30_000,
   rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
-  maxRollback: 64,
+  maxRollback: DEFAULT_CHAIN_OPTIONS.maxRollback,
+  /**
+   * Clique forks of one or two blocks are routine (two producers out of turn at once, a block
+   * that reached half the network); three is rare; more means a partition or another chain
+   * (docs/decisions.md).
+   */
+  reorgWarnDepth: 3,
   sync: 'snap' as 'snap' | 'full',
   /**
    * About three hours of one-second blocks: a chain that short replays in seconds, and the node
    * then holds its whole history (a node joined from a snapshot holds blocks from its height on).
    */
   snapDistance: 10_000,
+  /**
+   * About a second of replay (some 55 us an operation): fewer replay about as fast as a snapshot
+   * join sets up (the peers' gathering, the manifests, the headers).
+   */
+  snapOperations: 20_000,
   snapGatherMs: 2000,
   fetchHistory: true,
   snapshotEvery: 1000,

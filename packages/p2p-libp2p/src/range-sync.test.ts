@@ -5,7 +5,7 @@ import { type Chain, createChain, createDevGenesis } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { streamPair } from '@libp2p/utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlockSync, type SyncPeer, serveBlocks } from './block-sync';
+import { BlockSync, type Reorganization, type SyncPeer, serveBlocks } from './block-sync';
 import { installPromiseWithResolvers } from './polyfill';
 import { growChain, waitUntil } from './testing/temp-network';
 
@@ -352,5 +352,78 @@ describe('a branch that loses to this chain', () => {
     expect(node.head().height).toBe(6);
     expect(Buffer.from(node.head().hash)).toEqual(Buffer.from(ownBranch.head().hash));
     expect(faults).toEqual([]);
+  });
+});
+
+describe('a branch that wins', () => {
+  /** A node of `own` blocks after a common base of 2, and a peer of `theirs` after it. */
+  async function forkedPair(own: number, theirs: number) {
+    const base = await openChain();
+    await growChain(base, 2);
+    const peerChain = await openChain();
+    await copyBlocks(base, peerChain, 1, 2);
+    await growChain(peerChain, theirs);
+    const node = await openChain();
+    await copyBlocks(base, node, 1, 2);
+    await growChain(node, own);
+    return { node, peerChain };
+  }
+
+  async function syncOnce(node: Chain, peerChain: Chain) {
+    const peer = servingPeer('198.18.0.21', peerChain, []);
+    const logs: Array<{ level: string; details: Record<string, unknown>; message: string }> = [];
+    const reorganizations: Reorganization[] = [];
+    const sync = new BlockSync({
+      chain: node,
+      reorgWarnDepth: 3,
+      hooks: {
+        peers: () => [peer],
+        misbehaved: () => undefined,
+        traffic: () => undefined,
+        log: (level, details, message) =>
+          logs.push({ level, details: details as Record<string, unknown>, message }),
+        reorganized: (reorganization) => reorganizations.push(reorganization),
+      },
+    });
+    const oldHead = node.head();
+    sync.trigger();
+    await waitUntil('the reorganisation', () => reorganizations.length > 0);
+    await sync.stop();
+    return { logs, reorganizations, oldHead };
+  }
+
+  it('deeper than reorgWarnDepth: reported, and logged at WARN with both heads, depth and peer', async () => {
+    const { node, peerChain } = await forkedPair(5, 8);
+    const { logs, reorganizations, oldHead } = await syncOnce(node, peerChain);
+
+    expect(Buffer.from(node.head().hash)).toEqual(Buffer.from(peerChain.head().hash));
+    expect(reorganizations).toHaveLength(1);
+    const [reorganization] = reorganizations;
+    expect(reorganization).toMatchObject({
+      peer: '198.18.0.21',
+      forkHeight: 2,
+      depth: 5,
+      deep: true,
+      oldHead: { height: 7 },
+      newHead: { height: 10 },
+    });
+    expect(Buffer.from(reorganization!.oldHead.hash)).toEqual(Buffer.from(oldHead.hash));
+    const warn = logs.find((entry) => entry.level === 'warn');
+    expect(warn?.message).toMatch(/deep reorganisation: 5 blocks/);
+    expect(warn?.details).toMatchObject({
+      peer: '198.18.0.21',
+      depth: 5,
+      oldHead: { height: 7, hash: Buffer.from(oldHead.hash).toString('hex') },
+      newHead: { height: 10, hash: Buffer.from(peerChain.head().hash).toString('hex') },
+    });
+  });
+
+  it('of a block or two: reported too, logged at INFO', async () => {
+    const { node, peerChain } = await forkedPair(1, 3);
+    const { logs, reorganizations } = await syncOnce(node, peerChain);
+
+    expect(reorganizations.map((r) => [r.depth, r.deep])).toEqual([[1, false]]);
+    expect(logs.filter((entry) => entry.level === 'warn')).toEqual([]);
+    expect(logs.some((entry) => entry.message === 'reorganised to a heavier branch')).toBe(true);
   });
 });

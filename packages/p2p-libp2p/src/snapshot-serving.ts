@@ -58,6 +58,11 @@ export class SnapshotServer {
       .catch((error) => this.log({ err: String(error) }, 'no snapshot to serve'));
   }
 
+  /** Records of the newest snapshot served (what a joiner would copy); 0 when none is. */
+  servedRecords(): number {
+    return this.served[this.served.length - 1]?.records ?? 0;
+  }
+
   /** Takes the head's snapshot in the background when its height is a multiple of `every`. */
   prepare(): void {
     if (this.closed || this.every === 0 || this.chain.head().height % this.every !== 0) return;

@@ -122,6 +122,8 @@ export {
 } from './param.js';
 export { participationMethods } from './participation.js';
 export {
+  HISTORY_EVENTS,
+  hasHistory,
   PUSH_EVENTS,
   PUSH_NOTIFICATION_METHOD,
   type PushEvent,

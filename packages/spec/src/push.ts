@@ -1,6 +1,6 @@
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
-import type { BlockInfo, OperationObject } from './results.js';
+import type { BlockInfo, OperationObject, Reorganization } from './results.js';
 
 /**
  * Push over WebSocket (docs/rpc.md "Push"): `subscribe` and `unsubscribe` work only on a WebSocket
@@ -14,9 +14,18 @@ export const PUSH_EVENTS = [
   'pendingOperations',
   'walletOperations',
   'tokenTransfers',
+  'reorganizations',
 ] as const;
 
 export type PushEvent = (typeof PUSH_EVENTS)[number];
+
+/** The events whose history `fromBlock` replays (the others are live only). */
+export const HISTORY_EVENTS = ['newBlocks', 'walletOperations', 'tokenTransfers'] as const;
+
+/** Whether `fromBlock` replays the event's history (false: from now only). */
+export function hasHistory(event: PushEvent): boolean {
+  return (HISTORY_EVENTS as readonly string[]).includes(event);
+}
 
 /** The method name of every notification. */
 export const PUSH_NOTIFICATION_METHOD = 'subscription';
@@ -30,6 +39,8 @@ export interface PushResults {
   pendingOperations: OperationObject;
   walletOperations: PushedOperation;
   tokenTransfers: PushedOperation;
+  /** Each reorganisation the node adopts, after the new branch's blocks (newBlocks) came. */
+  reorganizations: Reorganization;
 }
 
 /** The `params` of a notification. */
@@ -44,7 +55,7 @@ export const pushMethods = defineMethods({
     group: 'push',
     readOnly: false,
     summary:
-      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers) from now, or from block `fromBlock` on; returns the subscription id.',
+      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers, reorganizations) from now, or from block `fromBlock` on; returns the subscription id.',
     params: {
       event: p.oneOf(PUSH_EVENTS),
       wallet: p.wallet().optional(),

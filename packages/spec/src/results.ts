@@ -263,6 +263,31 @@ export interface NodeServer {
   attempts: number;
 }
 
+/** A block of a reorganisation: its height and hash (as getBlockInfo's: 0x and 64 hex). */
+export interface ReorganizationHead {
+  block: number;
+  hash: string;
+}
+
+/**
+ * Extension: a reorganisation this node adopted (a peer's heavier branch replaced blocks of its
+ * chain): nodeStatus's `lastreorg` and each notification of the `reorganizations` push event.
+ */
+export interface Reorganization {
+  /** Unix seconds when the branch was adopted. */
+  timestamp: number;
+  /** The peer whose branch was adopted, its IP partially masked. */
+  peer: string;
+  /** Blocks of this chain the branch took off (old head minus fork block). */
+  depth: number;
+  /** Deeper than a few blocks (the node logs it at WARN; the explorer shows a banner). */
+  deep: boolean;
+  /** The last block the two chains shared. */
+  fork_block: number;
+  old_head: ReorganizationHead;
+  new_head: ReorganizationHead;
+}
+
 /** nodeStatus, nodeSearch. */
 export interface NodeStatus {
   ready: boolean;
@@ -284,6 +309,8 @@ export interface NodeStatus {
   datafolder: string;
   netstats: NetStats;
   nodeservers: NodeServer[];
+  /** Extension: the last reorganisation this node adopted since it started, or null. */
+  lastreorg: Reorganization | null;
 }
 
 export interface ConnectionEntry {

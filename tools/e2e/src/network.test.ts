@@ -121,8 +121,11 @@ describe('network methods', () => {
         'datafolder',
         'netstats',
         'nodeservers',
+        // Extension (issue 42): the last reorganisation adopted, null when none.
+        'lastreorg',
       ].sort(),
     );
+    expect(status.lastreorg).toBeNull();
     expect(status.genesis).toMatch(/^[0-9a-f]{64}$/);
     expect(status.prefix).toBe('CH');
     expect(status).toMatchObject({
@@ -130,7 +133,7 @@ describe('network methods', () => {
       status_s: 'Running',
       port: b.p2pPort,
       version: expect.any(String),
-      netprotocol: { ver: 1, ver_a: 0 },
+      netprotocol: { ver: 1, ver_a: 1 },
       blocks: await call<number>(b.url, 'getBlockCount'),
       datafolder: b.datadir,
     });
@@ -189,7 +192,7 @@ describe('network methods', () => {
         ].sort(),
       );
       expect(entry.ip).toMatch(/^127\.\d+\.\*\.\*$/);
-      expect(entry).toMatchObject({ appver: expect.any(String), netver: 1, netver_a: 0 });
+      expect(entry).toMatchObject({ appver: expect.any(String), netver: 1, netver_a: 1 });
       expect(Math.abs(entry.timediff)).toBeLessThanOrEqual(2);
       expect(entry.secs).toBeGreaterThanOrEqual(0);
     }
@@ -231,7 +234,7 @@ describe('network methods', () => {
   });
 
   it('getProtocolVersion and getNodeVersion', async () => {
-    expect(await call(a.url, 'getProtocolVersion')).toEqual({ netprotocol: { ver: 1, ver_a: 0 } });
+    expect(await call(a.url, 'getProtocolVersion')).toEqual({ netprotocol: { ver: 1, ver_a: 1 } });
     expect(await call(a.url, 'getNodeVersion')).toEqual({
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
     });

@@ -6,7 +6,7 @@
  */
 import process from 'node:process';
 import { createClient, isRpcError } from '@chain/rpc-client';
-import { PUSH_EVENTS, type PushEvent } from '@chain/spec';
+import { PUSH_EVENTS, type PushEvent, type Reorganization } from '@chain/spec';
 import { WebSocket } from 'ws';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -74,11 +74,17 @@ function subscribeParams(argv: Pick<WatchArgs, 'event' | 'target' | 'from'>) {
   };
 }
 
+function describeReorganization(r: Reorganization): string {
+  return `reorganisation${r.deep ? ' (DEEP)' : ''}  ${r.depth} blocks replaced after block ${r.fork_block}  head ${r.old_head.block} ${r.old_head.hash} -> ${r.new_head.block} ${r.new_head.hash}  from ${r.peer}`;
+}
+
 /** One human line of a notification. */
 function describeNotification(event: PushEvent, result: Record<string, unknown>): string {
   if (event === 'newBlocks') {
     return `block ${result.block}  ${result.operations} operations  ${result.hash}  by ${result.hmr}`;
   }
+  if (event === 'reorganizations')
+    return describeReorganization(result as unknown as Reorganization);
   const where = event === 'pendingOperations' ? 'pending' : `block ${result.block}`;
   const removed = result.removed === true ? '  REMOVED (reorganisation)' : '';
   return `${where}  ${result.ophash}  ${result.optxt}${removed}`;

@@ -38,6 +38,7 @@ const MARKUP = `<a class="skip-link" id="skip-link" href="#main">Skip to content
 <main id="main" tabindex="-1">
   <p id="status" role="status"></p>
   <p id="problem" class="problem" role="alert" hidden></p>
+  <p id="reorg" class="reorg" role="status" hidden></p>
   <div id="view"><noscript><p>The explorer needs JavaScript: it reads the chain through the node's JSON-RPC.</p></noscript></div>
 </main>
 <footer>

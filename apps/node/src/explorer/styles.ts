@@ -44,6 +44,8 @@ h2 { font-size: 1.4rem; margin: .5rem 0 1rem; overflow-wrap: anywhere; }
 h3 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 #status { min-height: 1.5em; margin: 0; color: var(--muted); font-size: .9rem; }
 .problem { padding: .5rem .75rem; border-radius: 4px; background: var(--problem-bg); color: var(--problem-fg); }
+.reorg { padding: .5rem .75rem; border-radius: 4px; border: 1px solid var(--problem-fg); }
+.reorg.deep { background: var(--problem-bg); color: var(--problem-fg); }
 .notice { color: var(--muted); }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em;
   overflow-wrap: anywhere; }

@@ -9,14 +9,18 @@
  *   token, and, when a block at or below a height already sent comes (a reorganisation or a
  *   rollback took the old one off), the operations of the blocks taken off again with
  *   `removed: true` first;
+ * - reorganizations: each reorganisation the node adopted (told by `reorganized`, after the new
+ *   branch's blocks), live only;
  * - `fromBlock`: history from that height, then live, with nothing missed or sent twice at the seam.
  * A subscription that fails (a bug in its filter, say) is its own: the failure is reported to
  * `onError` (the node logs and counts it), every other subscription is still served; a replay that
  * fails ends its subscription, so a client is never left waiting on a replay that stopped.
  */
 import type { BlockInfo, Chain, OperationObject } from '@chain/ledger';
+import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
 import { InvalidParamsError } from '@chain/rpc-jayson';
+import { hasHistory, type Reorganization } from '@chain/spec';
 import type { Logger } from '../logger';
 import { touchesToken, touchesWallet } from './operation-filters';
 
@@ -44,6 +48,8 @@ interface Listener {
 export interface PushHub {
   /** Opens a subscription on the channel; returns its id. */
   subscribe(request: SubscribeRequest, channel: PushChannel): string;
+  /** The node adopted a reorganisation: to the `reorganizations` subscriptions. */
+  reorganized(reorganization: Reorganization): void;
   /** Subscriptions open now. */
   size(): number;
   /** Stops listening to the chain. */
@@ -51,13 +57,13 @@ export interface PushHub {
 }
 
 /** Heights of sent operations kept per subscription: as deep as the chain can roll back. */
-const DEFAULT_REORG_DEPTH = 64;
+const DEFAULT_REORG_DEPTH = DEFAULT_CHAIN_OPTIONS.maxRollback;
 
 /** Told of each failure of one subscription (the hub has logged it already). */
 type PushErrorListener = (error: unknown) => void;
 
 interface PushHubOptions {
-  /** Heights of sent operations kept per subscription (default: 64). */
+  /** Heights of sent operations kept per subscription (default: the chain's maxRollback). */
   reorgDepth?: number;
   /** Told of each subscription's failure, after the hub logged it (the node counts them). */
   onError?: PushErrorListener;
@@ -175,7 +181,7 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
   return {
     subscribe(request, channel) {
       const matches = filterOf(request);
-      if (request.fromBlock !== undefined && request.event === 'pendingOperations') {
+      if (request.fromBlock !== undefined && !hasHistory(request.event)) {
         throw new InvalidParamsError(
           'fromBlock replays mined history: newBlocks, walletOperations and tokenTransfers only',
           'fromBlock',
@@ -197,6 +203,15 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
         });
       }
       return push.id;
+    },
+    reorganized(reorganization) {
+      for (const listener of ofEvent('reorganizations')) {
+        try {
+          listener.push.send(reorganization);
+        } catch (err) {
+          failed(listener, err, 'push: a reorganisation could not be sent to a subscription');
+        }
+      }
     },
     size() {
       return listeners.size;

@@ -1,7 +1,8 @@
 import { bytesToHex } from '@chain/crypto';
-import type { BlacklistEntry } from '@chain/p2p-libp2p';
+import type { Reorganization as AdoptedBranch, BlacklistEntry } from '@chain/p2p-libp2p';
 import { maskIp } from '@chain/p2p-libp2p';
 import type { GroupHandlers } from '@chain/rpc-jayson';
+import type { Reorganization } from '@chain/spec';
 import { APP_VERSION, NET_PROTOCOL } from '../version';
 import type { NodeContext } from './context';
 
@@ -42,17 +43,36 @@ export function readiness(node: NodeContext): {
 }
 
 /**
+ * The wire object of a reorganisation the P2P node adopted (nodeStatus's `lastreorg`, the
+ * `reorganizations` push event): the peer's IP masked as everywhere else, hashes as getBlockInfo
+ * writes them (0x and 64 hex).
+ */
+export function reorganizationObject(adopted: AdoptedBranch): Reorganization {
+  return {
+    timestamp: Math.floor(adopted.at / 1000),
+    peer: maskIp(adopted.peer),
+    depth: adopted.depth,
+    deep: adopted.deep,
+    fork_block: adopted.forkHeight,
+    old_head: { block: adopted.oldHead.height, hash: `0x${bytesToHex(adopted.oldHead.hash)}` },
+    new_head: { block: adopted.newHead.height, hash: `0x${bytesToHex(adopted.newHead.hash)}` },
+  };
+}
+
+/**
  * nodeStatus / nodeSearch. `ready`: networking is on and this node is at the best tip it knows of
  * (not syncing); `ready_s` says why not; `status_s`: Running, Syncing or Stopped; `port`: the P2P
  * port listened on; `blocks`: block count; `genesis`: the genesis hash (64 hex) that every operation
  * signature commits to (docs/wire-format.md), so offline wallets can sign; `prefix`: the network's
  * address prefix; `netstats` and
- * `nodeservers`: see @chain/p2p-libp2p's NetStats and KnownServer (IPs masked).
+ * `nodeservers`: see @chain/p2p-libp2p's NetStats and KnownServer (IPs masked); `lastreorg`
+ * (extension): the last reorganisation adopted since the node started, or null.
  */
 export function nodeStatus(node: NodeContext) {
   const network = node.network;
   const { ready, reason, status } = readiness(node);
   const stats = network.netStats();
+  const lastReorganization = network.lastReorganization();
   return {
     ready,
     ready_s: stats.active === 0 && ready ? 'Ready (no peer connected)' : reason,
@@ -72,6 +92,7 @@ export function nodeStatus(node: NodeContext) {
       lastcon: server.lastcon,
       attempts: server.attempts,
     })),
+    lastreorg: lastReorganization === undefined ? null : reorganizationObject(lastReorganization),
   };
 }
 

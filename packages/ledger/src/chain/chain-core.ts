@@ -32,6 +32,7 @@ import { SignatureCache } from './import/signature-cache';
 import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './import/verifier-pool';
 import { HeapGuard } from './mempool/heap-guard';
 import { Mempool, type Submission, TurnQueue } from './mempool/mempool';
+import { OperationTally } from './state/operation-tally';
 import type { BlockInfo, OperationObject } from './state/presentation';
 import { BlockCache } from './storage/block-cache';
 import type { Journal } from './storage/journal';
@@ -91,6 +92,8 @@ export class ChainCore {
   checksum = new StateChecksum();
   /** Cumulative weight of the head (fork choice), persisted beside the head record. */
   headWeight = 0;
+  /** Operations in the stored blocks (an estimate for joining peers: Chain.operationCount). */
+  readonly operationTally = new OperationTally();
   /** The first height whose block is on disk: above 0 after a restored snapshot (META_HISTORY_START). */
   historyFrom = 0;
   readonly clique: CliqueState;

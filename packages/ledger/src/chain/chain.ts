@@ -184,6 +184,12 @@ export interface Chain {
    * from (blocks below it are answered with BEFORE_HISTORY).
    */
   historyStart(): number;
+  /**
+   * About how many operations the stored blocks hold (what replaying them would apply), for a
+   * joining peer weighing a replay against a snapshot; undefined until the count started by the
+   * first call is done (a pass over the operation index, in the background).
+   */
+  operationCount(): number | undefined;
   /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
   snapshot(): ChainSnapshot;
   /**
@@ -243,6 +249,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   historyStart(): number {
     return this.historyFrom;
+  }
+
+  operationCount(): number | undefined {
+    return this.operationTally.value(this.store);
   }
 
   snapshot(): ChainSnapshot {

@@ -137,8 +137,16 @@ export function joinParts(moments: JoinMoments, tipMs: number): JoinPart[] {
   return parts;
 }
 
+/**
+ * `snap`: `--sync snap` at the scale's `--snap-distance` (far below the chain's height); `full`:
+ * `--sync full`; `defaults`: no join flag at all, the node choosing by itself (issue 42: by the
+ * work; BENCH_SNAP_DEFAULTS_ARGS adds flags to it, e.g. `--snap-operations 999999999` for the
+ * choice by blocks alone, as before).
+ */
+export type JoinMode = 'snap' | 'full' | 'defaults';
+
 export interface JoinRun {
-  mode: 'snap' | 'full';
+  mode: JoinMode;
   /** From spawn to reads served at the tip. */
   seconds: number;
   moments: JoinMoments;
@@ -156,20 +164,16 @@ interface Probe {
 async function timeJoin(
   source: NodeProcess,
   probe: Probe,
-  mode: 'snap' | 'full',
+  mode: JoinMode,
   scale: SnapJoinScale,
   log: (message: string) => void,
 ): Promise<JoinRun> {
+  const joinArgs =
+    mode === 'defaults'
+      ? (process.env.BENCH_SNAP_DEFAULTS_ARGS ?? '').split(' ').filter(Boolean)
+      : ['--sync', mode, '--snap-distance', String(scale.snapDistance)];
   const joiner = createNodeProcess({
-    args: [
-      ...NODE_ARGS,
-      '--sync',
-      mode,
-      '--snap-distance',
-      String(scale.snapDistance),
-      '--peers',
-      `127.0.0.1:${source.p2pPort}`,
-    ],
+    args: [...NODE_ARGS, ...joinArgs, '--peers', `127.0.0.1:${source.p2pPort}`],
     readyTimeoutMs: 60_000,
   });
   const spawned = performance.now();
@@ -195,7 +199,7 @@ async function timeJoin(
           mode,
           seconds: tipMs / 1000,
           moments,
-          parts: mode === 'snap' ? joinParts(moments, tipMs) : [],
+          parts: mode === 'full' ? [] : joinParts(moments, tipMs),
         };
       }
       if (at > scale.timeoutMs) {
@@ -287,7 +291,7 @@ export async function measureSnapJoin(ctx: BenchContext, scale: SnapJoinScale): 
     }
     const probe = { blockCount, wallet, balance };
     const runs: JoinRun[] = [];
-    for (const mode of ['snap', 'full'] as const) {
+    for (const mode of ['snap', 'full', 'defaults'] as const) {
       ctx.log(`  --sync ${mode}: joining ${count(blockCount - 1)} blocks from the source`);
       const run = await timeJoin(source, probe, mode, scale, ctx.log);
       ctx.log(`  --sync ${mode}: reads at the tip after ${run.seconds.toFixed(2)} s`);
@@ -295,12 +299,21 @@ export async function measureSnapJoin(ctx: BenchContext, scale: SnapJoinScale): 
         ctx.log(`    ${(part.ms / 1000).toFixed(2).padStart(8)} s  ${part.part}`);
       runs.push(run);
     }
-    const [snap, full] = runs as [JoinRun, JoinRun];
+    const [snap, full, defaults] = runs as [JoinRun, JoinRun, JoinRun];
     ctx.log(
       `  full / snap: ${(full.seconds / snap.seconds).toFixed(1)} (target >= ${SNAP_RATIO_TARGET})`,
     );
+    const how = defaults.moments.manifest === undefined ? 'replayed' : 'by snapshot';
+    ctx.log(
+      `  on the defaults: ${how}, ${defaults.seconds.toFixed(2)} s; full / defaults: ${(full.seconds / defaults.seconds).toFixed(1)}`,
+    );
     return [
       ...snapJoinFigures(chain, snap, full),
+      referenceFigure({
+        name: `join on the defaults (${how}${process.env.BENCH_SNAP_DEFAULTS_ARGS ? `, ${process.env.BENCH_SNAP_DEFAULTS_ARGS}` : ''}) to reads at the tip`,
+        value: defaults.seconds,
+        unit: 's',
+      }),
       referenceFigure({
         name: 'snap join: the source takes its snapshot (once, before any joiner)',
         value: snapshotSeconds,

@@ -160,6 +160,8 @@ const FIELD_NOTES: Record<string, string> = {
   'BlockInfo.niopsp': 'zero-fee operations',
   'BlockInfo.trx_fee': 'fees of the block, native base units',
   'NodeStatus.nodeservers': 'known servers; each `ip` masked as getBlacklist masks it',
+  'NodeStatus.lastreorg':
+    "extension: the last reorganisation this node adopted since it started (a peer's heavier branch replaced its last `depth` blocks after `fork_block`; `old_head` and `new_head` with their block hashes, `peer` masked, `deep` when more than 3 blocks, `timestamp` in Unix seconds), as the `reorganizations` push event sends it; null when none",
   'Blacklist.blacklist':
     'the entries; `ip` masked, never another valid address: IPv4 keeps two octets (`203.0.*.*`), IPv6 its first three groups in canonical form with one `*` per hidden group (`2001:db8:0:*:*:*:*:*`), an IPv4-mapped IPv6 address is masked as the IPv4 address it is (`::ffff:127.0.0.1` shows `127.0.*.*`)',
   'NodeStatus.prefix': "the network's 2-character address prefix (docs/wire-format.md)",

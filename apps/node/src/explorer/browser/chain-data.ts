@@ -16,6 +16,7 @@ import {
   type MethodName,
   type OperationObject,
   type ParamsArgs,
+  type Reorganization,
   type ResultOf,
   type RpcError,
   type TokenHolder,
@@ -34,6 +35,7 @@ export type {
   OperationObject,
   ParticipationEntry,
   ProtocolVersion,
+  Reorganization,
   TokenHolder,
   TokenHolders,
   TokenInfo,
@@ -153,6 +155,11 @@ export async function operationsOfBlocks(from: number, to: number): Promise<Oper
   );
 }
 
+/** The last reorganisation the node adopted since it started (nodeStatus's `lastreorg`), or null. */
+export async function lastReorganization(): Promise<Reorganization | null> {
+  return (await rpc('nodeStatus')).lastreorg ?? null;
+}
+
 /** What a part of the page wants to hear about the chain. */
 interface ChainWatcher {
   /** Blocks added to the chain, oldest first (after a reorg, the new branch's blocks again). */
@@ -166,6 +173,8 @@ interface ChainWatcher {
    * the blocks missed meanwhile and a `changed`).
    */
   connection?(state: 'lost' | 'back', since: Date): void;
+  /** The node adopted a reorganisation (a peer's heavier branch replaced some of its blocks). */
+  reorganized?(reorganization: Reorganization): void;
 }
 
 const watchers = new Set<ChainWatcher>();
@@ -252,6 +261,9 @@ function startPush(): void {
       soon();
     }),
     client.subscribe('pendingOperations', {}, soon),
+    client.subscribe('reorganizations', {}, (reorganization) =>
+      tell((watcher) => watcher.reorganized?.(reorganization)),
+    ),
   ];
   Promise.all(subscriptions.map((subscription) => subscription.ready)).catch((error: unknown) => {
     console.warn('The node does not push to this page; it polls instead.', error);

@@ -4,6 +4,7 @@
  */
 import { rpc } from './chain-data';
 import { refreshTimes } from './chain-format';
+import { watchReorganizations } from './reorg-banner';
 import { startRouting } from './router';
 import { watchSearch } from './search';
 
@@ -21,6 +22,7 @@ rpc('getNodeVersion')
   .catch(() => undefined);
 
 startRouting();
+watchReorganizations();
 
 // Relative times ("5 s ago") stay true while the page is open.
 setInterval(() => {

@@ -49,6 +49,7 @@ export type CommitCore = Pick<
   | 'importsWaiting'
   | 'journal'
   | 'maxRollback'
+  | 'operationTally'
   | 'mempool'
   | 'notifyBlock'
   | 'registry'
@@ -248,6 +249,7 @@ export async function commitBlock(
   }
 
   afterRelease();
+  core.operationTally.add(ops.length);
   core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
   for (const entry of included) mempool.remove(entry.key);

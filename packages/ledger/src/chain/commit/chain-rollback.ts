@@ -48,6 +48,7 @@ type RollbackCore = Pick<
   | 'headWeight'
   | 'journal'
   | 'maxRollback'
+  | 'operationTally'
   | 'notifyEach'
   | 'registry'
   | 'reorgListeners'
@@ -259,6 +260,7 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     journal: record,
   }));
   await store.commit(batch);
+  core.operationTally.add(-returnedOps.length);
 
   // Memory follows the disk: what the caches hold of the restored entries is forgotten.
   for (const number of accountNow.keys()) {
