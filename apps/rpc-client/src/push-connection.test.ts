@@ -163,3 +163,53 @@ describe('client.subscribe', () => {
     });
   });
 });
+
+/** A fake node that keeps its sockets: newBlocks from fromBlock, block 0 and 1; counts connections. */
+async function steadyNode() {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const state = { connections: 0, open: 0 };
+  server.on('connection', (ws: WebSocket) => {
+    state.connections++;
+    state.open++;
+    ws.on('close', () => state.open--);
+    let next = 0;
+    ws.on('message', (data) => {
+      const request = JSON.parse(data.toString());
+      const reply = (result: unknown) =>
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: String(request.id), result }));
+      if (request.method !== 'subscribe') return reply(true);
+      const id = `0x${++next}`;
+      reply(id);
+      for (const block of [0, 1]) {
+        const params = { subscription: id, result: { block } };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params }));
+      }
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/`, state };
+}
+
+describe('client.subscribe after the last subscription ended', () => {
+  it('lets the socket go, and a later subscription opens a new one on the same client', async () => {
+    const node = await steadyNode();
+    const client = createClient({ url: node.url, WebSocket: WsClient });
+
+    for await (const block of client.subscribe('newBlocks', { fromBlock: 0 })) {
+      expect(block.block).toBe(0);
+      break; // unsubscribes: the last one, so the socket closes
+    }
+    await expect.poll(() => node.state.open).toBe(0);
+
+    const seen: number[] = [];
+    for await (const block of client.subscribe('newBlocks', { fromBlock: 0 })) {
+      seen.push(block.block);
+      if (seen.length === 2) break;
+    }
+    expect(seen).toEqual([0, 1]);
+    expect(node.state.connections).toBe(2);
+    client.close();
+  });
+});

@@ -170,7 +170,9 @@ export class PushConnection {
           await this.call('unsubscribe', { subscription: id }).catch(() => undefined);
         }
       }
-      if (this.subscriptions.size === 0) this.close();
+      // The socket goes with the last subscription; the client stays usable: a later subscribe
+      // opens a new one.
+      if (this.subscriptions.size === 0) this.releaseSocket();
     };
     return {
       ready,
@@ -199,8 +201,22 @@ export class PushConnection {
     clearTimeout(this.reconnectTimer);
     for (const state of this.subscriptions) state.finish();
     this.subscriptions.clear();
-    this.socket?.close(1000);
+    this.releaseSocket();
+  }
+
+  /**
+   * Closes the socket on purpose (no subscription left, or the client closed): the calls in flight
+   * on it fail, and its close event is not taken for a drop to reconnect from.
+   */
+  private releaseSocket(): void {
+    const socket = this.socket;
     this.socket = undefined;
+    this.connected = undefined;
+    const error = new TransportError('NETWORK', 'the WebSocket to the node was closed');
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+    this.byServerId.clear();
+    socket?.close(1000);
   }
 
   /** Subscribes on the current socket (connecting first), from where the subscription was. */
@@ -256,9 +272,11 @@ export class PushConnection {
         if (typeof message === 'string' && message !== '') cause = `: ${message}`;
       };
       socket.onclose = (event) => {
-        this.connected = undefined;
-        if (this.socket === socket) this.socket = undefined;
         reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}`));
+        // A socket let go (releaseSocket) is no drop: a newer one may be in use already.
+        if (this.socket !== socket) return;
+        this.connected = undefined;
+        this.socket = undefined;
         this.dropped(`${event.code}${cause}`);
       };
     });
@@ -300,11 +318,7 @@ export class PushConnection {
     this.subscriptions.delete(state);
     if (state.serverId !== undefined) this.byServerId.delete(state.serverId);
     state.fail(error);
-    if (this.subscriptions.size === 0 && this.socket !== undefined) {
-      this.socket.close(1000);
-      this.socket = undefined;
-      this.connected = undefined;
-    }
+    if (this.subscriptions.size === 0) this.releaseSocket();
   }
 
   private call(
