@@ -4,12 +4,18 @@ import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
 
-/** The environment of child npm/node processes, without the npm_* variables of the outer npm run. */
+/**
+ * The environment of child npm/node processes: without the npm_* variables of the outer npm run,
+ * and without colours (nx forces them), so that what a program prints is its plain text.
+ */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...Object.fromEntries(
-      Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD'),
+      Object.entries(process.env).filter(
+        ([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'FORCE_COLOR',
+      ),
     ),
+    NO_COLOR: '1',
     ...extra,
   };
 }
