@@ -2,6 +2,7 @@
  * One JSON POST with a timeout and, for idempotent reads only, retries on transient failures.
  * Uses the global fetch only, so it runs unchanged in Node 20 and browsers.
  */
+import { crossOriginHint } from './cross-origin.js';
 import { TimeoutError, TransportError } from './errors.js';
 
 interface HttpTransportOptions {
@@ -124,32 +125,9 @@ function describe(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-/**
- * A page's fetch to another origin fails with a bare TypeError ("Failed to fetch" in Chromium,
- * "NetworkError when attempting to fetch resource." in Firefox, "Load failed" in Safari) both when
- * the node is unreachable and when its reply lacks the CORS headers that allow this page's origin,
- * which the node sends only for the origins of its `--rpc-cors`. The browser tells the two apart
- * only in its console, so the error names both causes: the second is the usual one of a first call.
- */
+/** A browser's fetch failure is a bare TypeError (no cause): it may be a CORS refusal. */
 function corsHint(error: unknown, url: string): string {
-  const pageOrigin = pageOriginOf(globalThis);
-  if (pageOrigin === undefined || !(error instanceof TypeError) || error.cause !== undefined) {
-    return '';
-  }
-  let nodeOrigin: string;
-  try {
-    nodeOrigin = new URL(url, pageOrigin).origin;
-  } catch {
-    return '';
-  }
-  if (nodeOrigin === pageOrigin) return '';
-  return ` (from a page of ${pageOrigin}, a browser reports a node that is not running at ${nodeOrigin} and one that does not allow this origin the same way: start the node with --rpc-cors ${pageOrigin})`;
-}
-
-/** The origin of the page (or worker) running this code; undefined outside a browser. */
-function pageOriginOf(scope: { location?: { origin?: unknown } }): string | undefined {
-  const origin = scope.location?.origin;
-  return typeof origin === 'string' && origin !== 'null' && origin !== '' ? origin : undefined;
+  return error instanceof TypeError && error.cause === undefined ? crossOriginHint(url) : '';
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,5 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type AddressInfo, createServer } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer, WebSocket as WsClient } from 'ws';
 import { createClient } from './client.js';
 import { TransportError } from './errors.js';
@@ -210,6 +210,30 @@ describe('client.subscribe after the last subscription ended', () => {
     }
     expect(seen).toEqual([0, 1]);
     expect(node.state.connections).toBe(2);
+    client.close();
+  });
+});
+
+describe('client.subscribe from a page', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('names --rpc-cors when the socket to a node of another origin never opens', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve)); // nothing listens there now
+    vi.stubGlobal('location', { origin: 'http://127.0.0.1:5173' });
+    const client = createClient({
+      url: `http://127.0.0.1:${port}/`,
+      WebSocket: WsClient,
+      reconnect: false,
+    });
+
+    const subscription = client.subscribe('newBlocks', { fromBlock: 0 });
+
+    await expect(subscription.ready).rejects.toThrow(
+      `(from a page of http://127.0.0.1:5173, a browser reports a node that is not running at http://127.0.0.1:${port} and one that does not allow this origin the same way: start the node with --rpc-cors http://127.0.0.1:5173)`,
+    );
     client.close();
   });
 });

@@ -7,6 +7,7 @@
  * so the SDK itself depends on nothing.
  */
 import type { BlockInfo, PushEvent, PushResults } from '@chain/spec';
+import { crossOriginHint } from './cross-origin.js';
 import { RpcError, TransportError } from './errors.js';
 
 /**
@@ -259,9 +260,11 @@ export class PushConnection {
     }
     // What the socket's error event said (`ws` gives a message: ECONNREFUSED, an HTTP refusal).
     let cause = '';
+    let opened = false;
     this.connected = new Promise<void>((resolve, reject) => {
       this.socket = socket;
       socket.onopen = () => {
+        opened = true;
         this.delay = this.options.reconnectDelayMs;
         resolve();
       };
@@ -272,7 +275,9 @@ export class PushConnection {
         if (typeof message === 'string' && message !== '') cause = `: ${message}`;
       };
       socket.onclose = (event) => {
-        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}`));
+        // Never open: from a page, the node may refuse its origin (a browser says only 1006).
+        const hint = opened ? '' : crossOriginHint(this.options.url);
+        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}${hint}`));
         // A socket let go (releaseSocket) is no drop: a newer one may be in use already.
         if (this.socket !== socket) return;
         this.connected = undefined;

@@ -806,10 +806,24 @@ describe('in a browser', () => {
 import { addressFromPublicKey, getPublicKey } from '@chain/crypto';
 const url = new URLSearchParams(location.search).get('node')!;
 const key = new Uint8Array(32); key[31] = 1;
-createClient({ url, retries: 0 }).block.getBlockCount().then(
-  (height) => { document.title = JSON.stringify({ height, address: addressFromPublicKey('CH', getPublicKey(key)) }); },
-  (error) => { document.title = JSON.stringify({ error: error instanceof TransportError ? error.message : String(error) }); },
-);
+const client = createClient({ url, retries: 0, reconnect: false });
+const report = (result: unknown) => { document.title = JSON.stringify(result); };
+const messageOf = (error: unknown) => error instanceof TransportError ? error.message : String(error);
+async function main(): Promise<void> {
+  try {
+    const height = await client.block.getBlockCount();
+    let pushed = -1;
+    for await (const block of client.subscribe('newBlocks', { fromBlock: 0 })) {
+      pushed = block.block;
+      break;
+    }
+    report({ height, pushed, address: addressFromPublicKey('CH', getPublicKey(key)) });
+  } catch (error) {
+    const push = await client.subscribe('newBlocks').ready.then(() => 'subscribed', messageOf);
+    report({ error: messageOf(error), push });
+  }
+}
+void main();
 `,
     );
     const result = await build({
@@ -836,7 +850,7 @@ createClient({ url, retries: 0 }).block.getBlockCount().then(
   });
 
   it.skipIf(!existsSync(CHROMIUM))(
-    'in Chromium it calls the node from an origin it allows, and names --rpc-cors from another',
+    'in Chromium it calls the node and subscribes from an origin it allows, and names --rpc-cors from another',
     async () => {
       expect(pageScript).not.toBe('');
       const browser = await chromium.launch({
@@ -861,12 +875,16 @@ createClient({ url, retries: 0 }).block.getBlockCount().then(
 
         expect(await titleFrom(allowedPage.origin)).toEqual({
           height: expect.any(Number),
+          pushed: 0,
           address: 'CH751e76e8199196d454941c45d1b3a323f1433bd62907c4',
         });
+        // The same page from an origin the node was not given: its fetch and its push socket.
         const refused = await titleFrom(otherPage.origin);
         const nodeOrigin = new URL(devNode.url).origin;
-        expect(refused.error).toContain(`not running at ${nodeOrigin}`);
-        expect(refused.error).toContain(`--rpc-cors ${otherPage.origin}`);
+        for (const message of [refused.error, refused.push]) {
+          expect(message).toContain(`not running at ${nodeOrigin}`);
+          expect(message).toContain(`--rpc-cors ${otherPage.origin}`);
+        }
       } finally {
         await browser.close();
       }
