@@ -26,7 +26,9 @@ export const EXPLORER_BUNDLE: Options = {
 export default defineConfig([
   // The explorer bundle is built beside this one at the same time: its clean leaves it alone.
   // The SDK, which `chain-node call` talks through, is bundled in (a devDependency, as for the page).
+  // ESM only: a command (its launcher awaits at top level), not a library to `require`.
   packageOptions(['src/index.ts', 'src/cli.ts', 'src/launcher.ts'], {
+    format: ['esm'],
     clean: ['!explorer/**'],
     noExternal: ['@chain/rpc-client'],
   }),

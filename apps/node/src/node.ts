@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { addressFromPublicKey } from '@chain/crypto';
+import { isNativeSecp256k1Available } from '@chain/crypto/native';
 import { createKeyStore, type KeyStore } from '@chain/keystore';
 import {
   type BlockProducer,
@@ -111,6 +112,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     });
     await chain.open();
     warnOfPrebuiltLevelDb(chainLog);
+    warnOfPureSecp256k1(chainLog);
     const prefix = chain.prefix;
     keystore = createKeyStore({
       dir: join(options.datadir, 'keystore'),
@@ -258,6 +260,18 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       return closing;
     },
   };
+}
+
+/**
+ * chain-node depends on `secp256k1` (libsecp256k1), an optional peer of @chain/crypto that the
+ * chain takes when its binding loads; without it (no prebuilt binary for this platform, an install
+ * without it) signatures are checked by the pure implementation, correct but far slower: say so.
+ */
+function warnOfPureSecp256k1(log: Logger): void {
+  if (isNativeSecp256k1Available()) return;
+  log.warn(
+    'libsecp256k1 (the secp256k1 package) did not load: signatures are checked by the pure implementation, several times slower and on one thread; reinstall chain-node for this platform (npm rebuild secp256k1)',
+  );
 }
 
 /** The prebuilt LevelDB works, but compacts for reads: say so once, with the fix. */

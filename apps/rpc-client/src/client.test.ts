@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { catalogue, type MethodName, type WalletInfo } from '@chain/spec';
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { type BatchCall, type ClientGroup, createClient } from './client.js';
 import { AmountError, RpcError, TimeoutError, TransportError } from './errors.js';
 import {
@@ -257,6 +257,43 @@ describe('errors', () => {
     expect(error).not.toBeInstanceOf(TimeoutError);
     expect((error as TransportError).reason).toBe('NETWORK');
     expect((error as Error).message).toContain('ECONNREFUSED');
+  });
+
+  describe('in a page (a location with an origin)', () => {
+    afterEach(() => vi.unstubAllGlobals());
+    // What a browser's fetch throws for a cross-origin call that is refused or unreachable.
+    const browserFetch: typeof fetch = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+
+    it('names --rpc-cors with the page origin and the node URL when a cross-origin fetch fails', async () => {
+      vi.stubGlobal('location', { origin: 'http://127.0.0.1:5173' });
+      const client = createClient({ url: 'http://127.0.0.1:9713', fetch: browserFetch });
+
+      const error = await client.call('getBlockCount').catch((caught: unknown) => caught);
+
+      expect(error).toMatchObject({ name: 'TransportError', reason: 'NETWORK' });
+      expect((error as Error).message).toBe(
+        'request to http://127.0.0.1:9713/ failed: Failed to fetch (from a page of http://127.0.0.1:5173, a browser reports a node that is not running at http://127.0.0.1:9713 and one that does not allow this origin the same way: start the node with --rpc-cors http://127.0.0.1:5173)',
+      );
+    });
+
+    it('does not name CORS for a node of the page own origin, nor for an error with a cause', async () => {
+      vi.stubGlobal('location', { origin: 'http://127.0.0.1:9713' });
+      const sameOrigin = createClient({ url: 'http://127.0.0.1:9713/', fetch: browserFetch });
+      const error = await sameOrigin.call('getBlockCount').catch((caught: unknown) => caught);
+      expect((error as Error).message).toBe(
+        'request to http://127.0.0.1:9713/ failed: Failed to fetch',
+      );
+
+      // Node's fetch (undici) says why in its cause: that reason, not a guess, is the message.
+      vi.stubGlobal('location', { origin: 'http://127.0.0.1:5173' });
+      const port = await closedPort();
+      const refused = createClient({ url: `http://127.0.0.1:${port}/`, retries: 0 });
+      const nodeError = await refused.call('getBlockCount').catch((caught: unknown) => caught);
+      expect((nodeError as Error).message).toContain('ECONNREFUSED');
+      expect((nodeError as Error).message).not.toContain('--rpc-cors');
+    });
   });
 
   it('sends credentials of the URL as basic authentication, never in messages', async () => {

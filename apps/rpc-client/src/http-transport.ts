@@ -2,6 +2,7 @@
  * One JSON POST with a timeout and, for idempotent reads only, retries on transient failures.
  * Uses the global fetch only, so it runs unchanged in Node 20 and browsers.
  */
+import { crossOriginHint } from './cross-origin.js';
 import { TimeoutError, TransportError } from './errors.js';
 
 interface HttpTransportOptions {
@@ -51,9 +52,11 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
           options.timeoutMs,
         );
       }
-      throw new TransportError('NETWORK', `request to ${shownUrl} failed: ${describe(error)}`, {
-        cause: error,
-      });
+      throw new TransportError(
+        'NETWORK',
+        `request to ${shownUrl} failed: ${describe(error)}${corsHint(error, options.url)}`,
+        { cause: error },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -120,6 +123,11 @@ function describe(error: unknown): string {
   // undici reports the useful part (ECONNREFUSED, ...) in the cause of "fetch failed".
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;
+}
+
+/** A browser's fetch failure is a bare TypeError (no cause): it may be a CORS refusal. */
+function corsHint(error: unknown, url: string): string {
+  return error instanceof TypeError && error.cause === undefined ? crossOriginHint(url) : '';
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,5 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type AddressInfo, createServer } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer, WebSocket as WsClient } from 'ws';
 import { createClient } from './client.js';
 import { TransportError } from './errors.js';
@@ -174,5 +174,79 @@ describe('client.subscribe', () => {
       reason: 'NO_WEBSOCKET',
       constructor: TransportError,
     });
+  });
+});
+
+/** A fake node that keeps its sockets: newBlocks from fromBlock, block 0 and 1; counts connections. */
+async function steadyNode() {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const state = { connections: 0, open: 0 };
+  server.on('connection', (ws: WebSocket) => {
+    state.connections++;
+    state.open++;
+    ws.on('close', () => state.open--);
+    let next = 0;
+    ws.on('message', (data) => {
+      const request = JSON.parse(data.toString());
+      const reply = (result: unknown) =>
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: String(request.id), result }));
+      if (request.method !== 'subscribe') return reply(true);
+      const id = `0x${++next}`;
+      reply(id);
+      for (const block of [0, 1]) {
+        const params = { subscription: id, result: { block } };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params }));
+      }
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/`, state };
+}
+
+describe('client.subscribe after the last subscription ended', () => {
+  it('lets the socket go, and a later subscription opens a new one on the same client', async () => {
+    const node = await steadyNode();
+    const client = createClient({ url: node.url, WebSocket: WsClient });
+
+    for await (const block of client.subscribe('newBlocks', { fromBlock: 0 })) {
+      expect(block.block).toBe(0);
+      break; // unsubscribes: the last one, so the socket closes
+    }
+    await expect.poll(() => node.state.open).toBe(0);
+
+    const seen: number[] = [];
+    for await (const block of client.subscribe('newBlocks', { fromBlock: 0 })) {
+      seen.push(block.block);
+      if (seen.length === 2) break;
+    }
+    expect(seen).toEqual([0, 1]);
+    expect(node.state.connections).toBe(2);
+    client.close();
+  });
+});
+
+describe('client.subscribe from a page', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('names --rpc-cors when the socket to a node of another origin never opens', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve)); // nothing listens there now
+    vi.stubGlobal('location', { origin: 'http://127.0.0.1:5173' });
+    const client = createClient({
+      url: `http://127.0.0.1:${port}/`,
+      WebSocket: WsClient,
+      reconnect: false,
+    });
+
+    const subscription = client.subscribe('newBlocks', { fromBlock: 0 });
+
+    await expect(subscription.ready).rejects.toThrow(
+      `(from a page of http://127.0.0.1:5173, a browser reports a node that is not running at http://127.0.0.1:${port} and one that does not allow this origin the same way: start the node with --rpc-cors http://127.0.0.1:5173)`,
+    );
+    client.close();
   });
 });

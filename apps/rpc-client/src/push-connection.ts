@@ -7,6 +7,7 @@
  * so the SDK itself depends on nothing.
  */
 import { type BlockInfo, hasHistory, type PushEvent, type PushResults } from '@chain/spec';
+import { crossOriginHint } from './cross-origin.js';
 import { RpcError, TransportError } from './errors.js';
 
 /**
@@ -170,7 +171,9 @@ export class PushConnection {
           await this.call('unsubscribe', { subscription: id }).catch(() => undefined);
         }
       }
-      if (this.subscriptions.size === 0) this.close();
+      // The socket goes with the last subscription; the client stays usable: a later subscribe
+      // opens a new one.
+      if (this.subscriptions.size === 0) this.releaseSocket();
     };
     return {
       ready,
@@ -199,8 +202,22 @@ export class PushConnection {
     clearTimeout(this.reconnectTimer);
     for (const state of this.subscriptions) state.finish();
     this.subscriptions.clear();
-    this.socket?.close(1000);
+    this.releaseSocket();
+  }
+
+  /**
+   * Closes the socket on purpose (no subscription left, or the client closed): the calls in flight
+   * on it fail, and its close event is not taken for a drop to reconnect from.
+   */
+  private releaseSocket(): void {
+    const socket = this.socket;
     this.socket = undefined;
+    this.connected = undefined;
+    const error = new TransportError('NETWORK', 'the WebSocket to the node was closed');
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+    this.byServerId.clear();
+    socket?.close(1000);
   }
 
   /** Subscribes on the current socket (connecting first), from where the subscription was. */
@@ -243,9 +260,11 @@ export class PushConnection {
     }
     // What the socket's error event said (`ws` gives a message: ECONNREFUSED, an HTTP refusal).
     let cause = '';
+    let opened = false;
     this.connected = new Promise<void>((resolve, reject) => {
       this.socket = socket;
       socket.onopen = () => {
+        opened = true;
         this.delay = this.options.reconnectDelayMs;
         resolve();
       };
@@ -256,9 +275,13 @@ export class PushConnection {
         if (typeof message === 'string' && message !== '') cause = `: ${message}`;
       };
       socket.onclose = (event) => {
+        // Never open: from a page, the node may refuse its origin (a browser says only 1006).
+        const hint = opened ? '' : crossOriginHint(this.options.url);
+        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}${hint}`));
+        // A socket let go (releaseSocket) is no drop: a newer one may be in use already.
+        if (this.socket !== socket) return;
         this.connected = undefined;
-        if (this.socket === socket) this.socket = undefined;
-        reject(new TransportError('NETWORK', `WebSocket closed (${event.code})${cause}`));
+        this.socket = undefined;
         this.dropped(`${event.code}${cause}`);
       };
     });
@@ -300,11 +323,7 @@ export class PushConnection {
     this.subscriptions.delete(state);
     if (state.serverId !== undefined) this.byServerId.delete(state.serverId);
     state.fail(error);
-    if (this.subscriptions.size === 0 && this.socket !== undefined) {
-      this.socket.close(1000);
-      this.socket = undefined;
-      this.connected = undefined;
-    }
+    if (this.subscriptions.size === 0) this.releaseSocket();
   }
 
   private call(

@@ -1,6 +1,8 @@
 /**
  * Node-only fast paths behind the same interfaces as the pure ones: libsecp256k1 through the
  * `secp256k1` package's native binding, node:crypto's one-shot hashes, hash-wasm's BLAKE3.
+ * `secp256k1` is an optional peer dependency (browsers and most SDK users never load it): it is
+ * loaded at the first use, and `fastestSecp256k1()` takes the pure implementation without it.
  */
 import { hash as nodeHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -38,7 +40,7 @@ function loadBinding(): NativeBinding {
     }
   }
   throw new Error(
-    'libsecp256k1 native binding (secp256k1/bindings) failed to load; reinstall the secp256k1 package for this platform',
+    'libsecp256k1 native binding (secp256k1/bindings) failed to load: install the secp256k1 package (an optional peer dependency of @chain/crypto) for this platform, or use fastestSecp256k1(), which falls back to the pure implementation',
     { cause: bindingError },
   );
 }

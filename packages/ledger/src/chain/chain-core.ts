@@ -1,5 +1,5 @@
 import { ErrorCode, getPublicKey, type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
-import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import { fastestSecp256k1, nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
 import { withDefaults } from '@chain/spec';
 import { type Block, decodeBlock, decodeSignedHeader, ZERO_HASH } from '../block/block';
 import { LedgerError } from '../errors';
@@ -134,7 +134,8 @@ export class ChainCore {
     this.genesis = parseGenesis(options.genesis);
     this.genesisHash = computeGenesisHash(this.genesis);
     this.dataDir = options.dataDir;
-    this.secp = options.secp256k1 ?? nativeSecp256k1;
+    // libsecp256k1 when the optional `secp256k1` package is installed (chain-node depends on it).
+    this.secp = options.secp256k1 ?? fastestSecp256k1();
     this.hashes = options.hashes ?? nativeHashes;
     this.registry = options.registry ?? createRegistry();
     this.lattice = options.stateLattice ?? new StateLattice(this.hashes);

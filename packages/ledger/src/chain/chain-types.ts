@@ -10,7 +10,10 @@ import type { BlockInfo, OperationObject } from './state/presentation';
 export interface ChainOptions {
   dataDir: string;
   genesis: Genesis;
-  /** Default: libsecp256k1 (`nativeSecp256k1`). */
+  /**
+   * Default: libsecp256k1 (`nativeSecp256k1`) when the optional peer dependency `secp256k1` loads,
+   * else the pure implementation (`fastestSecp256k1()`).
+   */
   secp256k1?: Secp256k1Backend;
   /** Default: node:crypto (`nativeHashes`). */
   hashes?: Hashes;

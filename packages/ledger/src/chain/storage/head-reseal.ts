@@ -1,5 +1,5 @@
 import { type Hashes, LtHash, type Secp256k1Backend } from '@chain/crypto';
-import { nativeHashes, nativeSecp256k1 } from '@chain/crypto/native';
+import { fastestSecp256k1, nativeHashes } from '@chain/crypto/native';
 import {
   blockSigningHash,
   computeBlockHash,
@@ -27,7 +27,7 @@ export async function resealHead(
   crypto: { hashes?: Hashes; secp?: Secp256k1Backend } = {},
 ): Promise<void> {
   const hashes = crypto.hashes ?? nativeHashes;
-  const secp = crypto.secp ?? nativeSecp256k1;
+  const secp = crypto.secp ?? fastestSecp256k1();
   const store = await ChainStore.open(dataDir);
   try {
     const sum = new VectorSum(LtHash.identity(), hashes);
