@@ -23,7 +23,7 @@ import type { MetricsServer } from './metrics/metrics-server';
 import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
-import { type NodeOptions, resolveNodeOptions } from './options';
+import { mempoolBudgetBytes, type NodeOptions, resolveNodeOptions } from './options';
 import { probeRoutes } from './probes';
 import { createProducerKeys } from './producer-keys';
 import {
@@ -101,6 +101,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       genesis,
       registry: createNodeRegistry(),
       stateCacheMb: options.stateCacheMb,
+      maxPendingBytes: mempoolBudgetBytes(options),
       verifyStateAtOpen: options.verifyState,
       onStateScanProgress: stateScanLogger(chainLog),
       // A listener's failure costs no other listener its call: logged and counted here.

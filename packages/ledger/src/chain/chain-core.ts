@@ -58,6 +58,7 @@ export class ChainCore {
   readonly secp: Secp256k1Backend;
   readonly hashes: Hashes;
   readonly maxPending: number;
+  readonly maxPendingBytes: number;
   readonly maxRollback: number;
   readonly maxFutureSeconds: number;
   readonly sigCache: SignatureCache;
@@ -136,6 +137,7 @@ export class ChainCore {
     this.registry = options.registry ?? createRegistry();
     this.lattice = options.stateLattice ?? new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
+    this.maxPendingBytes = options.maxPendingBytes;
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;
     this.verifyStateAtOpen = options.verifyStateAtOpen;

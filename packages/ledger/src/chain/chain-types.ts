@@ -25,6 +25,14 @@ export interface ChainOptions {
   stateLattice?: StateLattice;
   /** Most operations the mempool holds (MEMPOOL_FULL beyond). */
   maxPending?: number;
+  /**
+   * Most bytes of heap the mempool holds (MEMPOOL_FULL beyond): its entries as estimated by
+   * `pendingEntryBytes` (chain/mempool/mempool.ts: the operation, its decoded form, its caches and
+   * the state it added to the pending layer). Fit it to the heap: the node gives a share of its
+   * --max-heap-mb (apps/node options.ts, `mempoolBudgetBytes`). Operations journaled before a
+   * restart are taken back whatever it is (they were acknowledged).
+   */
+  maxPendingBytes?: number;
   /** Verified signatures remembered (so block import does not verify them again). */
   signatureCacheSize?: number;
   /**
@@ -74,6 +82,7 @@ export type ListenerKind = 'block' | 'pending' | 'observer';
 
 export const DEFAULT_CHAIN_OPTIONS = {
   maxPending: 200_000,
+  maxPendingBytes: 64 * 2 ** 20,
   signatureCacheSize: 262_144,
   signatureCacheDepth: 16,
   blockCacheOperations: 8_192,
