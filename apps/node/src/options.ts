@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { getHeapStatistics } from 'node:v8';
 import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p/options';
 import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
@@ -408,12 +407,13 @@ export const MEMPOOL_HEAP_SHARE = 0.3;
 const MB = 2 ** 20;
 
 /**
- * The mempool's byte budget: --mempool-mb, or MEMPOOL_HEAP_SHARE of the running heap's limit
- * (the budget thread's --max-heap-mb, a --max-old-space-size of the user's, or V8's own).
+ * The mempool's byte budget: --mempool-mb, or MEMPOOL_HEAP_SHARE of `heapLimitBytes`, the heap's
+ * limit (heapLimitBytes in node.ts: the budget thread's --max-heap-mb, else V8's own limit, which
+ * a --max-old-space-size of the user's sets).
  */
 export function mempoolBudgetBytes(
   options: Pick<NodeOptions, 'mempoolMb'>,
-  heapLimitBytes: number = getHeapStatistics().heap_size_limit,
+  heapLimitBytes: number,
 ): number {
   if (options.mempoolMb !== undefined) return Math.floor(options.mempoolMb * MB);
   return Math.floor(MEMPOOL_HEAP_SHARE * heapLimitBytes);

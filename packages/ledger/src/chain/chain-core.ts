@@ -115,7 +115,7 @@ export class ChainCore {
   readonly hashAddressCache = new RecentMap<string, string>(HASH_ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
-  readonly heapGuard = new HeapGuard(() => this.root.shrink());
+  readonly heapGuard: HeapGuard;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;
@@ -138,6 +138,7 @@ export class ChainCore {
     this.lattice = options.stateLattice ?? new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
     this.maxPendingBytes = options.maxPendingBytes;
+    this.heapGuard = new HeapGuard(() => this.root.shrink(), options.heapLimitBytes);
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;
     this.verifyStateAtOpen = options.verifyStateAtOpen;

@@ -33,6 +33,13 @@ export interface ChainOptions {
    * restart are taken back whatever it is (they were acknowledged).
    */
   maxPendingBytes?: number;
+  /**
+   * Bytes the heap may hold before the heap guard refuses submissions and sheds the state caches
+   * (HEAP_REFUSE_SHARE of it): the old generation's limit the process runs under (the node's
+   * --max-heap-mb). Default, and at most: V8's heap_size_limit, which adds the young generation's
+   * room to the old generation's, so a guard on it alone lets the old generation fill first.
+   */
+  heapLimitBytes?: number;
   /** Verified signatures remembered (so block import does not verify them again). */
   signatureCacheSize?: number;
   /**
