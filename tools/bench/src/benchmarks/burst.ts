@@ -283,8 +283,8 @@ export default defineBenchmark({
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       if (load.refused === 0) {
-        throw new Error(
-          `nothing was refused in ${durationSec} s: the burst never filled the pool (${peakPending} pending at most)`,
+        ctx.log(
+          `  nothing was refused: the burst never filled the pool (${peakPending} pending at most); a longer --duration fills it`,
         );
       }
       const label = `burst ${durationSec} s, blocks every 5 s`;
@@ -300,6 +300,7 @@ export default defineBenchmark({
         }),
         compareWithCeiling({
           name: `refusals that are MEMPOOL_FULL (${load.refused} refused, ${load.failed} failed), ${label}`,
+          // NaN (a failed figure) when nothing was refused: the burst did not reach the limit.
           value: fullRefusals / (load.refused + load.failed),
           unit: 'share',
           ceiling: 1,
