@@ -27,7 +27,12 @@ import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { sampleRss } from '../rss-sampler.js';
 import { presign } from './execute-raw-throughput.js';
 
-export const BURST_BLOCK_TIME_MS = 5_000;
+/**
+ * Blocks every 5 s, the issue's figure; BENCH_BURST_BLOCK_TIME_MS sets another interval for a
+ * machine whose intake does not outrun 5-s blocks (the pool then never fills: logged). Not CHAIN_*:
+ * chain-node reads those as its own options.
+ */
+export const BURST_BLOCK_TIME_MS = Number(process.env.BENCH_BURST_BLOCK_TIME_MS ?? 5_000);
 /** Seconds of burst when --duration is not given (`--duration 600` is the issue's ten minutes). */
 export const DEFAULT_BURST_SEC = 60;
 /** One signer per connection: its pre-signed operations go in n_operation order. */
@@ -174,6 +179,7 @@ export default defineBenchmark({
   name: 'burst',
   description:
     'pre-signed excuteRaw at full intake with blocks every 5 s on default flags: the node lives, refuses with MEMPOOL_FULL, drains',
+  // Seconds of signing ahead, a minute of burst and the drain: about three minutes.
   async run(ctx): Promise<Figure[]> {
     const durationSec = ctx.durationGiven === true ? ctx.durationSec : DEFAULT_BURST_SEC;
     const receivers = randomAddresses(RECEIVERS);
@@ -182,7 +188,9 @@ export default defineBenchmark({
     });
     try {
       await node.start();
-      ctx.log(`  funding and activating ${SIGNERS} signers (blocks every 5 s)`);
+      ctx.log(
+        `  funding and activating ${SIGNERS} signers (blocks every ${BURST_BLOCK_TIME_MS} ms)`,
+      );
       const signers = await createSignerKeys(node.client, SIGNERS, '1000000');
       const perSigner = Math.ceil((PLANNED_RATE * durationSec) / SIGNERS);
       ctx.log(`  signing ${perSigner * SIGNERS} transfers in advance, one per call`);
@@ -287,7 +295,7 @@ export default defineBenchmark({
           `  nothing was refused: the burst never filled the pool (${peakPending} pending at most); a longer --duration fills it`,
         );
       }
-      const label = `burst ${durationSec} s, blocks every 5 s`;
+      const label = `burst ${durationSec} s, blocks every ${BURST_BLOCK_TIME_MS / 1000} s`;
       return [
         compareWithCeiling({
           name: `node RSS peak, ${label}`,
