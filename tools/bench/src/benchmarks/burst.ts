@@ -214,10 +214,19 @@ export default defineBenchmark({
       const samples: PoolSample[] = [];
       let counts = { succeeded: 0, refused: 0 };
       let sampling = true;
+      const startedAtMs = Date.now();
+      const missedSamples: string[] = [];
       const sampler = (async () => {
         while (sampling) {
-          const pending = await node.client.operations.getPendingCount();
-          samples.push({ atMs: Date.now(), pending, ...counts });
+          try {
+            const pending = await node.client.operations.getPendingCount();
+            samples.push({ atMs: Date.now(), pending, ...counts });
+          } catch (error) {
+            // No reply within the client's 5 s: the node held its event loop that long (logged).
+            missedSamples.push(
+              `${Math.round((Date.now() - startedAtMs) / 1000)} s: ${(error as Error).message}`,
+            );
+          }
           await sleep(SAMPLE_EVERY_MS);
         }
       })();
@@ -225,7 +234,6 @@ export default defineBenchmark({
         `  burst: excuteRaw on ${SIGNERS} connections for ${durationSec} s (a refused call is sent again ${RETRY_AFTER_MS} ms later), then the drain`,
       );
       let lastLogged = 0;
-      const startedAtMs = Date.now();
       const load = await runCallLoad(
         {
           url: node.rpcUrl,
@@ -290,6 +298,7 @@ export default defineBenchmark({
           `${Math.round(intake.full)}/s near full; drain ${Math.round(drain.value)}/s of ${Math.round(drain.ceiling)}/s`,
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
+      for (const missed of missedSamples) ctx.log(`    getPendingCount missed at ${missed}`);
       if (load.refused === 0) {
         ctx.log(
           `  nothing was refused: the burst never filled the pool (${peakPending} pending at most); a longer --duration fills it`,
