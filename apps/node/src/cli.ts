@@ -45,6 +45,9 @@ function startOptions(args: Argv) {
     if (!(argv['state-cache-mb'] >= 1)) {
       throw new Error(`--state-cache-mb must be a number >= 1, got ${argv['state-cache-mb']}`);
     }
+    if (argv['mempool-mb'] !== undefined && !(argv['mempool-mb'] >= 1)) {
+      throw new Error(`--mempool-mb must be a number >= 1, got ${argv['mempool-mb']}`);
+    }
     for (const key of ['rpc-port', 'p2p-port', 'metrics-port'] as const) {
       const port = argv[key];
       if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -97,6 +100,7 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
 /** The start flags the check reads, as yargs parsed them (their declarations give the types). */
 interface CheckedFlags {
   'state-cache-mb': number;
+  'mempool-mb': number | undefined;
   'rpc-port': number;
   'p2p-port': number;
   'metrics-port': number;

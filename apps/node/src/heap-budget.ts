@@ -35,6 +35,8 @@ const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 interface BudgetWorkerData {
   chainNodeHeapBudget: true;
   stdoutIsTTY: boolean;
+  /** The budget the thread runs under (its old generation's limit). */
+  maxHeapMb: number;
 }
 
 /** What the placement thread's workerData carries (and how the worker knows it is one). */
@@ -107,6 +109,15 @@ function isPlacementWorker(data: unknown): data is PlacementWorkerData {
     data !== null &&
     (data as PlacementWorkerData).chainNodePlacement === true
   );
+}
+
+/**
+ * Bytes the old generation of this thread may hold: the budget on the budget thread (V8's
+ * heap_size_limit adds the young generation to it), else undefined (V8's own limit applies: a
+ * --max-old-space-size of the user's, or the machine's).
+ */
+export function heapBudgetBytes(): number | undefined {
+  return !isMainThread && isBudgetWorker(workerData) ? workerData.maxHeapMb * 2 ** 20 : undefined;
 }
 
 /** True on the placement thread: the CLI there parses and reports, it runs no command. */
@@ -234,6 +245,7 @@ function runWorker(maxHeapMb: number, script: string | URL): Promise<number> {
   const data: BudgetWorkerData = {
     chainNodeHeapBudget: true,
     stdoutIsTTY: process.stdout.isTTY === true,
+    maxHeapMb,
   };
   // Worker takes a path or a URL object, not a file:// string (import.meta.url is one).
   const entry = typeof script === 'string' && script.startsWith('file:') ? new URL(script) : script;

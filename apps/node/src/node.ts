@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { addressFromPublicKey } from '@chain/crypto';
 import { isNativeSecp256k1Available } from '@chain/crypto/native';
 import { createKeyStore, type KeyStore } from '@chain/keystore';
@@ -17,6 +18,7 @@ import { tiersParams } from '@chain/tiers';
 import { logBlocks } from './block-log';
 import { createExplorerHandler } from './explorer/serve';
 import { loadGenesis } from './genesis-file';
+import { heapBudgetBytes } from './heap-budget';
 import { watchHeap } from './heap-watch';
 import { logKeyDirectoryScan } from './keystore-log';
 import { type Logger, moduleLogger } from './logger';
@@ -24,7 +26,7 @@ import type { MetricsServer } from './metrics/metrics-server';
 import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
-import { type NodeOptions, resolveNodeOptions } from './options';
+import { mempoolBudgetBytes, type NodeOptions, resolveNodeOptions } from './options';
 import { probeRoutes } from './probes';
 import { createProducerKeys } from './producer-keys';
 import {
@@ -97,11 +99,14 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     // A bad participation parameter fails the start, not every block later.
     tiersParams(genesis);
     const isDev = genesis.network === 'dev';
+    const heapLimit = heapBudgetBytes() ?? getHeapStatistics().heap_size_limit;
     chain = createChain({
       dataDir: options.datadir,
       genesis,
       registry: createNodeRegistry(),
       stateCacheMb: options.stateCacheMb,
+      heapLimitBytes: heapLimit,
+      maxPendingBytes: mempoolBudgetBytes(options, heapLimit),
       verifyStateAtOpen: options.verifyState,
       onStateScanProgress: stateScanLogger(chainLog),
       // A listener's failure costs no other listener its call: logged and counted here.

@@ -4,6 +4,8 @@ import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_NODE_OPTIONS,
+  MEMPOOL_HEAP_SHARE,
+  mempoolBudgetBytes,
   nodeOptionsFromFlags,
   resolveNodeOptions,
   START_FLAG_GROUPS,
@@ -137,5 +139,16 @@ describe('startup failure messages', () => {
 
   it('leaves unanticipated failures to the log', () => {
     expect(startupFailureMessage(new TypeError('boom'), options)).toBeUndefined();
+  });
+});
+
+describe('the mempool byte budget', () => {
+  it('is --mempool-mb when given, else MEMPOOL_HEAP_SHARE of the heap limit', () => {
+    expect(mempoolBudgetBytes({ mempoolMb: 10 }, 1)).toBe(10 * 2 ** 20);
+    expect(mempoolBudgetBytes({}, 264 * 2 ** 20)).toBe(
+      Math.floor(MEMPOOL_HEAP_SHARE * 264 * 2 ** 20),
+    );
+    expect(MEMPOOL_HEAP_SHARE).toBeGreaterThan(0);
+    expect(MEMPOOL_HEAP_SHARE).toBeLessThan(0.5);
   });
 });

@@ -92,6 +92,11 @@ export interface NodeOptions {
   maxHeapMb: number;
   /** Megabytes of committed state kept decoded in memory (@chain/ledger's `stateCacheMb`). */
   stateCacheMb: number;
+  /**
+   * Megabytes of heap the mempool may hold (@chain/ledger's `maxPendingBytes`; MEMPOOL_FULL
+   * beyond). Unset: MEMPOOL_HEAP_SHARE of the heap's limit (mempoolBudgetBytes).
+   */
+  mempoolMb?: number;
   /** Read the whole state at start and check it against its checksum (slow on a large state). */
   verifyState: boolean;
 }
@@ -407,6 +412,33 @@ const METRICS_FLAGS: StartFlagGroup = {
   },
 };
 
+/**
+ * Share of the heap's limit (--max-heap-mb) the mempool may hold when --mempool-mb is unset: 72 MB
+ * of the default 240, about 32,000 transfers to new wallets or 53,000 between known ones
+ * (@chain/ledger's pendingEntryBytes). The rest is for what does not shrink under a burst: the
+ * state cache (--state-cache-mb, 64), the signature cache, the recent blocks, a block being
+ * produced and the pending state rebuilt beside the old one after it, RPC and gossip buffers, and
+ * the garbage V8 collects late. A burst of a minute at full intake with blocks every 5 s then ends
+ * in MEMPOOL_FULL refusals, not in the node stopping past its heap budget (issue 44; `npm run bench
+ * -- --only burst`, docs/performance.md).
+ */
+export const MEMPOOL_HEAP_SHARE = 0.3;
+
+const MB = 2 ** 20;
+
+/**
+ * The mempool's byte budget: --mempool-mb, or MEMPOOL_HEAP_SHARE of `heapLimitBytes`, the heap's
+ * limit (heapLimitBytes in node.ts: the budget thread's --max-heap-mb, else V8's own limit, which
+ * a --max-old-space-size of the user's sets).
+ */
+export function mempoolBudgetBytes(
+  options: Pick<NodeOptions, 'mempoolMb'>,
+  heapLimitBytes: number,
+): number {
+  if (options.mempoolMb !== undefined) return Math.floor(options.mempoolMb * MB);
+  return Math.floor(MEMPOOL_HEAP_SHARE * heapLimitBytes);
+}
+
 const STATE_DEFAULTS = {
   maxHeapMb: DEFAULT_MAX_HEAP_MB,
   stateCacheMb: DEFAULT_CHAIN_OPTIONS.stateCacheMb,
@@ -426,6 +458,13 @@ const STATE_FLAGS: StartFlagGroup = {
       option: 'stateCacheMb',
       type: 'number',
       describe: 'megabytes of committed state (accounts, addresses, tokens) kept decoded in memory',
+    },
+    'mempool-mb': {
+      option: 'mempoolMb',
+      type: 'number',
+      describe:
+        'megabytes of heap the pending operations may hold (MEMPOOL_FULL beyond: retry after the next block)',
+      shownDefault: `${MEMPOOL_HEAP_SHARE * 100}% of the heap budget`,
     },
     'verify-state': {
       option: 'verifyState',

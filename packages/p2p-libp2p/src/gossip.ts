@@ -176,8 +176,10 @@ export class Gossip {
       try {
         await this.ctx.chain.submitOperation(op, { local: false });
         admitted++;
-      } catch {
-        // Known already, or not valid on this node's state (yet): not the peer's fault.
+      } catch (error) {
+        // Known already, or not valid on this node's state (yet): not the peer's fault. A full
+        // mempool refuses the rest of the blob too: they are dropped, not tried one by one.
+        if (isMempoolFull(error)) break;
       }
     }
     return admitted;
@@ -264,4 +266,13 @@ export class Gossip {
       this.ctx.log.debug({ topic, err: String((error as Error).message) }, 'publish failed');
     }
   }
+}
+
+/**
+ * The chain's refusal of a full mempool, which says nothing about the sender (not a full block's
+ * new-account activations, NEW_ACCOUNTS_FULL under the same code, which refuses that one only).
+ */
+function isMempoolFull(error: unknown): boolean {
+  const refusal = error as { code?: unknown; reason?: unknown } | null;
+  return refusal?.code === ErrorCode.MEMPOOL_FULL && refusal.reason === 'MEMPOOL_FULL';
 }

@@ -9,6 +9,7 @@ import {
   type CallLoadProgress,
   type CallLoadResult,
   percentile,
+  RETRY_AFTER_MS,
 } from './call-load.js';
 import { type KeepAliveConnection, openKeepAliveConnection } from './keep-alive-connection.js';
 
@@ -31,11 +32,28 @@ class Samples {
   }
 }
 
-/** An excuteRaw-style result refusing an operation: `{ valid: false }`, alone or in a list. */
-function holdsRefusal(result: unknown): boolean {
-  const refused = (entry: unknown) =>
+/** An excuteRaw-style result's refusal (`{ valid: false, errors }`, alone or in a list), if any. */
+function refusalInResult(result: unknown): { errors?: unknown } | undefined {
+  const refused = (entry: unknown): entry is { valid: false; errors?: unknown } =>
     typeof entry === 'object' && entry !== null && (entry as { valid?: unknown }).valid === false;
-  return Array.isArray(result) ? result.some(refused) : refused(result);
+  if (Array.isArray(result)) return result.find(refused);
+  return refused(result) ? result : undefined;
+}
+
+/**
+ * What a refused call's reply says of why: its error's reason, else its code; a refusal in the
+ * result by the reason its `errors` text starts with (`MEMPOOL_FULL: ...`).
+ */
+function refusalReason(
+  error: { code?: unknown; data?: { reason?: unknown } } | undefined,
+  inResult: { errors?: unknown } | undefined,
+): string {
+  if (error === undefined) {
+    const text = typeof inResult?.errors === 'string' ? inResult.errors : '';
+    return /^([A-Z_]+):/.exec(text)?.[1] ?? 'in result';
+  }
+  const reason = error.data?.reason;
+  return typeof reason === 'string' ? reason : `code ${String(error.code)}`;
 }
 
 async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
@@ -53,7 +71,14 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const sequenceDone = (connection: number): boolean =>
     sequenced.some(([, lists]) => sent[connection]! >= lists[connection]!.length);
   let nextCall = 0;
+  /** The body a connection sends again after a refusal with `retryReason`. */
+  const retry = new Array<string | undefined>(options.connections);
   const body = (connection: number): string => {
+    const again = retry[connection];
+    if (again !== undefined) {
+      retry[connection] = undefined;
+      return again;
+    }
     const i = nextCall++;
     const step = sent[connection]!++;
     const params: Record<string, unknown> = { ...options.params };
@@ -63,6 +88,7 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   };
 
   const counts: CallLoadProgress = { succeeded: 0, refused: 0, failed: 0 };
+  const refusedByReason: Record<string, number> = {};
   const errorSamples = new Set<string>();
   const sample = (message: string) => {
     if (errorSamples.size < MAX_ERROR_SAMPLES) errorSamples.add(message.slice(0, 300));
@@ -88,7 +114,7 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
 
   async function loop(first: KeepAliveConnection, index: number): Promise<void> {
     let connection: KeepAliveConnection | undefined = first;
-    while (sending() && !sequenceDone(index)) {
+    while (sending() && (retry[index] !== undefined || !sequenceDone(index))) {
       if (connection === undefined || !connection.usable) {
         connection?.close();
         try {
@@ -102,9 +128,10 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
         }
       }
       const started = performance.now();
+      const request = body(index);
       let reply: Awaited<ReturnType<KeepAliveConnection['post']>>;
       try {
-        reply = await connection.post(body(index));
+        reply = await connection.post(request);
       } catch (error) {
         counts.failed++;
         sample(`connection: ${(error as Error).message}`);
@@ -116,7 +143,10 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
         sample(`HTTP ${reply.status}: ${reply.body}`);
         continue;
       }
-      let parsed: { result?: unknown; error?: { message?: unknown } };
+      let parsed: {
+        result?: unknown;
+        error?: { code?: unknown; message?: unknown; data?: { reason?: unknown } };
+      };
       try {
         parsed = JSON.parse(reply.body);
       } catch {
@@ -124,13 +154,17 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
         sample(`unparsable reply: ${reply.body}`);
         continue;
       }
-      if (
-        parsed.error !== undefined ||
-        parsed.result === undefined ||
-        (options.refusalsInResult === true && holdsRefusal(parsed.result))
-      ) {
+      const inResult =
+        options.refusalsInResult === true ? refusalInResult(parsed.result) : undefined;
+      if (parsed.error !== undefined || parsed.result === undefined || inResult !== undefined) {
         counts.refused++;
+        const reason = refusalReason(parsed.error, inResult);
+        refusedByReason[reason] = (refusedByReason[reason] ?? 0) + 1;
         sample(`refused: ${JSON.stringify(parsed.error ?? parsed)}`);
+        if (reason === options.retryReason) {
+          retry[index] = request;
+          await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS));
+        }
         continue;
       }
       counts.succeeded++;
@@ -146,6 +180,7 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const sorted = latencies.sorted();
   return {
     ...counts,
+    refusedByReason,
     errorSamples: [...errorSamples],
     startedAtMs,
     endedAtMs,

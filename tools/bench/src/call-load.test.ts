@@ -144,3 +144,55 @@ describe('runCallLoad', () => {
     ).rejects.toThrow(/ECONNREFUSED/);
   });
 });
+
+describe('runCallLoad with retryReason', () => {
+  it('sends a call refused for that reason again, in its place in the sequence, and counts refusals by reason', async () => {
+    const received: string[] = [];
+    const refusedOnce = new Set<string>();
+    // The first c2 is refused as a full pool refuses inside an excuteRaw result; c3 is refused
+    // for another reason (not sent again).
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const call = JSON.parse(body);
+        const raw = String(call.params.raw);
+        received.push(raw);
+        let result: unknown = { valid: true };
+        if (raw === 'c2' && !refusedOnce.has(raw)) {
+          refusedOnce.add(raw);
+          result = { valid: false, errors: 'MEMPOOL_FULL: the mempool is full' };
+        } else if (raw === 'c3') {
+          result = { valid: false, errors: 'INVALID_N_OPERATION: no' };
+        }
+        const text = JSON.stringify({ jsonrpc: '2.0', id: String(call.id), result });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        });
+        response.end(text);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runCallLoad({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        method: 'excuteRaw',
+        params: {},
+        sequences: { raw: [['c1', 'c2', 'c3', 'c4']] },
+        refusalsInResult: true,
+        retryReason: 'MEMPOOL_FULL',
+        connections: 1,
+        durationSec: 30,
+      });
+      expect(received).toEqual(['c1', 'c2', 'c2', 'c3', 'c4']);
+      expect(result.succeeded).toBe(3);
+      expect(result.refusedByReason).toEqual({ MEMPOOL_FULL: 1, INVALID_N_OPERATION: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

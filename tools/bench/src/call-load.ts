@@ -31,6 +31,12 @@ export interface CallLoadOptions {
    * a result holding one counts as refused, not succeeded.
    */
   refusalsInResult?: boolean;
+  /**
+   * A refusal reason (`MEMPOOL_FULL`: retry later) after which a connection sends the same call
+   * again, RETRY_AFTER_MS later, as a client told to retry would: a pre-signed sequence then stays
+   * in n_operation order. The refusal is counted all the same.
+   */
+  retryReason?: string;
   connections: number;
   /** Stop sending after this many seconds. */
   durationSec: number;
@@ -45,6 +51,9 @@ export const DEFAULT_CALL_LOAD_OPTIONS = {
   durationSec: 20,
 } as const satisfies Partial<CallLoadOptions>;
 
+/** How long a connection waits before it sends a call refused with `retryReason` again. */
+export const RETRY_AFTER_MS = 100;
+
 export interface CallLoadResult {
   /** Calls answered with a JSON-RPC result (the server acknowledged them). */
   succeeded: number;
@@ -52,6 +61,8 @@ export interface CallLoadResult {
   refused: number;
   /** Calls without a usable reply: non-200, unparsable body, connection failure. */
   failed: number;
+  /** The refused calls by their error's `data.reason` (`code <n>` without one, `in result`). */
+  refusedByReason: Record<string, number>;
   /** The first few distinct error messages, for the log. */
   errorSamples: string[];
   /** Wall-clock time (Date.now()) the first call was sent and the last reply arrived. */

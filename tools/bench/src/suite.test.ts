@@ -194,6 +194,7 @@ describe('discoverBenchmarks', () => {
     expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
       'block-import',
       'block-propagation',
+      'burst',
       'execute-raw-throughput',
       'leveldb-write',
       'memory',

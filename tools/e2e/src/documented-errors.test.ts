@@ -526,7 +526,7 @@ const RECIPES: Record<number, Recipe> = {
   },
   1038: {
     kind: 'exempt',
-    why: 'needs 200,000 pending operations (the mempool cap, not an option of the binary); the ledger tests refuse past a small cap',
+    why: 'needs a full pool, which this node (a block per submission) never has: mempool-burst.test.ts floods a node of its own into MEMPOOL_FULL',
   },
   1040: {
     kind: 'reply',

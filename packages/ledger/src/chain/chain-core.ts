@@ -59,6 +59,7 @@ export class ChainCore {
   readonly secp: Secp256k1Backend;
   readonly hashes: Hashes;
   readonly maxPending: number;
+  readonly maxPendingBytes: number;
   readonly maxRollback: number;
   readonly maxFutureSeconds: number;
   readonly sigCache: SignatureCache;
@@ -117,7 +118,7 @@ export class ChainCore {
   readonly hashAddressCache = new RecentMap<string, string>(HASH_ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
-  readonly heapGuard = new HeapGuard(() => this.root.shrink());
+  readonly heapGuard: HeapGuard;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;
@@ -140,6 +141,8 @@ export class ChainCore {
     this.registry = options.registry ?? createRegistry();
     this.lattice = options.stateLattice ?? new StateLattice(this.hashes);
     this.maxPending = options.maxPending;
+    this.maxPendingBytes = options.maxPendingBytes;
+    this.heapGuard = new HeapGuard(() => this.root.shrink(), options.heapLimitBytes);
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;
     this.verifyStateAtOpen = options.verifyStateAtOpen;

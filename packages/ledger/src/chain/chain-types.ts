@@ -28,6 +28,21 @@ export interface ChainOptions {
   stateLattice?: StateLattice;
   /** Most operations the mempool holds (MEMPOOL_FULL beyond). */
   maxPending?: number;
+  /**
+   * Most bytes of heap the mempool holds (MEMPOOL_FULL beyond): its entries as estimated by
+   * `pendingEntryBytes` (chain/mempool/mempool.ts: the operation, its decoded form, its caches and
+   * the state it added to the pending layer). Fit it to the heap: the node gives a share of its
+   * --max-heap-mb (apps/node options.ts, `mempoolBudgetBytes`). Operations journaled before a
+   * restart are taken back whatever it is (they were acknowledged).
+   */
+  maxPendingBytes?: number;
+  /**
+   * Bytes the heap may hold before the heap guard refuses submissions and sheds the state caches
+   * (HEAP_REFUSE_SHARE of it): the old generation's limit the process runs under (the node's
+   * --max-heap-mb). Default, and at most: V8's heap_size_limit, which adds the young generation's
+   * room to the old generation's, so a guard on it alone lets the old generation fill first.
+   */
+  heapLimitBytes?: number;
   /** Verified signatures remembered (so block import does not verify them again). */
   signatureCacheSize?: number;
   /**
@@ -77,6 +92,7 @@ export type ListenerKind = 'block' | 'pending' | 'observer';
 
 export const DEFAULT_CHAIN_OPTIONS = {
   maxPending: 200_000,
+  maxPendingBytes: 64 * 2 ** 20,
   signatureCacheSize: 262_144,
   signatureCacheDepth: 16,
   blockCacheOperations: 8_192,

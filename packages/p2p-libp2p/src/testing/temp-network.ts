@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Chain,
+  type ChainOptions,
   createChain,
   createDevGenesis,
   DEV_PRIVATE_KEY,
@@ -30,11 +31,17 @@ export interface TestPeer {
 /** Node options over the test defaults, and the genesis of the chain (the dev one by default). */
 export type TestPeerOptions = Partial<Omit<P2PNodeOptions, 'chain' | 'dir'>> & {
   genesis?: Genesis;
+  /** Options of the peer's chain (its mempool's limits). */
+  chainOptions?: Partial<Omit<ChainOptions, 'dataDir' | 'genesis'>>;
 };
 
-export async function openTestPeer(host: string, options: TestPeerOptions = {}): Promise<TestPeer> {
+export async function openTestPeer(
+  host: string,
+  { chainOptions, ...options }: TestPeerOptions = {},
+): Promise<TestPeer> {
   const dir = await mkdtemp(join(tmpdir(), 'p2p-test-'));
   const chain = createChain({
+    ...chainOptions,
     dataDir: join(dir, 'chain'),
     genesis: options.genesis ?? createDevGenesis(),
   });

@@ -33,7 +33,7 @@ const ERROR_NOTES: Record<string, string> = {
   TOO_MANY_ATTEMPTS:
     'too many passphrase checks waiting from this address after its wrong passphrases (`TOO_MANY_ATTEMPTS`): retry later',
   MEMPOOL_FULL:
-    'the mempool holds 200,000 operations (`MEMPOOL_FULL`), or 32 new accounts already activate themselves in the next block (`NEW_ACCOUNTS_FULL`): retry after the next block',
+    'the mempool holds its most: 200,000 operations, or the bytes of heap `--mempool-mb` gives it (30 % of `--max-heap-mb` by default), or the heap is nearly full (`MEMPOOL_FULL`); or 32 new accounts already activate themselves in the next block (`NEW_ACCOUNTS_FULL`): retry after the next block',
   TOKEN_RULE:
     'a token rule: not the owner, transfers disabled, volume locked, ... (`NOT_TOKEN_OWNER`, `TOKEN_TRANSFER_DISABLED`, `TOKEN_VOLUME_LOCKED`, `NAME_EMPTY`, ...); createToken whose token address already holds native coins (`TOKEN_ADDRESS_HOLDS_COINS` naming `wallet`, the message gives the balance): any other operation of the wallet first moves the address',
   PARTICIPATION_RULE:

@@ -258,6 +258,8 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     signer: op.signer,
     publicKey: new Uint8Array(0),
     journal: record,
+    // Set when rebuildPending applies it.
+    bytes: 0,
   }));
   await store.commit(batch);
   core.operationTally.add(-returnedOps.length);

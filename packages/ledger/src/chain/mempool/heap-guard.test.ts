@@ -16,6 +16,7 @@ describe('HeapGuard', () => {
     let shrunk = 0;
     const guard = new HeapGuard(
       () => shrunk++,
+      undefined,
       () => ({ used_heap_size: used, heap_size_limit: 1000 }),
       () => clock,
     );
@@ -30,6 +31,31 @@ describe('HeapGuard', () => {
     clock = 120;
     expect(guard.isShort()).toBe(false);
     expect(guard.shortages).toBe(1);
+  });
+
+  it('measures against the old generation limit given, not the larger limit V8 adds the young one to', () => {
+    const stats = { used_heap_size: 0, heap_size_limit: 264 };
+    let clock = 0;
+    const guard = new HeapGuard(
+      () => {},
+      240,
+      () => stats,
+      () => (clock += 100),
+    );
+    stats.used_heap_size = HEAP_REFUSE_SHARE * 240 - 1;
+    expect(guard.isShort()).toBe(false);
+    // Past the share of 240, though still under the share of 264.
+    stats.used_heap_size = HEAP_REFUSE_SHARE * 240 + 1;
+    expect(guard.isShort()).toBe(true);
+    // A limit above V8's counts for V8's.
+    const loose = new HeapGuard(
+      () => {},
+      10_000,
+      () => stats,
+      () => (clock += 100),
+    );
+    stats.used_heap_size = HEAP_REFUSE_SHARE * 264 + 1;
+    expect(loose.isShort()).toBe(true);
   });
 });
 

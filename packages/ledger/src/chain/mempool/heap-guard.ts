@@ -11,7 +11,7 @@ type HeapStatistics = Pick<
 >;
 
 /**
- * Keeps the node inside its heap: when the heap nears V8's limit (the node's --max-heap-mb), the
+ * Keeps the node inside its heap: when the heap nears its limit (the node's --max-heap-mb), the
  * mempool refuses new operations (MEMPOOL_FULL: retry after the next block) and the state caches
  * give up their older half, rather than the process dying of an out-of-memory error. Everything
  * else in memory is bounded by its own limit; these two grow with load.
@@ -22,8 +22,13 @@ export class HeapGuard {
   /** Times the guard found the heap short (metrics, tests). */
   shortages = 0;
 
+  /**
+   * `limitBytes`: the old generation's limit (ChainOptions.heapLimitBytes); V8's heap_size_limit
+   * when it is lower or not given.
+   */
   constructor(
     private readonly onShort: () => void,
+    private readonly limitBytes: number = Number.POSITIVE_INFINITY,
     private readonly readStats: () => HeapStatistics = getHeapStatistics,
     private readonly now: () => number = Date.now,
   ) {}
@@ -34,7 +39,8 @@ export class HeapGuard {
     if (now - this.checkedAt < SAMPLE_EVERY_MS) return this.short;
     this.checkedAt = now;
     const stats = this.readStats();
-    this.short = stats.used_heap_size > HEAP_REFUSE_SHARE * stats.heap_size_limit;
+    const limit = Math.min(this.limitBytes, stats.heap_size_limit);
+    this.short = stats.used_heap_size > HEAP_REFUSE_SHARE * limit;
     if (this.short) {
       this.shortages++;
       this.onShort();

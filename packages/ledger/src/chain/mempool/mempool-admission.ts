@@ -21,7 +21,13 @@ import type { OperationObject } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations, withReservations } from '../state/state-access';
 import type { JournalRecord } from '../storage/journal';
-import type { PendingEntry, Submission, TurnQueue } from './mempool';
+import {
+  ownStateEntries,
+  type PendingEntry,
+  pendingEntryBytes,
+  type Submission,
+  type TurnQueue,
+} from './mempool';
 
 /** What signing and admission uses of the chain's core. */
 export type AdmissionCore = Pick<
@@ -34,6 +40,7 @@ export type AdmissionCore = Pick<
   | 'heapGuard'
   | 'journal'
   | 'maxPending'
+  | 'maxPendingBytes'
   | 'mempool'
   | 'notifyPending'
   | 'pendingEnv'
@@ -92,21 +99,8 @@ export function admit(
   journal: JournalRecord | undefined,
 ): PendingEntry {
   const mempool = core.mempool;
-  if (mempool.size >= core.maxPending) {
-    throw new LedgerError(
-      ErrorCode.MEMPOOL_FULL,
-      'MEMPOOL_FULL',
-      `the mempool is full (${core.maxPending} pending operations); retry after the next block`,
-    );
-  }
-  // Journaled operations replayed at open were acknowledged: they are taken whatever the heap.
-  if (journal === undefined && core.heapGuard.isShort()) {
-    throw new LedgerError(
-      ErrorCode.MEMPOOL_FULL,
-      'MEMPOOL_FULL',
-      `the node's memory is nearly full (${mempool.size} pending operations); retry after the next block`,
-    );
-  }
+  // Journaled operations replayed at open were acknowledged: they are taken whatever the limits.
+  if (journal === undefined) refuseWhenFull(core);
   const key = op.digestHex;
   if (mempool.entries.has(key)) {
     throw new LedgerError(
@@ -116,6 +110,7 @@ export function admit(
     );
   }
   const type = core.typeOf(op.optype, op.subtype);
+  const entriesBefore = ownStateEntries(mempool.layer);
   const applied = applyOperation(mempool.layer, core.pendingEnv(), op, type, core.checkSignature);
   const entry: PendingEntry = {
     op,
@@ -126,9 +121,37 @@ export function admit(
     signer: applied.signer,
     publicKey: applied.publicKey,
     journal,
+    bytes: pendingEntryBytes(op, ownStateEntries(mempool.layer) - entriesBefore),
   };
   mempool.insert(entry);
   return entry;
+}
+
+const MB = 2 ** 20;
+
+/**
+ * MEMPOOL_FULL when the pool holds its most operations or bytes, or the heap is short: the newest
+ * submission is refused (docs/decisions.md, "A bounded pool"); the next block makes room.
+ */
+function refuseWhenFull(core: AdmissionCore): void {
+  const mempool = core.mempool;
+  if (mempool.size >= core.maxPending || mempool.bytes >= core.maxPendingBytes) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the mempool is full (${mempool.size} pending operations in ${(mempool.bytes / MB).toFixed(1)} MB; ` +
+        `it holds at most ${core.maxPending} or ${(core.maxPendingBytes / MB).toFixed(1)} MB): ` +
+        'retry after the next block, which takes operations out of it',
+    );
+  }
+  if (core.heapGuard.isShort()) {
+    throw new LedgerError(
+      ErrorCode.MEMPOOL_FULL,
+      'MEMPOOL_FULL',
+      `the node's memory is nearly full (${mempool.size} pending operations): ` +
+        'retry after the next block, which takes operations out of the mempool',
+    );
+  }
 }
 
 /** Admits, journals when local, and resolves once durable. */
@@ -425,9 +448,11 @@ export function rebuildPending(core: AdmissionCore, entries: readonly PendingEnt
   for (const entry of entries) {
     try {
       if (mempool.entries.has(entry.key)) continue;
+      const entriesBefore = ownStateEntries(mempool.layer);
       const applied = applyOperation(mempool.layer, env, entry.op, entry.type, core.checkSignature);
       entry.signer = applied.signer;
       entry.publicKey = applied.publicKey;
+      entry.bytes = pendingEntryBytes(entry.op, ownStateEntries(mempool.layer) - entriesBefore);
       mempool.insert(entry);
     } catch {
       if (entry.journal !== undefined) stale.push(entry.journal);

@@ -18,6 +18,41 @@ export interface PendingEntry {
   publicKey: Uint8Array;
   /** The journal record holding it, when submitted locally. */
   journal: JournalRecord | undefined;
+  /** Estimated heap it holds while pending (pendingEntryBytes), counted against the byte budget. */
+  bytes: number;
+}
+
+/**
+ * Heap an entry holds beside its operation's bytes, measured (node --expose-gc, 20,000 sendTo
+ * into a pool whose accounts were already in it: 1,310 bytes an entry with a ~110-byte operation):
+ * the entry, the decoded operation and its body, its key and identity strings, its signature-cache
+ * entry and its journal record. Rounded up: an estimate that undercounts lets the heap fill.
+ */
+export const PENDING_ENTRY_BYTES = 1_250;
+/**
+ * Heap each state entry the pending layer gained holds (an account copied or created, an address
+ * indexed, a state-space entry), measured the same way with a new receiver per transfer: 880 bytes
+ * more an entry for two state entries.
+ */
+export const PENDING_STATE_ENTRY_BYTES = 450;
+
+/** Entries the layer holds of its own (accounts, addresses, state-space entries). */
+export function ownStateEntries(layer: StateLayer): number {
+  let count = layer.accounts.size + layer.numbers.size;
+  for (const entries of layer.spaceEntries.values()) count += entries.size;
+  return count;
+}
+
+/**
+ * The heap an admitted operation holds while pending: its bytes, what decoding and keeping it
+ * costs, and the state entries applying it added to the pending layer (`addedStateEntries`).
+ */
+export function pendingEntryBytes(op: Operation, addedStateEntries: number): number {
+  return (
+    PENDING_ENTRY_BYTES +
+    op.bytes.length +
+    PENDING_STATE_ENTRY_BYTES * Math.max(0, addedStateEntries)
+  );
 }
 
 /** A submission waiting for its turn (mempool-admission.ts): an operation made elsewhere. */
@@ -46,6 +81,8 @@ export class Mempool {
   readonly byIdentity = new Map<string, PendingEntry>();
   layer: StateLayer;
   zeroFeeCount = 0;
+  /** Sum of the entries' `bytes`: the heap the pool holds, against ChainOptions.maxPendingBytes. */
+  bytes = 0;
 
   constructor(root: StateView) {
     this.layer = new StateLayer(root);
@@ -58,6 +95,7 @@ export class Mempool {
   insert(entry: PendingEntry): void {
     this.entries.set(entry.key, entry);
     this.byIdentity.set(entry.identity, entry);
+    this.bytes += entry.bytes;
     if (entry.op.fee === 0n) this.zeroFeeCount++;
   }
 
@@ -66,6 +104,7 @@ export class Mempool {
     if (entry === undefined) return undefined;
     this.entries.delete(key);
     this.byIdentity.delete(entry.identity);
+    this.bytes -= entry.bytes;
     if (entry.op.fee === 0n) this.zeroFeeCount--;
     return entry;
   }
@@ -76,6 +115,7 @@ export class Mempool {
     this.entries.clear();
     this.byIdentity.clear();
     this.zeroFeeCount = 0;
+    this.bytes = 0;
     this.layer = new StateLayer(root);
     return all;
   }

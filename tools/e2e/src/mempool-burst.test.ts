@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { addressFromHash160 } from '@chain/crypto';
+import type { WalletInfo } from '@chain/spec';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BatchReply } from './harness/batch-call';
+import { devWallet, waitFor } from './harness/chain';
+import { call, type NodeProcess, post, rpc, startNode } from './harness/node-process';
+
+/**
+ * Issue 44 item 0: a burst past what the blocks take fills the pool to its byte budget (a share of
+ * the heap budget), and the node refuses the rest with MEMPOOL_FULL instead of stopping past its
+ * heap budget; once the burst ends the blocks drain it, every acknowledged operation mined.
+ */
+const HEAP_MB = 96;
+const BLOCK_TIME_MS = 20_000;
+const FLOOD_MS = 35_000;
+const CONNECTIONS = 8;
+/** sendTo calls per JSON-RPC batch. */
+const BATCH = 100;
+
+let node: NodeProcess;
+const dev = () => devWallet(node);
+
+beforeAll(async () => {
+  // A small heap (its pool, 30 % of it, holds about 16,000 transfers to new wallets) and blocks of
+  // at most 10,000 operations every 20 s: a burst of sendTo batches fills the pool in seconds.
+  node = await startNode({
+    args: ['--max-heap-mb', String(HEAP_MB), '--block-time', String(BLOCK_TIME_MS)],
+  });
+});
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+interface Flood {
+  acknowledged: number;
+  refusals: Map<string, number>;
+  /** A MEMPOOL_FULL refusal's message. */
+  fullMessage: string | undefined;
+  /** Replies that were neither a result nor a JSON-RPC error (a dead or broken node). */
+  broken: string[];
+  /** getBlockCount latencies during the flood (ms). */
+  blockCountMs: number[];
+}
+
+/** One batch of BATCH sendTo calls from the dev wallet to new wallets; the replies. */
+async function sendBatch(sender: string): Promise<BatchReply[]> {
+  const body = Array.from({ length: BATCH }, (_, id) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'sendTo',
+    params: {
+      sender,
+      passphrase: 'dev',
+      receiver: addressFromHash160('CH', randomBytes(20)),
+      amount: '0.001',
+    },
+  }));
+  const { json } = await post(node.url, JSON.stringify(body));
+  if (!Array.isArray(json)) throw new Error(`a batch answered ${JSON.stringify(json)}`);
+  return json as BatchReply[];
+}
+
+/** Batches of sendTo on CONNECTIONS loops until `untilMs`, as an operator's burst sends them. */
+async function flood(untilMs: number): Promise<Flood> {
+  const result: Flood = {
+    acknowledged: 0,
+    refusals: new Map(),
+    fullMessage: undefined,
+    broken: [],
+    blockCountMs: [],
+  };
+  const sender = dev();
+  const loop = async () => {
+    while (Date.now() < untilMs) {
+      let replies: BatchReply[];
+      try {
+        replies = await sendBatch(sender);
+      } catch (error) {
+        result.broken.push(String(error));
+        return;
+      }
+      let full = false;
+      for (const reply of replies) {
+        if (reply.result !== undefined) result.acknowledged++;
+        else if (reply.error !== undefined) {
+          const reason = reply.error.data?.reason ?? `code ${reply.error.code}`;
+          result.refusals.set(reason, (result.refusals.get(reason) ?? 0) + 1);
+          if (reason === 'MEMPOOL_FULL') {
+            result.fullMessage ??= reply.error.message;
+            full = true;
+          }
+        } else result.broken.push(JSON.stringify(reply));
+      }
+      // Told to retry later: a client waits a little before it does.
+      if (full) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const probe = async () => {
+    while (Date.now() < untilMs) {
+      const started = performance.now();
+      await call<number>(node.url, 'getBlockCount');
+      result.blockCountMs.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  await Promise.all([...Array.from({ length: CONNECTIONS }, loop), probe()]);
+  return result;
+}
+
+describe('a burst past the blocks', () => {
+  it('fills the pool to its byte budget, is refused with MEMPOOL_FULL, and drains: the node lives and loses nothing', async () => {
+    const before = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet: dev() });
+    const result = await flood(Date.now() + FLOOD_MS);
+
+    expect(node.child.exitCode, node.stderr()).toBeNull();
+    expect(result.broken).toEqual([]);
+    // Every refusal is the full pool's, and says to retry and why.
+    expect([...result.refusals.keys()]).toEqual(['MEMPOOL_FULL']);
+    expect(result.refusals.get('MEMPOOL_FULL')).toBeGreaterThan(100);
+    expect(result.fullMessage).toMatch(/mempool is full .* MB\): retry after the next block/);
+    expect(result.acknowledged).toBeGreaterThan(5_000);
+    expect(result.blockCountMs.length).toBeGreaterThan(10);
+    expect(node.stderr()).not.toMatch(/heap budget/);
+
+    // The blocks drain the pool; every acknowledged operation is in one.
+    await waitFor(
+      'the pool to drain',
+      async () => (await call<number>(node.url, 'getPendingCount')) === 0,
+      40_000,
+    );
+    const after = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet: dev() });
+    expect(after.n_operation - before.n_operation).toBe(result.acknowledged);
+    expect(node.child.exitCode).toBeNull();
+    // And it takes operations again (a client told to retry does, a moment later).
+    await waitFor(
+      'a sendTo to be taken again',
+      async () =>
+        (
+          await rpc(node.url, 'sendTo', {
+            sender: dev(),
+            passphrase: 'dev',
+            receiver: addressFromHash160('CH', randomBytes(20)),
+            amount: '1',
+          })
+        ).result !== undefined,
+      10_000,
+    );
+  }, 120_000);
+});
