@@ -11,10 +11,11 @@ import {
 import type { RefreshResult } from '@chain/keystore';
 import { ACTIVATION_OPTYPE, activationRequest, type WalletInfo } from '@chain/ledger';
 import type { GroupHandlers, WalletRefreshDetails } from '@chain/rpc-jayson';
-import { isTokenAddress, tokenAddressStateKey } from '@chain/tokens';
+import { isTokenAddress, tokenAddressStateKey, walletTokens } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
+import { historyQuery } from './history';
 import {
   attributeKeyStoreError,
   keyForWallet,
@@ -108,6 +109,15 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
     getWalletInfo(params) {
       const address = wallet(node, params.wallet, 'wallet');
       return afterLoading(node, [address], () => walletInfoWithKeyState(node, address));
+    },
+
+    getWalletOperations({ wallet: given, max, cursor, fromBlock }) {
+      const address = wallet(node, given, 'wallet');
+      return node.chain.walletOperations(address, historyQuery(max, cursor, fromBlock));
+    },
+
+    getWalletTokens(params) {
+      return walletTokens(node.chain, wallet(node, params.wallet, 'wallet'));
     },
 
     getKeyStoreInfo({ max }) {

@@ -16,6 +16,13 @@ import type {
 } from './chain-types';
 import { closeChain, openChain } from './commit/chain-boot';
 import { reorganize, rollback } from './commit/chain-rollback';
+import {
+  type HistoryPage,
+  type HistoryQuery,
+  tokenOperations,
+  walletOperations,
+  walletTokenHashes,
+} from './history/history-reads';
 import { importBlock } from './import/block-import';
 import {
   buildSignedOperation,
@@ -41,6 +48,7 @@ import {
   accountByAddress,
   accountByNumber,
   blockInfo,
+  blockInfoByHash,
   blockOperations,
   findOperation,
   headOf,
@@ -92,8 +100,16 @@ export interface Chain {
   /** Height of the block with this hash, if on the chain. */
   heightOfHash(hash: Uint8Array): Promise<number | undefined>;
   blockInfo(height: number): Promise<BlockInfo>;
+  /** A block by its hash (BLOCK_NOT_FOUND naming `hash` otherwise). */
+  blockInfoByHash(hash: Uint8Array): Promise<BlockInfo>;
   blockOperations(height: number): Promise<OperationObject[]>;
   findOperation(ophash: string): Promise<OperationObject[]>;
+  /** A page of the operations touching a wallet (the history index), each with its confirmations. */
+  walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage>;
+  /** A page of a token's operations (the history index). */
+  tokenOperations(token: string, query: HistoryQuery): Promise<HistoryPage>;
+  /** The hashes of the tokens a wallet's operations moved (at most `max`; balances in the state). */
+  walletTokenHashes(address: string, max: number): Promise<Uint8Array[]>;
   pendingOperations(): OperationObject[];
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
@@ -184,6 +200,8 @@ export interface Chain {
    * from (blocks below it are answered with BEFORE_HISTORY).
    */
   historyStart(): number;
+  /** The lowest block from which the history index is complete (walletOperations and the like). */
+  indexStart(): number;
   /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
   snapshot(): ChainSnapshot;
   /**
@@ -243,6 +261,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   historyStart(): number {
     return this.historyFrom;
+  }
+
+  indexStart(): number {
+    return this.indexFrom;
   }
 
   snapshot(): ChainSnapshot {
@@ -323,12 +345,28 @@ class LedgerChain extends ChainCore implements Chain {
     return blockInfo(this, height);
   }
 
+  blockInfoByHash(hash: Uint8Array): Promise<BlockInfo> {
+    return blockInfoByHash(this, hash);
+  }
+
   blockOperations(height: number): Promise<OperationObject[]> {
     return blockOperations(this, height);
   }
 
   findOperation(ophash: string): Promise<OperationObject[]> {
     return findOperation(this, ophash);
+  }
+
+  walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage> {
+    return walletOperations(this, address, query);
+  }
+
+  tokenOperations(token: string, query: HistoryQuery): Promise<HistoryPage> {
+    return tokenOperations(this, token, query);
+  }
+
+  walletTokenHashes(address: string, max: number): Promise<Uint8Array[]> {
+    return walletTokenHashes(this, address, max);
   }
 
   pendingOperations(): OperationObject[] {

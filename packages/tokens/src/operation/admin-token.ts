@@ -144,6 +144,10 @@ function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminToken
   return {
     ...adminTokenCodec(method),
 
+    touches(op, touched) {
+      if (op.body.receiver !== undefined) touched.hashes.push(op.body.receiver);
+      touched.tokens.push(op.body.token);
+    },
     apply(ctx, op) {
       const { key, token } = requireToken(ctx, op.body.token);
       if (token.owner !== ctx.signer) {

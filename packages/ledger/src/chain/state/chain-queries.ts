@@ -114,6 +114,21 @@ export async function blockInfo(core: QueriesCore, height: number): Promise<Bloc
   return blockInfoOf(core, loaded);
 }
 
+/** A block by its hash; BLOCK_NOT_FOUND naming `hash` when no block of this chain has it. */
+export async function blockInfoByHash(core: QueriesCore, hash: Uint8Array): Promise<BlockInfo> {
+  const height = await heightOfHash(core, hash);
+  // A header below a restored snapshot is indexed by hash too: its block is before the history.
+  if (height === undefined || height > core.headState.height) {
+    throw new LedgerError(
+      ErrorCode.INVALID_BLOCK,
+      'BLOCK_NOT_FOUND',
+      `no block of this chain has the hash ${Buffer.from(hash).toString('hex')}`,
+      { param: 'hash' },
+    );
+  }
+  return blockInfo(core, height);
+}
+
 /**
  * What a block paid out, as recorded when it was executed here (undefined below a snapshot). Read
  * for getBlockInfo only, so that reading a block's operations costs one database read, as before.
