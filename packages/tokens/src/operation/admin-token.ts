@@ -172,6 +172,7 @@ function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminToken
         senders: [{ account: ctx.signerAddress, payload: '', payload_type: ADMIN_PAYLOAD_TYPE }],
         receivers: receiver === undefined ? [] : [{ account: ctx.addressOfHash160(receiver) }],
         optxt: describe(method, op, ctx),
+        extra: { token: ctx.addressOfHash160(op.body.token) },
       };
     },
   };

@@ -89,6 +89,8 @@ export const sendTokenOperation: OperationType<SendTokenBody> = {
       ],
       receivers: [{ account: to }],
       optxt: `Send ${describeAmount(ctx, token, amount)} of token ${tokenAddress} from ${ctx.signerAddress} to ${to}`,
+      // Which token moved, in a field of its own: `amount` is in this token's base units, not coins.
+      extra: { token: tokenAddress },
     };
   },
 };
