@@ -15,6 +15,7 @@ export type {
   ExecuteRawResult,
   ExecuteRawSuccess,
   HardwareCheckResult,
+  HistoryOperation,
   InputPrivateKeyResult,
   IpStats,
   IpTraffic,
@@ -30,6 +31,7 @@ export type {
   OperationObject,
   OperationReceiver,
   OperationSender,
+  OperationsPage,
   ParamsOf,
   ParticipationEntry,
   ProtocolVersion,
@@ -44,6 +46,8 @@ export type {
   TokenInfo,
   WalletAddressResult,
   WalletInfo,
+  WalletTokenBalance,
+  WalletTokens,
 } from '@chain/spec';
 // The catalogue itself (params with kinds, bounds and defaults; groups; summaries), for apps that
 // build forms, command lines or documentation from it.
