@@ -177,6 +177,7 @@ const BEYOND_SPEC: Record<string, Expected> = {
   getTokenOperations: { token: w, ...historyPage },
   getWalletTokens: { wallet: w },
   getBlockByHash: { hash: { kind: 'hex' } },
+  findOperationByNOperation: { wallet: w, n_operation: i },
 };
 
 /** Rows `| method | params | result |` of the tables under "## Endpoints". */

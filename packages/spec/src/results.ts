@@ -115,6 +115,11 @@ export interface WalletInfo {
   volume_timelock: string;
   /** `token address` is a wallet address that is a token's (told by the node from the token state). */
   state: 'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address';
+  /**
+   * Extension: the n_operation after this wallet's pending operations too (equal to `n_operation`
+   * when none wait): an offline signer signs its next operation with this + 1, back to back.
+   */
+  n_operation_pending?: number;
 }
 
 /** infoToken. */

@@ -144,3 +144,31 @@ describe('reads by address', () => {
     expect(after.map((op) => op.ophash)).toEqual(deposits.map((op) => op.ophash).reverse());
   });
 });
+
+describe('a withdrawal whose reply was lost', () => {
+  it('is found by its n_operation, pending or mined, and the pending n_operation is told', async () => {
+    const sdk = createClient({ url: node.url });
+    const before = await sdk.wallet.getWalletInfo({ wallet: dev });
+    expect(before.n_operation_pending).toBe(before.n_operation);
+    const op = await sdk.operations.sendTo({
+      sender: dev,
+      passphrase: 'dev',
+      receiver: stranger(),
+      amount: '5',
+    });
+    const [found] = await sdk.operations.findOperationByNOperation({
+      wallet: dev,
+      n_operation: op.n_operation,
+    });
+    expect(found?.n_operation).toBe(op.n_operation);
+    expect(found?.amount).toBe((5n * 10n ** 18n).toString());
+    await mined(node, op.ophash);
+    const after = await sdk.wallet.getWalletInfo({ wallet: dev });
+    expect(after.n_operation_pending).toBe(after.n_operation);
+    const none = await sdk.operations.findOperationByNOperation({
+      wallet: dev,
+      n_operation: after.n_operation + 1,
+    });
+    expect(none).toEqual([]);
+  });
+});

@@ -50,6 +50,7 @@ import {
   blockInfo,
   blockInfoByHash,
   blockOperations,
+  findByNOperation,
   findOperation,
   headOf,
   heightOfHash,
@@ -104,6 +105,8 @@ export interface Chain {
   blockInfoByHash(hash: Uint8Array): Promise<BlockInfo>;
   blockOperations(height: number): Promise<OperationObject[]>;
   findOperation(ophash: string): Promise<OperationObject[]>;
+  /** A signer's operation by its n_operation, pending or mined ([] when none). */
+  findByNOperation(address: string, nOperation: number): Promise<OperationObject[]>;
   /** A page of the operations touching a wallet (the history index), each with its confirmations. */
   walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage>;
   /** A page of a token's operations (the history index). */
@@ -355,6 +358,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   findOperation(ophash: string): Promise<OperationObject[]> {
     return findOperation(this, ophash);
+  }
+
+  findByNOperation(address: string, nOperation: number): Promise<OperationObject[]> {
+    return findByNOperation(this, address, nOperation);
   }
 
   walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage> {

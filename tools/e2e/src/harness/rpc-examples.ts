@@ -214,6 +214,10 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   const minedBlock = mined?.block ?? 1;
   await s.example('findOperation', { ophash: minedHash });
   await s.example('decodeOpHash', { ophash: minedHash });
+  await s.example('findOperationByNOperation', {
+    wallet: dev,
+    n_operation: mined?.n_operation ?? 1,
+  });
   await s.example('getBlockOperations', { block: minedBlock });
   await s.example('getActPrice', undefined);
 

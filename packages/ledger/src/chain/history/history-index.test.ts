@@ -139,3 +139,24 @@ describe('history index', () => {
     expect((await t.chain.walletOperations(erin.address, { max: 10 })).operations).toEqual([]);
   });
 });
+
+describe('a signer by n_operation', () => {
+  it('finds its operation pending and mined, and says the pending n_operation', async () => {
+    const t = await tempChain();
+    const frank = testWallet('history frank');
+    const before = t.chain.walletInfo(devWallet.address);
+    expect(before.n_operation_pending).toBe(before.n_operation);
+    const first = await payFromDev(t.chain, frank.address, COIN);
+    const second = await payFromDev(t.chain, frank.address, 2n * COIN);
+    const pendingInfo = t.chain.walletInfo(devWallet.address);
+    expect(pendingInfo.n_operation).toBe(before.n_operation);
+    expect(pendingInfo.n_operation_pending).toBe(before.n_operation + 2);
+    const [pending] = await t.chain.findByNOperation(devWallet.address, second.n_operation);
+    expect(pending).toMatchObject({ block: 0, ophash: second.ophash });
+    await mine(t.chain);
+    const [mined] = await t.chain.findByNOperation(devWallet.address, first.n_operation);
+    expect(mined).toMatchObject({ block: 1, amount: COIN.toString() });
+    expect(await t.chain.findByNOperation(devWallet.address, second.n_operation + 1)).toEqual([]);
+    expect(await t.chain.findByNOperation(frank.address, 1)).toEqual([]);
+  });
+});
