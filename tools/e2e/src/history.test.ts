@@ -172,3 +172,41 @@ describe('a withdrawal whose reply was lost', () => {
     expect(none).toEqual([]);
   });
 });
+
+describe('confirmations on a quiet chain', () => {
+  it('counts on with --empty-block-time, and no block comes without it', async () => {
+    const quiet = await startNode({ args: ['--block-time', '0', '--empty-block-time', '300'] });
+    try {
+      const wallet = stranger();
+      const op = await call<OperationObject>(quiet.url, 'sendTo', {
+        sender: devWallet(quiet),
+        passphrase: 'dev',
+        receiver: wallet,
+        amount: '1',
+      });
+      const onChain = await waitForConfirmations(quiet, wallet, 3);
+      expect(onChain.ophash.slice(8)).toBe(op.ophash.slice(8));
+    } finally {
+      await quiet.stop();
+    }
+    // The first describe's node runs without the flag: its head stays where it is.
+    const count = await call<number>(node.url, 'getBlockCount');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await call<number>(node.url, 'getBlockCount')).toBe(count);
+  });
+});
+
+async function waitForConfirmations(
+  on: NodeProcess,
+  wallet: string,
+  confirmations: number,
+): Promise<Page['operations'][number]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const page = await call<Page>(on.url, 'getWalletOperations', { wallet });
+    const op = page.operations[0];
+    if (op !== undefined && op.confirmations >= confirmations) return op;
+    if (Date.now() > deadline) throw new Error(`no ${confirmations} confirmations in 15 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

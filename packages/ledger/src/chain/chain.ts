@@ -153,7 +153,7 @@ export interface Chain {
   describeOperation(bytes: Uint8Array): OperationObject;
   produceBlock(
     producerKey: Uint8Array,
-    options?: { maxOperations?: number; timestamp?: number },
+    options?: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean },
   ): Promise<BlockInfo | undefined>;
   importBlock(bytes: Uint8Array): Promise<void>;
   rollback(toHeight: number): Promise<void>;
@@ -460,7 +460,7 @@ class LedgerChain extends ChainCore implements Chain {
 
   produceBlock(
     producerKey: Uint8Array,
-    options: { maxOperations?: number; timestamp?: number } = {},
+    options: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean } = {},
   ): Promise<BlockInfo | undefined> {
     return produceBlock(this, producerKey, options);
   }

@@ -129,6 +129,11 @@ describe('history index', () => {
     const page = await reopened.chain.walletOperations(dave.address, { max: 10 });
     expect(page.operations.map((op) => op.block)).toEqual([2, 1]);
     expect(page.indexFrom).toBe(0);
+    // Read from the store (a fresh chain's block cache is empty), the objects getBlockOperations gives.
+    for (const { confirmations, ...op } of page.operations) {
+      expect(op).toEqual((await reopened.chain.blockOperations(op.block))[op.opblock]);
+      expect(confirmations).toBe(reopened.chain.blockCount() - op.block);
+    }
   });
 
   it('writes nothing when off', async () => {

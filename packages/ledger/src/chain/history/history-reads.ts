@@ -1,9 +1,12 @@
 import { decodeAddress, ErrorCode } from '@chain/crypto';
 import { MAX_HISTORY_PAGE } from '@chain/spec';
-import { LedgerError } from '../../errors';
-import { presentMined } from '../state/chain-presentation';
-import { loadBlock, type QueriesCore } from '../state/chain-queries';
+import { type BlockHeader, decodeBlock } from '../../block/block';
+import { LedgerError, StoreError } from '../../errors';
+import { decodeOperation, type Operation } from '../../operation/operation';
+import { presentMinedAt } from '../state/chain-presentation';
+import type { QueriesCore } from '../state/chain-queries';
 import type { OperationObject } from '../state/presentation';
+import { heightKey } from '../storage/store';
 import {
   accountPrefix,
   type HistoryRange,
@@ -99,14 +102,20 @@ async function pageOf(
   const { locations, more } = await readHistory(sublevel, prefix, range);
   const head = core.headState.height;
   const operations: HistoryOperation[] = [];
+  const blocks = new Map<number, PageBlock>();
   for (const { height, index } of locations) {
     // A key the head has not reached (a block being written behind) is not history yet.
     if (height > head) continue;
-    const loaded = await loadBlock(core, height);
-    const op = loaded.ops[index];
-    if (op === undefined) continue;
+    let block = blocks.get(height);
+    if (block === undefined) {
+      block = await pageBlock(core, height);
+      blocks.set(height, block);
+    }
+    const bytes = block.operations[index];
+    if (bytes === undefined) continue;
+    const op = block.decoded?.[index] ?? decodeOperation(bytes, core.registry, core.hashes, true);
     operations.push({
-      ...presentMined(core, loaded, op, index),
+      ...presentMinedAt(core, block.header, op, index, block.operations.length, block.zeroFee),
       confirmations: head - height + 1,
     });
   }
@@ -117,6 +126,46 @@ async function pageOf(
     indexFrom: core.indexFrom,
   };
 }
+
+/** A block as a history page reads it: its operations' bytes, decoded only where the page needs. */
+interface PageBlock {
+  header: BlockHeader;
+  operations: readonly Uint8Array[];
+  /** Already decoded (the block cache's), else undefined. */
+  decoded?: readonly Operation[];
+  zeroFee: number;
+}
+
+/**
+ * A block from the block cache, or from the store without decoding its operations: a page shows
+ * one or a few operations of a block that may hold thousands (the figure: a page of 100 in 20 ms).
+ */
+async function pageBlock(core: HistoryCore, height: number): Promise<PageBlock> {
+  const cached = core.blockCache.get(height);
+  if (cached !== undefined) {
+    return {
+      header: cached.block.header,
+      operations: cached.block.operations,
+      decoded: cached.ops,
+      zeroFee: cached.zeroFee,
+    };
+  }
+  const store = core.requireStore();
+  const bytes = await store.read(store.blocks, heightKey(height));
+  if (bytes === undefined) {
+    throw new StoreError(ErrorCode.INVALID_DATA, 'CORRUPT_DATADIR', `block ${height} is missing`);
+  }
+  const block = decodeBlock(bytes, core.hashes);
+  let zeroFee = 0;
+  for (const op of block.operations) if (op[FEE_LENGTH_AT] === 0) zeroFee++;
+  return { header: block.header, operations: block.operations, zeroFee };
+}
+
+/**
+ * Where an encoded operation's fee length byte is (optype u16, signer u32, n_operation u32, then
+ * the fee as `u8 length || bytes`): a length of 0 is a zero fee (niopsp), read without decoding.
+ */
+const FEE_LENGTH_AT = 10;
 
 function rangeOf(query: HistoryQuery): HistoryRange {
   const { max, cursor, fromBlock } = query;
