@@ -52,6 +52,7 @@ const DOC_PASSPHRASE = 'correct horse';
 interface Operation {
   ophash: string;
   block: number;
+  n_operation: number;
   optxt: string;
   token?: string;
 }
