@@ -1,7 +1,7 @@
 import { type Hashes, hash160 } from '@chain/crypto';
 import type { Operation } from '../../operation/operation';
 import type { OperationRegistry, TouchedAddresses } from '../../operation/registry';
-import type { ChainBatch, ChainStore } from '../storage/store';
+import { type ChainBatch, type ChainStore, prefixOf } from '../storage/store';
 
 /**
  * The history index: for each account, every operation that touches it; for each token, its
@@ -112,12 +112,22 @@ export function indexBlock(
   height: number,
   remove = false,
 ): void {
+  // Keys are written with their sublevel prefix (putPrefixed), as the ops index's are: a block
+  // writes one or two per operation, and abstract-level's prefixing would copy each again.
+  const prefix = prefixOf(store.addressHistory);
   for (let index = 0; index < keys.length; index++) {
     const { accounts, tokens } = keys[index]!;
     for (const account of accounts) {
-      const key = addressHistoryKey(account, height, index);
-      if (remove) batch.del(key, { sublevel: store.addressHistory });
-      else batch.put(key, EMPTY, { sublevel: store.addressHistory });
+      if (remove) {
+        batch.del(addressHistoryKey(account, height, index), { sublevel: store.addressHistory });
+        continue;
+      }
+      const key = Buffer.allocUnsafe(prefix.length + ADDRESS_KEY_BYTES);
+      prefix.copy(key, 0);
+      key.writeUInt32BE(account, prefix.length);
+      key.writeUInt32BE(height, prefix.length + 4);
+      key.writeUInt16BE(index, prefix.length + 8);
+      batch.putPrefixed(key, EMPTY);
     }
     for (const token of tokens) {
       const key = tokenHistoryKey(token, height, index);
