@@ -11,6 +11,8 @@ import {
   testWallet,
   transferTo,
 } from '../../testing/temp-chain';
+import { ChainStore, META_INDEX_FROM } from '../storage/store';
+import { addressHistoryKey } from './history-index';
 import type { HistoryQuery } from './history-reads';
 
 // The history index on a real LevelDB: every operation touching a wallet, newest first or from a
@@ -163,5 +165,31 @@ describe('a signer by n_operation', () => {
     expect(mined).toMatchObject({ block: 1, amount: COIN.toString() });
     expect(await t.chain.findByNOperation(devWallet.address, second.n_operation + 1)).toEqual([]);
     expect(await t.chain.findByNOperation(frank.address, 1)).toEqual([]);
+  });
+});
+
+describe('a data directory made before the index', () => {
+  it('says its index starts with the next block, and indexes from there', async () => {
+    const t = await tempChain();
+    const gina = testWallet('history gina');
+    await payFromDev(t.chain, gina.address, COIN);
+    await mine(t.chain); // block 1
+    await t.chain.close();
+    // As an older version left it: no index mark (nor keys: those of block 1 are removed too).
+    const store = await ChainStore.open(t.dir);
+    await store.commit(
+      store
+        .batch()
+        .del(META_INDEX_FROM, { sublevel: store.meta })
+        .del(addressHistoryKey(1, 1, 0), { sublevel: store.addressHistory }),
+    );
+    await store.close();
+    const reopened = await tempChain({ dataDir: t.dir });
+    expect(reopened.chain.indexStart()).toBe(2);
+    await payFromDev(reopened.chain, gina.address, COIN);
+    await mine(reopened.chain); // block 2
+    const page = await reopened.chain.walletOperations(gina.address, { max: 10 });
+    expect(page).toMatchObject({ indexFrom: 2, cursor: null });
+    expect(page.operations.map((op) => op.block)).toEqual([2]);
   });
 });
