@@ -195,6 +195,7 @@ describe('discoverBenchmarks', () => {
       'block-import',
       'block-propagation',
       'execute-raw-throughput',
+      'history-index',
       'leveldb-write',
       'memory',
       'p2p-sync',
