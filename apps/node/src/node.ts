@@ -173,6 +173,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       producer = createBlockProducer({
         chain,
         blockTimeMs: options.blockTimeMs,
+        emptyBlockMs: options.emptyBlockMs,
         producerKeys: () => producerKeys.keys(),
         mayProduce: () => network.isSynced(),
         onError: (error) => chainLog.error({ err: error }, 'block production failed'),

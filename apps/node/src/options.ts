@@ -64,6 +64,11 @@ export interface NodeOptions {
   minePassphraseFile: string;
   /** Milliseconds between blocks while operations are pending; 0 = a block per submission. */
   blockTimeMs: number;
+  /**
+   * Milliseconds after the last block at which a producer makes an empty block while nothing is
+   * pending, so that confirmations keep counting on a quiet chain; 0 = never (docs/decisions.md).
+   */
+  emptyBlockMs: number;
   /** Produce blocks when this node holds a producer key; false makes it a follower. */
   mine: boolean;
   /** Key-store passphrase of the dev wallet on the dev network. */
@@ -314,6 +319,7 @@ const BLOCK_DEFAULTS = {
   mineWallets: [] as string[],
   minePassphraseFile: '',
   blockTimeMs: 1000,
+  emptyBlockMs: 0,
   mine: true,
   devPassphrase: 'dev',
 };
@@ -336,6 +342,11 @@ const BLOCK_FLAGS: StartFlagGroup = {
       option: 'blockTimeMs',
       type: 'number',
       describe: 'ms between blocks while operations are pending (0 = a block per submission)',
+    },
+    'empty-block-time': {
+      option: 'emptyBlockMs',
+      type: 'number',
+      describe: 'ms after the last block for an empty block while nothing is pending (0 = never)',
     },
     mine: {
       option: 'mine',

@@ -16,6 +16,7 @@ export type {
   ExecuteRawResult,
   ExecuteRawSuccess,
   HardwareCheckResult,
+  HistoryOperation,
   InputPrivateKeyResult,
   IpStats,
   IpTraffic,
@@ -31,6 +32,7 @@ export type {
   OperationObject,
   OperationReceiver,
   OperationSender,
+  OperationsPage,
   ParamsOf,
   ParticipationEntry,
   ProtocolVersion,
@@ -47,6 +49,8 @@ export type {
   TokenInfo,
   WalletAddressResult,
   WalletInfo,
+  WalletTokenBalance,
+  WalletTokens,
 } from '@chain/spec';
 // The catalogue itself (params with kinds, bounds and defaults; groups; summaries), for apps that
 // build forms, command lines or documentation from it.

@@ -72,6 +72,7 @@ export const LEDGER_BLAME = {
   MEMPOOL_FULL: 'none',
   NEW_ACCOUNTS_FULL: 'none',
   BAD_AMOUNT_ENCODING: 'sender',
+  BAD_CURSOR: 'sender',
   BAD_BODY: 'sender',
   BAD_SNAPSHOT: 'sender',
   BAD_COUNT: 'sender',

@@ -45,6 +45,12 @@ export {
   type HeaderChainTip,
   type HeaderCheckContext,
 } from './chain/consensus/header-chain';
+export {
+  type HistoryOperation,
+  type HistoryPage,
+  type HistoryQuery,
+  MAX_HISTORY_PAGE,
+} from './chain/history/history-reads';
 export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
 export {
   type BlockProducer,
@@ -140,6 +146,7 @@ export {
   type PresentedReceiver,
   type PresentedSender,
   type StateSpace,
+  type TouchedAddresses,
 } from './operation/registry';
 export {
   TRANSFER_OPTYPE,

@@ -19,6 +19,14 @@ export const blockMethods = defineMethods({
     params: { block: p.integer({ min: 0 }) },
     result: result<BlockInfo>('BlockInfo'),
   },
+  getBlockByHash: {
+    name: 'getBlockByHash',
+    group: 'block',
+    readOnly: true,
+    summary: 'Extension: a block, by its hash (64 hex characters).',
+    params: { hash: p.hex({ exactBytes: 32 }) },
+    result: result<BlockInfo>('BlockInfo'),
+  },
   blockSyncing: {
     name: 'blockSyncing',
     group: 'block',

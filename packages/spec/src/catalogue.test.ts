@@ -18,6 +18,11 @@ const i = { kind: 'integer' } as const;
 const pass = { kind: 'string', secret: true } as const;
 const payload = { kind: 'hex', optional: true } as const;
 const ext = { kind: 'boolean', optional: true, default: false } as const;
+const historyPage = {
+  max: { kind: 'integer', optional: true, default: 100 },
+  cursor: { kind: 'string', optional: true },
+  fromBlock: { kind: 'integer', optional: true },
+} as const;
 
 /**
  * Every method of SPEC.md "Endpoints", transcribed by hand from its tables: param names in the
@@ -170,6 +175,12 @@ const BEYOND_SPEC: Record<string, Expected> = {
     fromBlock: { kind: 'integer', optional: true },
   },
   unsubscribe: { subscription: s },
+  // Reads by address (issue 41).
+  getWalletOperations: { wallet: w, ...historyPage },
+  getTokenOperations: { token: w, ...historyPage },
+  getWalletTokens: { wallet: w },
+  getBlockByHash: { hash: { kind: 'hex' } },
+  findOperationByNOperation: { wallet: w, n_operation: i },
 };
 
 /** Rows `| method | params | result |` of the tables under "## Endpoints". */

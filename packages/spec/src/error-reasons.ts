@@ -77,6 +77,8 @@ export const LEDGER_REASONS = {
   NEW_ACCOUNTS_FULL: 'MEMPOOL_FULL',
   // Bytes that do not decode, or values that do not encode.
   BAD_AMOUNT_ENCODING: 'INVALID_DATA',
+  // A history cursor that no page returned (getWalletOperations, getTokenOperations).
+  BAD_CURSOR: 'INVALID_DATA',
   BAD_BODY: 'INVALID_DATA',
   BAD_SNAPSHOT: 'INVALID_DATA',
   BAD_COUNT: 'INVALID_DATA',

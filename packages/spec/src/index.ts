@@ -105,6 +105,7 @@ export {
   TOKEN_REASONS,
   type TokenReason,
 } from './error-reasons.js';
+export { DEFAULT_HISTORY_PAGE, HISTORY_PAGE_PARAMS, MAX_HISTORY_PAGE } from './history.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { MAX_BLACKLIST_WHY_LENGTH, networkMethods } from './network.js';
 export { operationMethods } from './operations.js';

@@ -111,6 +111,15 @@ export const operationMethods = defineMethods({
     params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
     result: result<OperationObject[]>('OperationObject[]'),
   },
+  findOperationByNOperation: {
+    name: 'findOperationByNOperation',
+    group: 'operations',
+    readOnly: true,
+    summary:
+      "Extension: a signer's operation by its n_operation, pending or mined (empty when it has none): what to look up before signing again after a lost reply.",
+    params: { wallet: p.wallet(), n_operation: p.integer({ min: 1, max: U32_MAX }) },
+    result: result<OperationObject[]>('OperationObject[]'),
+  },
   decodeOpHash: {
     name: 'decodeOpHash',
     group: 'operations',

@@ -115,6 +115,11 @@ export interface WalletInfo {
   volume_timelock: string;
   /** `token address` is a wallet address that is a token's (told by the node from the token state). */
   state: 'normal wallet' | 'inactive wallet' | 'unknown wallet' | 'token address';
+  /**
+   * Extension: the n_operation after this wallet's pending operations too (equal to `n_operation`
+   * when none wait): an offline signer signs its next operation with this + 1, back to back.
+   */
+  n_operation_pending?: number;
 }
 
 /** infoToken. */
@@ -152,6 +157,48 @@ export interface TokenHolders {
   holder: TokenHolder[];
   /** Extension: more holders follow this page (ask again with `after` = its last wallet). */
   more: boolean;
+}
+
+/** A mined operation in a history page: the operation object with its confirmations. */
+export type HistoryOperation = OperationObject & {
+  /** Extension: blocks from the operation's block to the head, both counted (1 = in the head). */
+  confirmations: number;
+};
+
+/** getWalletOperations, getTokenOperations (extensions): one page of a history. */
+export interface OperationsPage {
+  /** Newest first, or oldest first when read `fromBlock` on. */
+  operations: HistoryOperation[];
+  /** Pass as `cursor` for the next page (same direction); null on the last page. */
+  cursor: string | null;
+  /**
+   * The lowest block from which this node's history index is complete: a node restored from a
+   * snapshot, or a data directory older than the index, lists nothing below it.
+   */
+  indexFrom: number;
+}
+
+/** One token of getWalletTokens (extension): the wallet's balance in the token's base units. */
+export interface WalletTokenBalance {
+  /** Token address. */
+  token: string;
+  /** Enclosed in single quote characters, as infoToken shows it. */
+  symbol: string;
+  decimal: number;
+  /** Base units (decimal integer); `balance / 10^decimal` tokens. */
+  balance: string;
+  volumeLock: string;
+  volumeTimeLock: string;
+  transfer: boolean;
+}
+
+/** getWalletTokens (extension). */
+export interface WalletTokens {
+  wallet: string;
+  /** Every token the wallet holds (a balance, a lock or a disabled transfer), by token address order. */
+  tokens: WalletTokenBalance[];
+  /** As OperationsPage.indexFrom: tokens moved only below it are not found. */
+  indexFrom: number;
 }
 
 /** getNodePart, inner result. */

@@ -1,6 +1,13 @@
+import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
-import type { CreateTokenResult, OperationObject, TokenHolders, TokenInfo } from './results.js';
+import type {
+  CreateTokenResult,
+  OperationObject,
+  OperationsPage,
+  TokenHolders,
+  TokenInfo,
+} from './results.js';
 
 export const ADMIN_TOKEN_METHODS = [
   'transferEnabled',
@@ -29,6 +36,15 @@ export const DEFAULT_HOLDER_PAGE = 100;
 export const MAX_HOLDER_PAGE = 1000;
 
 export const tokenMethods = defineMethods({
+  getTokenOperations: {
+    name: 'getTokenOperations',
+    group: 'token',
+    readOnly: true,
+    summary:
+      "Extension: a token's mined operations (creation, sends, administration), newest first or from a block on, paged by cursor, each with its confirmations.",
+    params: { token: p.wallet(), ...HISTORY_PAGE_PARAMS },
+    result: result<OperationsPage>('OperationsPage'),
+  },
   createToken: {
     name: 'createToken',
     group: 'token',

@@ -1,13 +1,16 @@
+import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
 import type {
   ActivationResult,
   DumpPrivateKeyResult,
   InputPrivateKeyResult,
+  OperationsPage,
   SignedMessage,
   WalletAddressResult,
   WalletInfo,
   WalletRefreshDetails,
+  WalletTokens,
 } from './results.js';
 
 /**
@@ -49,6 +52,24 @@ export const walletMethods = defineMethods({
     params: { wallet: p.wallet({ ethereum: true }) },
     result: result<WalletInfo>('WalletInfo'),
     cacheable: true,
+  },
+  getWalletOperations: {
+    name: 'getWalletOperations',
+    group: 'wallet',
+    readOnly: true,
+    summary:
+      'Extension: the mined operations touching a wallet (signer, receiver, token wallets, participation wallets), newest first or from a block on, paged by cursor, each with its confirmations.',
+    params: { wallet: p.wallet(), ...HISTORY_PAGE_PARAMS },
+    result: result<OperationsPage>('OperationsPage'),
+  },
+  getWalletTokens: {
+    name: 'getWalletTokens',
+    group: 'wallet',
+    readOnly: true,
+    summary:
+      "Extension: the tokens a wallet holds, with its balance in each (the token's base units).",
+    params: { wallet: p.wallet() },
+    result: result<WalletTokens>('WalletTokens'),
   },
   getKeyStoreInfo: {
     name: 'getKeyStoreInfo',

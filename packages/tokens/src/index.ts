@@ -42,6 +42,8 @@ export {
   tokenAddressStateKey,
   tokenHolders,
   tokenInfo,
+  type WalletTokensView,
+  walletTokens,
 } from './read';
 export { registerTokens, tokenOperationTypes } from './register';
 export {

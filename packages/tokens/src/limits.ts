@@ -14,3 +14,8 @@ export const MAX_TOKEN_SUPPLY = (1n << 256n) - 1n;
 /** holderToken: holders per page when `max` is omitted, and the most a page may hold. */
 export const DEFAULT_HOLDER_PAGE = 100;
 export const MAX_HOLDER_PAGE = 1000;
+/**
+ * getWalletTokens: the most tokens one wallet's list reads (the wallet-token entries in token
+ * address order). A wallet that moved more is listed to this many; the bench measures 1,000.
+ */
+export const MAX_WALLET_TOKENS = 10_000;

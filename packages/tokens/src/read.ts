@@ -1,9 +1,15 @@
 import { addressFromHash160, decodeAddress } from '@chain/crypto';
 import type { Chain, StateSpace } from '@chain/ledger';
-import type { TokenHolder as TokenHolderEntry, TokenHolders, TokenInfo } from '@chain/spec';
+import type {
+  TokenHolder as TokenHolderEntry,
+  TokenHolders,
+  TokenInfo,
+  WalletTokenBalance,
+  WalletTokens,
+} from '@chain/spec';
 import { formatTokenAmount } from './amounts';
 import { tokenNotFound, tokenRule } from './errors';
-import { DEFAULT_HOLDER_PAGE, MAX_HOLDER_PAGE } from './limits';
+import { DEFAULT_HOLDER_PAGE, MAX_HOLDER_PAGE, MAX_WALLET_TOKENS } from './limits';
 import {
   type HolderState,
   holderKey,
@@ -23,6 +29,10 @@ export type TokenChainView = Pick<
   Chain,
   'prefix' | 'stateEntry' | 'accountByNumber' | 'accountByAddress' | 'head'
 >;
+
+/** What walletTokens needs beside: the history index's wallet-token entries. */
+export type WalletTokensView = TokenChainView &
+  Pick<Chain, 'walletTokenHashes' | 'indexStart' | 'loadState'>;
 
 export interface HolderPage {
   /** Continue after this holder's wallet (the last `wallet` of the previous page). */
@@ -152,4 +162,46 @@ export function tokenHolders(
     holder,
     more: next !== NO_HOLDER,
   };
+}
+
+/**
+ * The tokens a wallet holds, with its balance in each (base units): the tokens its operations ever
+ * moved (the history index's wallet-token entries), each read from the committed state, those it
+ * no longer holds left out. The entries and the state are loaded in one batch each.
+ */
+export async function walletTokens(
+  chain: WalletTokensView,
+  address: string,
+  param = 'wallet',
+): Promise<WalletTokens> {
+  const { hash160 } = decodeAddress(address, chain.prefix, param);
+  const wallet = addressFromHash160(chain.prefix, hash160);
+  const hashes = await chain.walletTokenHashes(wallet, MAX_WALLET_TOKENS);
+  const account = chain.accountByAddress(wallet);
+  const tokens: WalletTokenBalance[] = [];
+  if (account !== undefined && hashes.length > 0) {
+    const keys = hashes.map((h) => tokenKey(h));
+    await chain.loadState({
+      spaces: keys.flatMap((key) => [
+        [tokenSpace as StateSpace<unknown>, key] as const,
+        [holderSpace as StateSpace<unknown>, holderKey(key, account.number)] as const,
+      ]),
+    });
+    const height = chain.head().height;
+    keys.forEach((key, i) => {
+      const holder = chain.stateEntry(holderSpace, holderKey(key, account.number));
+      const token = chain.stateEntry(tokenSpace, key);
+      if (holder === undefined || token === undefined) return;
+      tokens.push({
+        token: addressFromHash160(chain.prefix, hashes[i]!),
+        symbol: quoted(token.symbol),
+        decimal: token.decimal,
+        balance: holder.balance.toString(),
+        volumeLock: holder.volumeLock.toString(),
+        volumeTimeLock: liveTimeLock(holder, height).toString(),
+        transfer: holder.transfer,
+      });
+    });
+  }
+  return { wallet, tokens, indexFrom: chain.indexStart() };
 }

@@ -196,6 +196,7 @@ describe('discoverBenchmarks', () => {
       'block-propagation',
       'burst',
       'execute-raw-throughput',
+      'history-index',
       'leveldb-write',
       'memory',
       'p2p-sync',

@@ -492,6 +492,37 @@ describe.skipIf(!hasBrowser)('explorer page in headless Chromium', () => {
     expect(Buffer.from(await response.arrayBuffer()).equals(built)).toBe(true);
   });
 
+  // Late in the file: its 102 blocks push block 0 out of the latest blocks, which tests above read.
+  it("pages a wallet's operations by the history index, and shows its first ones in one click", async () => {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    const deposits: OperationObject[] = [];
+    for (let i = 0; i < 102; i++) {
+      deposits.push(
+        await call<OperationObject>(node.url, 'sendTo', {
+          sender: dev,
+          passphrase: 'dev',
+          receiver: wallet,
+          amount: '0.01',
+        }),
+      );
+    }
+    const oldest = await mined(node, deposits[0]!.ophash);
+    await mined(node, deposits.at(-1)!.ophash);
+    await page.goto(`${node.url}#/wallet/${wallet}`);
+    await page.getByRole('button', { name: 'Look 100 operations further back' }).waitFor();
+    await page.getByRole('button', { name: 'Show its first operations' }).click();
+    await page
+      .getByRole('table', { name: /^The first 100 operations of this wallet/ })
+      .getByRole('link', { name: `operation ${oldest.ophash}` })
+      .waitFor();
+    await page.getByRole('button', { name: 'Look 100 operations further back' }).click();
+    await page
+      .getByRole('table', { name: /^Operations of this wallet: all of them/ })
+      .getByRole('link', { name: `operation ${oldest.ophash}` })
+      .waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
   it('runs the SDK bundle unchanged in the browser, against the node', async () => {
     // The published build of @chain/rpc-client, loaded as an ES module by a page of the node's own
     // origin (served by the test through Playwright's routing, so it needs no CORS).

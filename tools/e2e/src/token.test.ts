@@ -244,7 +244,9 @@ describe('sendToken', () => {
       amount: '10',
       payload: 'c0ffee',
     });
-    expect(Object.keys(op).sort()).toEqual(OPERATION_FIELDS);
+    // The spec's fields, and `token`: which token moved (amount is in its base units).
+    expect(Object.keys(op).sort()).toEqual([...OPERATION_FIELDS, 'token'].sort());
+    expect((op as { token?: string }).token).toBe(advanced);
     expect(op).toMatchObject({
       optype: 7,
       subtype: 0,
@@ -301,7 +303,8 @@ describe('adminToken', () => {
       'adminToken',
       admin(advanced, 'transferEnabled', { select: true }),
     );
-    expect(Object.keys(op).sort()).toEqual(OPERATION_FIELDS);
+    expect(Object.keys(op).sort()).toEqual([...OPERATION_FIELDS, 'token'].sort());
+    expect((op as { token?: string }).token).toBe(advanced);
     expect(op).toMatchObject({
       optype: 7,
       subtype: 1,

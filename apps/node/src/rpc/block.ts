@@ -1,3 +1,4 @@
+import { hexToBytes } from '@chain/crypto';
 import type { GroupHandlers } from '@chain/rpc-jayson';
 import type { NodeContext } from './context';
 
@@ -9,6 +10,10 @@ export function blockHandlers(node: NodeContext): GroupHandlers<'block'> {
 
     getBlockInfo({ block }) {
       return node.chain.blockInfo(block);
+    },
+
+    getBlockByHash({ hash }) {
+      return node.chain.blockInfoByHash(hexToBytes(hash));
     },
 
     /**

@@ -172,6 +172,10 @@ export function operationsHandlers(node: NodeContext): GroupHandlers<'operations
       return Number(node.chain.actPrice);
     },
 
+    findOperationByNOperation(params) {
+      return node.chain.findByNOperation(wallet(node, params.wallet, 'wallet'), params.n_operation);
+    },
+
     findOperation({ ophash }) {
       return node.chain.findOperation(ophash);
     },

@@ -21,6 +21,7 @@ import {
   tokenInfo,
 } from '@chain/tokens';
 import type { NodeContext } from './context';
+import { historyQuery } from './history';
 import { keyFromStore, submitSigned, usingKey, wallet } from './keys';
 
 /** Who signs a request: the wallet, with its key from the key store. */
@@ -162,6 +163,11 @@ export function tokenHandlers(node: NodeContext): GroupHandlers<'token'> {
     holderToken(params) {
       const token = wallet(node, params.wallet, 'wallet');
       return tokenHolders(node.chain, token, { after: params.after, max: params.max });
+    },
+
+    getTokenOperations({ token, max, cursor, fromBlock }) {
+      const address = wallet(node, token, 'token');
+      return node.chain.tokenOperations(address, historyQuery(max, cursor, fromBlock));
     },
 
     infoToken(params) {

@@ -16,10 +16,11 @@ import {
   InvalidParamsError,
   type WalletRefreshDetails,
 } from '@chain/rpc-jayson';
-import { isTokenAddress, tokenAddressStateKey } from '@chain/tokens';
+import { isTokenAddress, tokenAddressStateKey, walletTokens } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
+import { historyQuery } from './history';
 import {
   attributeKeyStoreError,
   keyForWallet,
@@ -153,6 +154,15 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
       }
       const address = wallet(node, params.wallet, 'wallet');
       return afterLoading(node, [address], () => walletInfoWithKeyState(node, address));
+    },
+
+    getWalletOperations({ wallet: given, max, cursor, fromBlock }) {
+      const address = wallet(node, given, 'wallet');
+      return node.chain.walletOperations(address, historyQuery(max, cursor, fromBlock));
+    },
+
+    getWalletTokens(params) {
+      return walletTokens(node.chain, wallet(node, params.wallet, 'wallet'));
     },
 
     getKeyStoreInfo({ max }) {

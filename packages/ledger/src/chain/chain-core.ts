@@ -68,6 +68,8 @@ export class ChainCore {
   readonly smallAhead: SmallAheadBatches;
 
   readonly stateCacheMb: number;
+  /** Whether blocks write the history index (ChainOptions.historyIndex). */
+  readonly historyIndex: boolean;
   readonly verifyStateAtOpen: boolean;
   readonly onStateScanProgress: ChainOptions['onStateScanProgress'];
   store: ChainStore | undefined;
@@ -97,6 +99,8 @@ export class ChainCore {
   readonly operationTally = new OperationTally();
   /** The first height whose block is on disk: above 0 after a restored snapshot (META_HISTORY_START). */
   historyFrom = 0;
+  /** The first height from which the history index is complete (META_INDEX_FROM). */
+  indexFrom = 0;
   readonly clique: CliqueState;
   readonly tasks = new TaskQueue();
   readonly blockListeners = new Set<BlockListener>();
@@ -145,6 +149,7 @@ export class ChainCore {
     this.heapGuard = new HeapGuard(() => this.root.shrink(), options.heapLimitBytes);
     this.maxRollback = options.maxRollback;
     this.stateCacheMb = options.stateCacheMb;
+    this.historyIndex = options.historyIndex;
     this.verifyStateAtOpen = options.verifyStateAtOpen;
     this.onStateScanProgress = options.onStateScanProgress;
     this.root = this.committedState(undefined);

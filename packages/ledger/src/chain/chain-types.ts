@@ -59,6 +59,12 @@ export interface ChainOptions {
   /** Blocks that can be rolled back (undo data kept). */
   maxRollback?: number;
   /**
+   * Write the history index (operations by wallet and by token) in each block's batch. Off only
+   * to measure its cost (the block-import benchmark); a chain that ran without it has no history
+   * for those blocks.
+   */
+  historyIndex?: boolean;
+  /**
    * Megabytes of decoded committed state (accounts, addresses, state-space entries) kept in
    * memory; the rest is read from the chain database when needed.
    */
@@ -97,6 +103,7 @@ export const DEFAULT_CHAIN_OPTIONS = {
   signatureCacheDepth: 16,
   blockCacheOperations: 8_192,
   maxRollback: 64,
+  historyIndex: true,
   stateCacheMb: 64,
   maxFutureSeconds: 15,
   verifyStateAtOpen: false,

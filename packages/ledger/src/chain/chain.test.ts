@@ -50,6 +50,7 @@ describe('genesis state', () => {
       volume_lock: '0',
       volume_timelock: '0',
       state: 'normal wallet',
+      n_operation_pending: 0,
     });
     expect(chain.walletInfo(alice.address)).toMatchObject({
       account: -1,

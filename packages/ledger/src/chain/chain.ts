@@ -16,6 +16,13 @@ import type {
 } from './chain-types';
 import { closeChain, openChain } from './commit/chain-boot';
 import { reorganize, rollback } from './commit/chain-rollback';
+import {
+  type HistoryPage,
+  type HistoryQuery,
+  tokenOperations,
+  walletOperations,
+  walletTokenHashes,
+} from './history/history-reads';
 import { importBlock } from './import/block-import';
 import {
   buildSignedOperation,
@@ -41,7 +48,9 @@ import {
   accountByAddress,
   accountByNumber,
   blockInfo,
+  blockInfoByHash,
   blockOperations,
+  findByNOperation,
   findOperation,
   headOf,
   heightOfHash,
@@ -92,8 +101,18 @@ export interface Chain {
   /** Height of the block with this hash, if on the chain. */
   heightOfHash(hash: Uint8Array): Promise<number | undefined>;
   blockInfo(height: number): Promise<BlockInfo>;
+  /** A block by its hash (BLOCK_NOT_FOUND naming `hash` otherwise). */
+  blockInfoByHash(hash: Uint8Array): Promise<BlockInfo>;
   blockOperations(height: number): Promise<OperationObject[]>;
   findOperation(ophash: string): Promise<OperationObject[]>;
+  /** A signer's operation by its n_operation, pending or mined ([] when none). */
+  findByNOperation(address: string, nOperation: number): Promise<OperationObject[]>;
+  /** A page of the operations touching a wallet (the history index), each with its confirmations. */
+  walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage>;
+  /** A page of a token's operations (the history index). */
+  tokenOperations(token: string, query: HistoryQuery): Promise<HistoryPage>;
+  /** The hashes of the tokens a wallet's operations moved (at most `max`; balances in the state). */
+  walletTokenHashes(address: string, max: number): Promise<Uint8Array[]>;
   pendingOperations(): OperationObject[];
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
@@ -134,7 +153,7 @@ export interface Chain {
   describeOperation(bytes: Uint8Array): OperationObject;
   produceBlock(
     producerKey: Uint8Array,
-    options?: { maxOperations?: number; timestamp?: number },
+    options?: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean },
   ): Promise<BlockInfo | undefined>;
   importBlock(bytes: Uint8Array): Promise<void>;
   rollback(toHeight: number): Promise<void>;
@@ -190,6 +209,8 @@ export interface Chain {
    * first call is done (a pass over the operation index, in the background).
    */
   operationCount(): number | undefined;
+  /** The lowest block from which the history index is complete (walletOperations and the like). */
+  indexStart(): number;
   /** The snapshot of the head (a chain nothing writes to meanwhile: an offline data directory). */
   snapshot(): ChainSnapshot;
   /**
@@ -253,6 +274,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   operationCount(): number | undefined {
     return this.operationTally.value(this.store);
+  }
+
+  indexStart(): number {
+    return this.indexFrom;
   }
 
   snapshot(): ChainSnapshot {
@@ -333,12 +358,32 @@ class LedgerChain extends ChainCore implements Chain {
     return blockInfo(this, height);
   }
 
+  blockInfoByHash(hash: Uint8Array): Promise<BlockInfo> {
+    return blockInfoByHash(this, hash);
+  }
+
   blockOperations(height: number): Promise<OperationObject[]> {
     return blockOperations(this, height);
   }
 
   findOperation(ophash: string): Promise<OperationObject[]> {
     return findOperation(this, ophash);
+  }
+
+  findByNOperation(address: string, nOperation: number): Promise<OperationObject[]> {
+    return findByNOperation(this, address, nOperation);
+  }
+
+  walletOperations(address: string, query: HistoryQuery): Promise<HistoryPage> {
+    return walletOperations(this, address, query);
+  }
+
+  tokenOperations(token: string, query: HistoryQuery): Promise<HistoryPage> {
+    return tokenOperations(this, token, query);
+  }
+
+  walletTokenHashes(address: string, max: number): Promise<Uint8Array[]> {
+    return walletTokenHashes(this, address, max);
   }
 
   pendingOperations(): OperationObject[] {
@@ -425,7 +470,7 @@ class LedgerChain extends ChainCore implements Chain {
 
   produceBlock(
     producerKey: Uint8Array,
-    options: { maxOperations?: number; timestamp?: number } = {},
+    options: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean } = {},
   ): Promise<BlockInfo | undefined> {
     return produceBlock(this, producerKey, options);
   }

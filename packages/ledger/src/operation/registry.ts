@@ -114,6 +114,23 @@ export interface OperationType<B = unknown> extends OperationCodec<B> {
    * `signer` is the signer's account number when known (not for a request still to be signed).
    */
   stateKeys?(body: B, keys: StateKeys, signer: number | undefined): void;
+  /**
+   * The addresses the operation touches beside its signer (a receiver, a token's wallets, a
+   * participation target), added to `touched`: the history index lists the operation under each
+   * of them (getWalletOperations), and under each token it names (getTokenOperations). A type
+   * without it is listed under its signer only.
+   */
+  touches?(op: Operation<B>, touched: TouchedAddresses, hashes: Hashes): void;
+}
+
+/** What an operation touches beside its signer (OperationType.touches). */
+export interface TouchedAddresses {
+  /** Wallets by account number. */
+  accounts: number[];
+  /** Wallets by the hash160 of their address (resolved to accounts when indexed). */
+  hashes: Uint8Array[];
+  /** Tokens by the hash160 of their address. */
+  tokens: Uint8Array[];
 }
 
 export interface BlockHookInfo {

@@ -24,6 +24,11 @@ export const transferOperation: OperationType<TransferBody> = {
     if ('hash160' in body.receiver) keys.coinRecipients.push(body.receiver.hash160);
     else keys.accounts.push(body.receiver.account);
   },
+  touches(op, touched) {
+    const { receiver } = op.body;
+    if ('hash160' in receiver) touched.hashes.push(receiver.hash160);
+    else touched.accounts.push(receiver.account);
+  },
   apply(ctx, op) {
     const { receiver } = op.body;
     let target: number;

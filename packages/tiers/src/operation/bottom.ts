@@ -9,6 +9,7 @@ import {
   type JoinBottomBody,
   joinBottomCodec,
 } from './step-codecs';
+import { touchesWallets } from './touched-wallets';
 import { isWalletOf, participantOf, requireTree } from './tree-rules';
 
 export type { BottomDecisionBody, JoinBottomBody } from './step-codecs';
@@ -39,6 +40,7 @@ function requireMiddle(ctx: ApplyContext, code: string, account: number | undefi
 /** nodeStep5_1 (18): a wallet asks an active MIDDLE node (under a TOP main) to take it as BOTTOM. */
 export const joinBottomOperation: OperationType<JoinBottomBody> = {
   ...joinBottomCodec,
+  touches: touchesWallets('miner', 'main', 'confirmer'),
   apply(ctx, op) {
     const { code, stake, miner, main, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
@@ -73,6 +75,7 @@ export const joinBottomOperation: OperationType<JoinBottomBody> = {
 /** nodeStep5_2 (19/0): the MIDDLE node approves or rejects a BOTTOM participant. */
 export const approveBottomOperation: OperationType<BottomDecisionBody> = {
   ...approveBottomCodec,
+  touches: touchesWallets('main', 'target'),
   apply(ctx, op) {
     const { code, main, target, select } = op.body;
     const tree = requireTree(ctx, code);

@@ -13,6 +13,7 @@ import {
   middleHardwareCodec,
 } from './step-codecs';
 import { hardwarePresentation } from './top';
+import { touchesWallets } from './touched-wallets';
 import {
   isWalletOf,
   participantOf,
@@ -39,6 +40,7 @@ function requireTopConfirmer(ctx: ApplyContext, tree: NodeTree, confirmer: Uint8
 /** nodeStep3_1 (14): a wallet asks a TOP node to take it as a MIDDLE node. */
 export const joinMiddleOperation: OperationType<JoinMiddleBody> = {
   ...joinMiddleCodec,
+  touches: touchesWallets('miner', 'confirmer'),
   apply(ctx, op) {
     const { code, stake, miner, confirmer, extension } = op.body;
     const tree = requireTree(ctx, code);
@@ -78,6 +80,7 @@ function topDecisionOperation(step: {
 }): OperationType<DecisionBody> {
   return {
     ...step.codec,
+    touches: touchesWallets('target'),
     apply(ctx, op) {
       const { code, target, select } = op.body;
       const tree = requireTree(ctx, code);
@@ -110,6 +113,7 @@ export const approveMiddleOperation = topDecisionOperation({
 /** nodeStep4_1 (16): a MIDDLE node's H/W check, for its TOP node to approve. */
 export const middleHardwareOperation: OperationType<MiddleHardwareBody> = {
   ...middleHardwareCodec,
+  touches: touchesWallets('confirmer'),
   apply(ctx, op) {
     const { code, confirmer } = op.body;
     const tree = requireTree(ctx, code);

@@ -17,6 +17,7 @@ import {
   type TopHardwareBody,
   topHardwareCodec,
 } from './step-codecs';
+import { touchesWallets } from './touched-wallets';
 import {
   claimWallet,
   requireSignerIsTop,
@@ -33,6 +34,7 @@ export type { JoinTopBody, StartMiningBody, TopHardwareBody } from './step-codec
 /** nodeStep1 (8): a wallet joins as a TOP node; its node code derives from this operation. */
 export const joinTopOperation: OperationType<JoinTopBody> = {
   ...joinTopCodec,
+  touches: touchesWallets('miner'),
   apply(ctx, op) {
     const { stake, miner, penalty, extension } = op.body;
     if (penalty > 100) {
@@ -135,6 +137,7 @@ function verifyMineConsent(
 /** blockchainStart (19/1): the TOP node starts mining with its mine wallet. */
 export const startMiningOperation: OperationType<StartMiningBody> = {
   ...startMiningCodec,
+  touches: touchesWallets('mine', 'share'),
   apply(ctx, op) {
     const { code } = op.body;
     const tree = requireTree(ctx, code);

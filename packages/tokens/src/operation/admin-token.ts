@@ -151,6 +151,10 @@ function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminToken
   return {
     ...adminTokenCodec(method),
 
+    touches(op, touched) {
+      if (op.body.receiver !== undefined) touched.hashes.push(op.body.receiver);
+      touched.tokens.push(op.body.token);
+    },
     apply(ctx, op) {
       const { key, token } = requireToken(ctx, op.body.token);
       if (token.owner !== ctx.signer) {
@@ -175,6 +179,7 @@ function adminTokenOperation(method: AdminTokenMethod): OperationType<AdminToken
         senders: [{ account: ctx.signerAddress, payload: '', payload_type: ADMIN_PAYLOAD_TYPE }],
         receivers: receiver === undefined ? [] : [{ account: ctx.addressOfHash160(receiver) }],
         optxt: describe(method, op, ctx),
+        extra: { token: ctx.addressOfHash160(op.body.token) },
       };
     },
   };

@@ -21,6 +21,9 @@ const OMITTED = ['subtype', 'niopsp', 'ioprice', 'senders', 'receivers', 'amount
 export const createTokenOperation: OperationType<CreateTokenBody> = {
   ...createTokenCodec,
 
+  touches(op, touched, hashes) {
+    touched.tokens.push(tokenHash(op.signer, op.nOperation, hashes));
+  },
   apply(ctx, op) {
     const body = op.body;
     checkMetadata(body);

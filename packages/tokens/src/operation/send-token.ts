@@ -21,6 +21,10 @@ export const sendTokenOperation: OperationType<SendTokenBody> = {
     keys.hashes.push(body.receiver);
     if (signer !== undefined) keys.spaces.push([holderSpace.name, holderKey(key, signer)]);
   },
+  touches(op, touched) {
+    touched.hashes.push(op.body.receiver);
+    touched.tokens.push(op.body.token);
+  },
   apply(ctx, op) {
     const { amount } = op.body;
     const { key, token } = requireToken(ctx, op.body.token);
@@ -85,6 +89,8 @@ export const sendTokenOperation: OperationType<SendTokenBody> = {
       ],
       receivers: [{ account: to }],
       optxt: `Send ${describeAmount(ctx, token, amount)} of token ${tokenAddress} from ${ctx.signerAddress} to ${to}`,
+      // Which token moved, in a field of its own: `amount` is in this token's base units, not coins.
+      extra: { token: tokenAddress },
     };
   },
 };

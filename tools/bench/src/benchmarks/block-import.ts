@@ -197,6 +197,10 @@ export interface ImportOptions {
   warmUpBlocks?: number;
   /** The chain's state lattice (see RecordingLattice, ReplayLattice). */
   stateLattice?: StateLattice;
+  /** Whether blocks write the history index (default on; off to measure its cost). */
+  historyIndex?: boolean;
+  /** Reads the imported chain before it closes (the history-index benchmark's page reads). */
+  inspect?: (chain: Chain, dir: string) => Promise<void>;
 }
 
 /** A state lattice that keeps every vector it computes, in order. */
@@ -266,6 +270,7 @@ export async function importPreparedChain(
       dataDir: dir,
       genesis: prepared.genesis,
       stateLattice: options.stateLattice,
+      ...(options.historyIndex === undefined ? {} : { historyIndex: options.historyIndex }),
     });
     await chain.open();
     // As a syncing node does: the next blocks are handed over while one applies (importBlock
@@ -288,6 +293,7 @@ export async function importPreparedChain(
       if (chain.blockCount() !== prepared.blocks.length + 1) {
         throw new Error(`imported ${chain.blockCount() - 1} of ${prepared.blocks.length} blocks`);
       }
+      await options.inspect?.(chain, dir);
       return {
         opsPerSec: transfers / seconds,
         transfers,

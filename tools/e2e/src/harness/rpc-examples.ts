@@ -52,6 +52,7 @@ const DOC_PASSPHRASE = 'correct horse';
 interface Operation {
   ophash: string;
   block: number;
+  n_operation: number;
   optxt: string;
   token?: string;
 }
@@ -213,12 +214,19 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   const minedBlock = mined?.block ?? 1;
   await s.example('findOperation', { ophash: minedHash });
   await s.example('decodeOpHash', { ophash: minedHash });
+  await s.example('findOperationByNOperation', {
+    wallet: dev,
+    n_operation: mined?.n_operation ?? 1,
+  });
   await s.example('getBlockOperations', { block: minedBlock });
   await s.example('getActPrice', undefined);
 
   // ---- blocks
   await s.example('getBlockInfo', { block: minedBlock });
   await s.example('getBlockInfo', { block: 1_000_000 }, 'a block that does not exist');
+  const minedInfo = await s.quiet<{ hash: string }>('getBlockInfo', { block: minedBlock });
+  await s.example('getBlockByHash', { hash: minedInfo?.hash ?? '00'.repeat(32) });
+  await s.example('getBlockByHash', { hash: 'ab'.repeat(32) }, 'a hash of no block');
   await s.example('blockSyncing', undefined);
 
   // ---- wallet keys
@@ -345,6 +353,23 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
   await s.example('infoToken', { wallet: token });
   await s.example('infoToken', { wallet: alice }, 'an address that is no token');
   await s.example('holderToken', { wallet: token });
+  await s.example('getTokenOperations', { token, max: 2 });
+  await s.example('getWalletTokens', { wallet: alice });
+  const page = await s.example('getWalletOperations', { wallet: alice, max: 2 });
+  const cursor = resultOf<{ cursor: string | null }>(page)?.cursor ?? undefined;
+  if (cursor !== undefined) {
+    await s.example('getWalletOperations', { wallet: alice, max: 2, cursor }, 'the next page');
+  }
+  await s.example(
+    'getWalletOperations',
+    { wallet: alice, fromBlock: minedBlock, max: 1 },
+    'oldest first from a block on',
+  );
+  await s.example(
+    'getWalletOperations',
+    { wallet: alice, cursor: 'yesterday' },
+    'a cursor no page returned',
+  );
 
   // ---- participation: a TOP node (top), a MIDDLE node (middle) under it, a BOTTOM node (bottom)
   const joined = await s.settle(

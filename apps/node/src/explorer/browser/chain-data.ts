@@ -19,7 +19,6 @@ import {
   type Reorganization,
   type ResultOf,
   type RpcError,
-  type TokenHolder,
   type WebSocketConstructor,
 } from '@chain/rpc-client';
 import { type TokenBook, type TokenMeta, tokenOf, unquote } from './chain-format';
@@ -40,6 +39,7 @@ export type {
   TokenHolders,
   TokenInfo,
   WalletInfo,
+  WalletTokenBalance,
 } from '@chain/rpc-client';
 export type { BatchCall, RpcError };
 
@@ -390,54 +390,25 @@ export function tokensOf(operations: OperationObject[]): Promise<TokenBook> {
   return tokenBook(operations.flatMap((op) => tokenOf(op) ?? []));
 }
 
-/** holderToken pages read at most when looking for one holder. */
-const HOLDER_PAGES = 10;
-const HOLDER_PAGE_SIZE = 1000;
-
-/**
- * One wallet's holding of a token, from the token's holders (holderToken pages in joining order):
- * `null` when it holds none, `undefined` when it is not among the first HOLDER_PAGES pages.
- */
-export async function tokenHolding(
-  token: string,
-  wallet: string,
-): Promise<TokenHolder | null | undefined> {
-  let after: string | undefined;
-  for (let page = 0; page < HOLDER_PAGES; page++) {
-    const holders = await rpc('holderToken', {
-      wallet: token,
-      max: HOLDER_PAGE_SIZE,
-      ...(after === undefined ? {} : { after }),
-    });
-    const list = holders.holder ?? [];
-    const found = list.find((holder) => holder.wallet === wallet);
-    if (found !== undefined) return found;
-    if (!holders.more || list.length === 0) return null;
-    after = list[list.length - 1]!.wallet;
-  }
-  return undefined;
-}
-
 /** Blocks scanned back at most when searching by block hash or token symbol. */
 export const SEARCH_SCAN_BLOCKS = 20_000;
 
 /** Block numbers by hash (`0x` and lowercase hex), of every block the page has read. */
 const blockByHash = new Map<string, number>();
 
-/** The number of the block with this hash among the latest SEARCH_SCAN_BLOCKS blocks. */
+/** The number of the block with this hash (getBlockByHash: the node's hash index, any depth). */
 export async function findBlockByHash(hash: string): Promise<number | undefined> {
   const wanted = `0x${hash.replace(/^0x/i, '').toLowerCase()}`;
   const known = blockByHash.get(wanted);
   if (known !== undefined) return known;
-  const height = await rpc('getBlockCount');
-  const lowest = Math.max(0, height - SEARCH_SCAN_BLOCKS);
-  for (let to = height - 1; to >= lowest; to -= SCAN_CHUNK) {
-    // manyBlockInfos remembers each block's hash.
-    await manyBlockInfos(Math.max(lowest, to - SCAN_CHUNK + 1), to);
-    const found = blockByHash.get(wanted);
-    if (found !== undefined) return found;
+  try {
+    const info = await rpc('getBlockByHash', { hash: wanted.slice(2) });
+    blockByHash.set(wanted, info.block);
+    return info.block;
+  } catch (error) {
+    if (isRpcError(error) && error.reason === 'BLOCK_NOT_FOUND') return undefined;
+    throw error;
   }
-  return undefined;
 }
 
 /** A token created on chain: its address, the block and the createToken operation. */

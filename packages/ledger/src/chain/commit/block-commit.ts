@@ -12,6 +12,7 @@ import {
   opLocation,
 } from '../chain-records';
 import type { BlockOrigin } from '../chain-types';
+import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { PendingEntry } from '../mempool/mempool';
 import type { AdmissionCore } from '../mempool/mempool-admission';
 import { rebuildPending } from '../mempool/mempool-admission';
@@ -45,7 +46,9 @@ export type CommitCore = Pick<
   | 'checksum'
   | 'clique'
   | 'headState'
+  | 'hashes'
   | 'headWeight'
+  | 'historyIndex'
   | 'importsWaiting'
   | 'journal'
   | 'maxRollback'
@@ -214,6 +217,12 @@ export async function commitBlock(
   }
   batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
   batch.put(heightKey(height), encodeReward(executed.reward), { sublevel: store.rewards });
+  if (core.historyIndex) {
+    const layer = executed.layer;
+    const resolve = (hash: Uint8Array) => layer.numberOf(hash);
+    const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
+    indexBlock(batch, store, keys, height);
+  }
   if (height - core.maxRollback >= 1) {
     batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
   }

@@ -40,6 +40,7 @@ import {
   META_GENESIS,
   META_HEAD,
   META_HISTORY_START,
+  META_INDEX_FROM,
   META_PRODUCERS,
   META_RESTORING,
   META_STATE_CHECKSUM,
@@ -62,6 +63,7 @@ export type BootCore = Pick<
   | 'genesisHash'
   | 'hashes'
   | 'historyFrom'
+  | 'indexFrom'
   | 'lattice'
   | 'journal'
   | 'notifyEach'
@@ -147,7 +149,30 @@ export async function loadCommitted(core: BootCore, store: ChainStore): Promise<
   const loaded = await loadState(core, store);
   const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
   core.root = loaded.root;
+  core.indexFrom = await loadIndexFrom(store, loaded.head.height);
   adoptCommitted(core, loaded.head, loaded.checksum, weight);
+}
+
+/**
+ * From which block the history index is complete. A data directory made before the index has no
+ * mark: its index starts with the next block, and says so (docs/decisions.md, "History index":
+ * building it from the stored blocks is left to a later version, since a read must never say an
+ * incomplete history is whole).
+ */
+async function loadIndexFrom(store: ChainStore, headHeight: number): Promise<number> {
+  const stored = await store.read(store.meta, META_INDEX_FROM);
+  if (stored !== undefined) return readU32le(stored);
+  const from = headHeight + 1;
+  await store.commit(
+    store.batch().put(META_INDEX_FROM, u32leBytes(from), { sublevel: store.meta }),
+  );
+  return from;
+}
+
+function u32leBytes(value: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setUint32(0, value, true);
+  return out;
 }
 
 /**
@@ -217,6 +242,8 @@ async function initialiseGenesis(core: BootCore, store: ChainStore): Promise<voi
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
   batch.put(META_GENESIS, core.genesisHash, { sublevel: store.meta });
   batch.put(META_STATE_FORMAT, STATE_FORMAT_MARK, { sublevel: store.meta });
+  batch.put(META_INDEX_FROM, u32leBytes(0), { sublevel: store.meta });
+  core.indexFrom = 0;
   core.clique.writeWeight(batch, store, 0);
   await store.commit(batch);
   core.root.commit(layer);

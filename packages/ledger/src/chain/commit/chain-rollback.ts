@@ -12,6 +12,7 @@ import {
 import type { ChainCore } from '../chain-core';
 import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
 import type { ReorganizeResult } from '../chain-types';
+import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { ImportCore } from '../import/block-import';
 import { executeImported } from '../import/block-import';
 import type { PendingEntry } from '../mempool/mempool';
@@ -170,6 +171,10 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     for (const op of loaded.ops) {
       batch.del(identityOf(op), { sublevel: store.ops });
     }
+    // The accounts these blocks created are still in memory: their numbers resolve.
+    const resolve = (hash: Uint8Array) => root.numberOf(hash);
+    const keys = loaded.ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
+    indexBlock(batch, store, keys, h, true);
   }
   // Undo newest first, tracking what each entry currently holds for the checksum.
   const accountNow = new Map<number, Uint8Array | undefined>();

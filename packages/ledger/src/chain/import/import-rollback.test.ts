@@ -46,7 +46,11 @@ function snapshot(chain: Chain) {
     count: chain.blockCount(),
     head: chain.head(),
     root: chain.stateRoot(),
-    wallets: [devWallet, ...wallets].map((w) => chain.walletInfo(w.address)),
+    // The committed state only: n_operation_pending also counts the mempool, which a rollback fills.
+    wallets: [devWallet, ...wallets].map((w) => {
+      const { n_operation_pending: _pending, ...committed } = chain.walletInfo(w.address);
+      return committed;
+    }),
   };
 }
 

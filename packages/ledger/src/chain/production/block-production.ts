@@ -81,12 +81,13 @@ function* firstPending(core: ProductionCore, count: number): Generator<Operation
 export function produceBlock(
   core: ProductionCore,
   producerKey: Uint8Array,
-  options: { maxOperations?: number; timestamp?: number },
+  options: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean },
 ): Promise<BlockInfo | undefined> {
   core.requireStore();
   return core.tasks.run(async () => {
     core.requireStore();
-    if (core.mempool.size === 0) return undefined;
+    // An empty block only when asked (a quiet chain's confirmations: BlockProducerOptions.emptyBlockMs).
+    if (core.mempool.size === 0 && options.allowEmpty !== true) return undefined;
     const producer = producerAccountOf(core, producerKey);
     const producerCount = core.root.producers().length;
     if (await core.clique.signedRecently(producer, core.headState.height + 1, producerCount)) {
@@ -119,7 +120,7 @@ export function produceBlock(
     }
     if (included.length === 0) {
       dropEntries(core, dropped, true);
-      return undefined;
+      if (options.allowEmpty !== true) return undefined;
     }
     const ops = included.map((e) => e.op);
     const { fees, zeroFee } = feeSummary(ops);

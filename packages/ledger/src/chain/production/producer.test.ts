@@ -46,6 +46,35 @@ describe('block producer', () => {
     expect(t.chain.pendingCount()).toBe(0);
   });
 
+  it('with emptyBlockMs makes an empty block when nothing is pending, and confirmations count', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    const producer = createBlockProducer({
+      chain: t.chain,
+      blockTimeMs: 0,
+      emptyBlockMs: 150,
+      producerKeys: () => [devWallet.privateKey],
+    });
+    producer.start();
+    cleanups.unshift(() => producer.close());
+    const deposit = nextBlock(t.chain);
+    const op = await send(t.chain, 5n);
+    expect(await deposit).toMatchObject({ block: 1, operations: 1 });
+    const started = Date.now();
+    const empty = await nextBlock(t.chain);
+    // Not before emptyBlockMs after the last block (timers may fire a little early).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(empty).toMatchObject({ block: 2, operations: 0 });
+    expect(await nextBlock(t.chain)).toMatchObject({ block: 3, operations: 0 });
+    const [found] = await t.chain.findOperation(op.ophash);
+    expect(found!.maturation).toBeGreaterThanOrEqual(2);
+    // The empty blocks import on another node: they are valid blocks.
+    const other = await openTempChain();
+    cleanups.push(other.cleanup);
+    for (let h = 1; h <= 3; h++) await other.chain.importBlock((await t.chain.getBlockBytes(h))!);
+    expect(other.chain.blockCount()).toBe(4);
+  });
+
   it('waits blockTimeMs between blocks and stops on close', async () => {
     const t = await openTempChain();
     cleanups.push(t.cleanup);

@@ -10,6 +10,11 @@ export interface BlockProducerOptions {
    * blockchainStart); asked at every block, so keys can be added while running.
    */
   producerKeys: () => Iterable<Uint8Array>;
+  /**
+   * With nothing pending, an empty block this long after the last block (or the start), so that
+   * confirmations keep counting on a quiet chain; 0 (default) = never an empty block.
+   */
+  emptyBlockMs?: number;
   /** Most operations per block (capped by the genesis maxBlockOperations). */
   maxOperations?: number;
   /** Called with each produced block. */
@@ -38,6 +43,7 @@ export interface BlockProducerOptions {
 
 export const DEFAULT_BLOCK_PRODUCER_OPTIONS = {
   blockTimeMs: 1000,
+  emptyBlockMs: 0,
   errorBackoffMs: 1000,
   mayProduceRetryMs: 250,
   outOfTurnDelayMs: 1500,
@@ -60,11 +66,14 @@ interface Plan {
   key: Uint8Array;
   /** Date.now() at which to produce. */
   at: number;
+  /** Nothing is pending: an empty block (emptyBlockMs). */
+  empty: boolean;
 }
 
 /**
  * Produces a block whenever operations are pending and `blockTimeMs` has passed since the last block
- * (this node's or a peer's); never an empty block. Clique rotation (consensus.ts): with the in-turn
+ * (this node's or a peer's); an empty block only with `emptyBlockMs`, that long after the last
+ * block when nothing is pending. Clique rotation (consensus.ts): with the in-turn
  * key it produces at once; with another producer key it waits `outOfTurnDelayMs` + wiggle more and
  * produces only if no block came meanwhile. Either way it respects the recent-signer rule
  * (`chain.maySign`) and `mayProduce`.
@@ -73,6 +82,7 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   const { chain } = options;
   const defaults = DEFAULT_BLOCK_PRODUCER_OPTIONS;
   const blockTimeMs = options.blockTimeMs ?? defaults.blockTimeMs;
+  const emptyBlockMs = options.emptyBlockMs ?? defaults.emptyBlockMs;
   const errorBackoffMs = options.errorBackoffMs ?? defaults.errorBackoffMs;
   const retryMs = options.mayProduceRetryMs ?? defaults.mayProduceRetryMs;
   const outOfTurnDelayMs = options.outOfTurnDelayMs ?? defaults.outOfTurnDelayMs;
@@ -83,6 +93,8 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   let inFlight: Promise<void> | undefined;
   /** When the head last changed (a block from anyone). */
   let headChangedAt = 0;
+  /** When start() ran: the first empty block is due emptyBlockMs after it. */
+  let startedAt = 0;
   /** When the oldest operation pending since the last head change arrived. */
   let pendingSince: number | undefined;
   /** No attempt before this (after a failure). */
@@ -92,18 +104,21 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   const unsubscribes: Array<() => void> = [];
 
   const plan = (): Plan | undefined => {
-    if (chain.pendingCount() === 0) return undefined;
+    const empty = chain.pendingCount() === 0;
+    if (empty && emptyBlockMs <= 0) return undefined;
     const now = Date.now();
-    const readyAt = Math.max(headChangedAt + blockTimeMs, pendingSince ?? now, notBefore);
+    const readyAt = empty
+      ? Math.max(Math.max(headChangedAt, startedAt) + emptyBlockMs, notBefore)
+      : Math.max(headChangedAt + blockTimeMs, pendingSince ?? now, notBefore);
     const keys = [...options.producerKeys()];
     const inTurn = inTurnKey(chain, keys);
     if (inTurn !== undefined && chain.maySign(chain.producerAccount(inTurn)!)) {
-      return { key: inTurn, at: readyAt };
+      return { key: inTurn, at: readyAt, empty };
     }
     for (const key of keys) {
       const account = chain.producerAccount(key);
       if (account !== undefined && chain.maySign(account)) {
-        return { key, at: readyAt + outOfTurnDelayMs + wiggle };
+        return { key, at: readyAt + outOfTurnDelayMs + wiggle, empty };
       }
     }
     return undefined;
@@ -139,10 +154,10 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
     }
     inFlight = (async () => {
       try {
-        const info = await chain.produceBlock(
-          next.key,
-          options.maxOperations === undefined ? {} : { maxOperations: options.maxOperations },
-        );
+        const info = await chain.produceBlock(next.key, {
+          ...(options.maxOperations === undefined ? {} : { maxOperations: options.maxOperations }),
+          ...(next.empty ? { allowEmpty: true } : {}),
+        });
         if (info !== undefined) options.onBlock?.(info);
       } catch (error) {
         // Retry no sooner than errorBackoffMs (and blockTimeMs after the last block).
@@ -172,6 +187,7 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
       if (running) return;
       running = true;
       headChangedAt = 0;
+      startedAt = Date.now();
       wiggle = Math.floor(random() * outOfTurnWiggleMs);
       unsubscribes.push(
         chain.onPending(() => {

@@ -3,7 +3,13 @@ import { decodeBlock, decodeSignedHeader, encodeBlock, operationsRoot } from '..
 import { decodeOperation } from '../../operation/operation';
 import type { ChainCore } from '../chain-core';
 import { invalidBlock, opLocation } from '../chain-records';
-import { heightKey, META_HISTORY_START, operationIndexKey } from '../storage/store';
+import { indexBlock, keysOfOperation } from '../history/history-index';
+import {
+  heightKey,
+  META_HISTORY_START,
+  META_INDEX_FROM,
+  operationIndexKey,
+} from '../storage/store';
 
 /**
  * The history below a snapshot, filled in afterwards (a node that joined from a snapshot fetches it
@@ -14,7 +20,7 @@ import { heightKey, META_HISTORY_START, operationIndexKey } from '../storage/sto
  */
 export type HistoryCore = Pick<
   ChainCore,
-  'hashes' | 'historyFrom' | 'registry' | 'requireStore' | 'tasks'
+  'hashes' | 'historyFrom' | 'indexFrom' | 'registry' | 'requireStore' | 'tasks'
 >;
 
 /**
@@ -33,6 +39,9 @@ export function fillHistory(core: HistoryCore, blocks: readonly Uint8Array[]): P
       );
     }
     const batch = store.batch();
+    // The index grows down with the history when it was whole from the history start.
+    const indexing = core.indexFrom <= core.historyFrom;
+    const resolve = (hash: Uint8Array) => store.readNumber(hash);
     for (let i = 0; i < blocks.length; i++) {
       const height = first + i;
       const held = await store.read(store.headers, heightKey(height));
@@ -74,6 +83,10 @@ export function fillHistory(core: HistoryCore, blocks: readonly Uint8Array[]): P
         );
       }
       batch.del(heightKey(height), { sublevel: store.headers });
+      if (indexing) {
+        const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
+        indexBlock(batch, store, keys, height);
+      }
     }
     let start = first;
     if (first === 1) {
@@ -90,8 +103,10 @@ export function fillHistory(core: HistoryCore, blocks: readonly Uint8Array[]): P
     }
     if (start === 0) batch.del(META_HISTORY_START, { sublevel: store.meta });
     else batch.put(META_HISTORY_START, u32le(start), { sublevel: store.meta });
+    if (indexing) batch.put(META_INDEX_FROM, u32le(start), { sublevel: store.meta });
     await store.commit(batch);
     core.historyFrom = start;
+    if (indexing) core.indexFrom = start;
     return start;
   });
 }

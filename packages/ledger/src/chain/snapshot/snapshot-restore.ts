@@ -18,6 +18,7 @@ import { type BootCore, genesisBlock, loadCommitted } from '../commit/chain-boot
 import { META_WEIGHT } from '../consensus/clique-state';
 import { encodeWeight } from '../consensus/fork-choice';
 import { HeaderChain } from '../consensus/header-chain';
+import { indexBlock, keysOfOperation } from '../history/history-index';
 import {
   ENTRY_ACCOUNT,
   ENTRY_PRODUCERS,
@@ -33,6 +34,7 @@ import {
   META_GENESIS,
   META_HEAD,
   META_HISTORY_START,
+  META_INDEX_FROM,
   META_PRODUCERS,
   META_RESTORING,
   META_STATE_CHECKSUM,
@@ -332,6 +334,11 @@ async function writeSnapshot(
     last.put(META_GENESIS, core.genesisHash, { sublevel: store.meta });
     last.put(META_STATE_FORMAT, Uint8Array.of(STATE_FORMAT_LATTICE), { sublevel: store.meta });
     last.put(META_HISTORY_START, u32le(height), { sublevel: store.meta });
+    // The snapshot's block is indexed here, the blocks below it as history-fill stores them.
+    const resolve = (hash: Uint8Array) => store.readNumber(hash);
+    const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
+    indexBlock(last, store, keys, height);
+    last.put(META_INDEX_FROM, u32le(height), { sublevel: store.meta });
     last.put(META_HEAD, encodeHead(headOf(block, checked.checked.vector)), {
       sublevel: store.meta,
     });

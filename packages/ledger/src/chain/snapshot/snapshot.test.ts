@@ -170,10 +170,25 @@ describe('snapshots', () => {
       /not the one of this chain's header/,
     );
     expect(chain.historyStart()).toBe(7);
+    // The history index starts with the snapshot's block, and grows down with the history.
+    const dev = devWallet.address;
+    const sourceDev = await source.walletOperations(dev, { max: 100 });
+    expect(chain.indexStart()).toBe(7);
+    const atSnapshot = await chain.walletOperations(dev, { max: 100 });
+    expect(atSnapshot.indexFrom).toBe(7);
+    expect(atSnapshot.operations.map((op) => op.ophash)).toEqual(
+      sourceDev.operations.filter((op) => op.block >= 7).map((op) => op.ophash),
+    );
     expect(await chain.fillHistory(await blocks(4, 6))).toBe(4);
+    expect(chain.indexStart()).toBe(4);
     expect(await chain.blockInfo(5)).toEqual(withoutReward(await source.blockInfo(5)));
     await expect(chain.blockInfo(3)).rejects.toThrow(/restored from a snapshot at block 4/);
     expect(await chain.fillHistory(await blocks(1, 3))).toBe(0);
+    const filled = await chain.walletOperations(dev, { max: 100 });
+    expect(filled.indexFrom).toBe(0);
+    expect(filled.operations.map((op) => op.ophash)).toEqual(
+      sourceDev.operations.map((op) => op.ophash),
+    );
     for (let h = 0; h < held.height; h++) {
       expect(await chain.getBlockBytes(h)).toEqual(await source.getBlockBytes(h));
       expect(await chain.blockOperations(h)).toEqual(await source.blockOperations(h));

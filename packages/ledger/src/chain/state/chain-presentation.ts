@@ -1,4 +1,5 @@
 import { addressFromHash160, addressFromPublicKey } from '@chain/crypto';
+import type { BlockHeader } from '../../block/block';
 import { decodeOperation, NEW_ACCOUNT, type Operation } from '../../operation/operation';
 import type { OperationType, PresentContext, StateSpace } from '../../operation/registry';
 import { numberKey, type StateView } from '../../state/state-layer';
@@ -121,14 +122,28 @@ export function presentMined(
   op: Operation,
   index: number,
 ): OperationObject {
-  const header = loaded.block.header;
+  return presentMinedAt(core, loaded.block.header, op, index, loaded.ops.length, loaded.zeroFee);
+}
+
+/**
+ * Operation `index` of the block with this header, of `count` operations of which `zeroFee` paid
+ * no fee: for a read that decodes one operation of a block, not all of them (the history pages).
+ */
+export function presentMinedAt(
+  core: PresentationCore,
+  header: BlockHeader,
+  op: Operation,
+  index: number,
+  count: number,
+  zeroFee: number,
+): OperationObject {
   return present(core, op, core.root, {
     block: header.height,
     time: header.timestamp,
     opblock: index,
     maturation: core.headState.height - header.height,
-    nopsp: loaded.ops.length,
-    niopsp: loaded.zeroFee,
+    nopsp: count,
+    niopsp: zeroFee,
   });
 }
 

@@ -1,5 +1,5 @@
 import { decodeAddress, ErrorCode, normalizeAddress } from '@chain/crypto';
-import { decodeOpHash, opHashIdentity } from '@chain/ophash';
+import { decodeOpHash, opHashIdentity, opHashIdentityOf } from '@chain/ophash';
 import { decodeBlock } from '../../block/block';
 import { LedgerError, StoreError } from '../../errors';
 import { decodeOperation } from '../../operation/operation';
@@ -114,6 +114,21 @@ export async function blockInfo(core: QueriesCore, height: number): Promise<Bloc
   return blockInfoOf(core, loaded);
 }
 
+/** A block by its hash; BLOCK_NOT_FOUND naming `hash` when no block of this chain has it. */
+export async function blockInfoByHash(core: QueriesCore, hash: Uint8Array): Promise<BlockInfo> {
+  const height = await heightOfHash(core, hash);
+  // A header below a restored snapshot is indexed by hash too: its block is before the history.
+  if (height === undefined || height > core.headState.height) {
+    throw new LedgerError(
+      ErrorCode.INVALID_BLOCK,
+      'BLOCK_NOT_FOUND',
+      `no block of this chain has the hash ${Buffer.from(hash).toString('hex')}`,
+      { param: 'hash' },
+    );
+  }
+  return blockInfo(core, height);
+}
+
 /**
  * What a block paid out, as recorded when it was executed here (undefined below a snapshot). Read
  * for getBlockInfo only, so that reading a block's operations costs one database read, as before.
@@ -132,6 +147,39 @@ export async function blockOperations(
   checkHeight(core, height);
   const loaded = await loadBlock(core, height);
   return loaded.ops.map((op, index) => presentMined(core, loaded, op, index));
+}
+
+/**
+ * A signer's operation by its n_operation, pending or mined ([] when it has none): what a client
+ * whose reply was lost looks up before signing again (docs/integration.md).
+ */
+export async function findByNOperation(
+  core: QueriesCore,
+  address: string,
+  nOperation: number,
+): Promise<OperationObject[]> {
+  const store = core.requireStore();
+  const number = core.root.numberOf(decodeAddress(address, core.prefix, 'wallet').hash160);
+  if (number === undefined) return [];
+  let index = 0;
+  for (const entry of core.mempool.entries.values()) {
+    if (entry.signer === number && entry.op.nOperation === nOperation) {
+      return [presentPending(core, entry, index)];
+    }
+    index++;
+  }
+  // The ops index is keyed `account || n_operation || digest` (opHashIdentity): a prefix range.
+  const prefix = opHashIdentityOf(number, nOperation, '');
+  for await (const location of store.ops.values({ gte: prefix, lt: `${prefix}g`, limit: 1 })) {
+    const view = new DataView(location.buffer, location.byteOffset, location.byteLength);
+    const height = view.getUint32(0, true);
+    const opIndex = view.getUint32(4, true);
+    if (height > core.headState.height) return [];
+    const loaded = await loadBlock(core, height);
+    const op = loaded.ops[opIndex];
+    return op === undefined ? [] : [presentMined(core, loaded, op, opIndex)];
+  }
+  return [];
 }
 
 export async function findOperation(core: QueriesCore, ophash: string): Promise<OperationObject[]> {
@@ -192,7 +240,10 @@ export function walletInfo(core: QueriesCore, address: string): WalletInfo {
   const { hash160: h } = decodeAddress(address, core.prefix, 'wallet');
   const number = core.root.numberOf(h);
   const account = number === undefined ? undefined : core.root.account(number);
-  return presentWallet(normalizeAddress(address), account, core.headState.height);
+  const info = presentWallet(normalizeAddress(address), account, core.headState.height);
+  // The pending state holds the wallet's operations waiting for a block (their n_operations).
+  const pending = number === undefined ? undefined : core.mempool.layer.account(number);
+  return { ...info, n_operation_pending: pending?.nOperation ?? info.n_operation };
 }
 
 export function accountByNumber(core: QueriesCore, number: number): AccountView | undefined {

@@ -155,6 +155,12 @@ export const META_PRODUCERS = 'producers';
  * (u32le); absent when it holds every block from 0. Below it, only headers (`headers`).
  */
 export const META_HISTORY_START = 'history-start';
+/**
+ * The lowest block from which the history index is complete (u32 LE); absent = from block 0. Set
+ * when an existing data directory made before the index opens, or after a snapshot (history-fill
+ * moves it down as the blocks below arrive).
+ */
+export const META_INDEX_FROM = 'index-from';
 /** Present while a snapshot is written into the data directory: it then refuses to open. */
 export const META_RESTORING = 'restoring';
 /** A key written only to sync the writes before it (ChainStore.syncWrites); its value means nothing. */
@@ -217,6 +223,15 @@ export class ChainStore implements StateStore {
    * hooks' credits, which the block itself does not record (encodeReward).
    */
   readonly rewards;
+  /**
+   * The history index (chain/history/history-index.ts): `account u32 BE || height u32 BE ||
+   * index u16 BE` -> nothing, for every operation touching the account.
+   */
+  readonly addressHistory;
+  /** `token hash160 || height u32 BE || index u16 BE` -> nothing: every operation of a token. */
+  readonly tokenHistory;
+  /** `account u32 BE || token hash160` -> nothing: the tokens a wallet's operations moved. */
+  readonly walletTokens;
   private queue: Promise<unknown> = Promise.resolve();
   /** Block batches waiting for their turn in the queue: later commits join them (commit). */
   private group: CommitGroup | undefined;
@@ -277,6 +292,18 @@ export class ChainStore implements StateStore {
       valueEncoding: 'view',
     });
     this.rewards = this.db.sublevel<Bytes, Bytes>('rewards', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.addressHistory = this.db.sublevel<Bytes, Bytes>('ah', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.tokenHistory = this.db.sublevel<Bytes, Bytes>('th', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.walletTokens = this.db.sublevel<Bytes, Bytes>('wt', {
       keyEncoding: 'view',
       valueEncoding: 'view',
     });

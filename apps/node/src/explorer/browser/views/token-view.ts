@@ -1,14 +1,11 @@
 /**
- * One token: its description, its holders, its operations (transfers and administration) and its
- * supply history. No method lists a token's operations: the page scans blocks back (as the node's
- * own tokenTransfers push does, by the token named in each operation) until it reaches the token's
- * creation or the user stops asking.
+ * One token: its description, its holders, its operations (transfers and administration), newest
+ * first a page at a time by the history index (getTokenOperations), and its supply history.
  */
 import {
   batch,
   failed,
   isNotAvailable,
-  manyOperations,
   type OperationObject,
   type Outcome,
   rpc,
@@ -24,7 +21,6 @@ import {
   label,
   operationsTable,
   type TokenMeta,
-  tokenOf,
   unquote,
   walletLink,
   when,
@@ -34,18 +30,16 @@ import { showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
 const QUOTED_FIELDS = new Set(['symbol', 'name', 'summary']);
-/** Blocks scanned per step for the token's operations; the first load takes up to two steps. */
-const TOKEN_SCAN_BLOCKS = 1000;
-const FIRST_SCAN_STEPS = 2;
+/** Operations per page of the token's history ("further back" reads the next). */
+const TOKEN_PAGE = 100;
 const MINT = 5;
 const BURN = 4;
 const CREATE_TOKEN = 6;
 
 export async function tokenView(context: ViewContext, arg: string): Promise<void> {
-  const [info, holders, count] = await batch([
+  const [info, holders] = await batch([
     { method: 'infoToken', params: { wallet: arg } },
     { method: 'holderToken', params: { wallet: arg } },
-    { method: 'getBlockCount' },
   ]);
   if (context.stale()) return;
   if (isNotAvailable(info)) {
@@ -93,41 +87,45 @@ export async function tokenView(context: ViewContext, arg: string): Promise<void
     section('Operations', 'token-ops-heading', opsPart, more),
   );
 
-  const height = failed(count) ? 0 : count;
   const found: OperationObject[] = [];
-  let scannedFrom = height;
-  let created: OperationObject | undefined;
+  let cursor: string | null = null;
 
-  async function scanBack(steps: number): Promise<void> {
-    for (let step = 0; step < steps && scannedFrom > 0 && created === undefined; step++) {
-      const from = Math.max(0, scannedFrom - TOKEN_SCAN_BLOCKS);
-      const ops = await manyOperations(from, scannedFrom - 1);
-      if (context.stale()) return;
-      found.push(...ops.filter((op) => tokenOf(op) === arg));
-      scannedFrom = from;
-      created = found.find((op) => op.optype === CREATE_TOKEN);
-    }
-    const done = created !== undefined || scannedFrom === 0;
+  // The history index pages the token's operations newest first, by cursor: one read per page
+  // whatever the chain's length, never a scan of blocks.
+  async function pageBack(): Promise<void> {
+    const page = await rpc('getTokenOperations', {
+      token: arg,
+      max: TOKEN_PAGE,
+      ...(cursor === null ? {} : { cursor }),
+    });
+    if (context.stale()) return;
+    found.push(...page.operations);
+    cursor = page.cursor;
+    const done = cursor === null;
     more.hidden = done;
-    const range = `blocks ${scannedFrom} to ${height - 1}`;
+    const partial = done
+      ? page.indexFrom > 0
+        ? `blocks ${page.indexFrom} on (this node's history index starts there)`
+        : ''
+      : `its newest ${found.length} operations`;
     replace(
       opsPart,
       found.length === 0
-        ? notice(`No operations of this token in ${range}.`)
+        ? notice('No operations of this token.')
         : operationsTable(
-            done ? 'Operations of this token' : `Operations of this token in ${range}`,
+            partial === '' ? 'Operations of this token' : `Operations of this token: ${partial}`,
             found,
             { tokens },
           ),
     );
     const total = (await rpc('infoToken', { wallet: arg })).totalAmount;
     if (context.stale()) return;
-    replace(supplyPart, supplyHistory(found, meta, String(total), done ? '' : range));
+    replace(supplyPart, supplyHistory(found, meta, String(total), partial));
   }
   more.addEventListener('click', () => {
-    scanBack(1).catch(showProblem);
+    pageBack().catch(showProblem);
   });
-  await scanBack(FIRST_SCAN_STEPS);
+  await pageBack();
 }
 
 /**

@@ -1,10 +1,8 @@
 /**
- * One wallet: balance and state, its token balances, its pending operations and those of recent
- * blocks (scanned back). No method lists a wallet's tokens: the tokens are those of the wallet's
- * operations found so far, each balance read from the token's holders.
+ * One wallet: balance and state, its token balances (getWalletTokens), its pending operations and
+ * its mined ones, newest first, a page at a time by the history index (getWalletOperations).
  */
 import {
-  type BatchCall,
   batch,
   failed,
   type NestedResult,
@@ -12,9 +10,9 @@ import {
   type OperationObject,
   type Outcome,
   resultOf,
-  type TokenHolder,
+  rpc,
   tokenBook,
-  tokenHolding,
+  type WalletTokenBalance,
 } from '../chain-data';
 import {
   amount,
@@ -31,7 +29,8 @@ import { type Child, facts, h, heading, link, mono, notice, replace, section, ta
 import { isOperatorPage, showProblem, view } from '../page-frame';
 import type { ViewContext } from './view-context';
 
-const WALLET_SCAN_BLOCKS = 100;
+/** Operations per page of the wallet's history ("further back" reads the next). */
+const WALLET_PAGE = 100;
 const COIN_FIELDS = new Set(['balance', 'volume_lock', 'volume_timelock']);
 /** getWalletInfo's extra field: the wallet in this node's key store (DESIGN §2). */
 const KEY_STATE = 'key_state';
@@ -54,9 +53,8 @@ function involves(op: OperationObject, wallet: string): boolean {
 }
 
 export async function walletView(context: ViewContext, wallet: string): Promise<void> {
-  const [info, count, pending, part] = await batch([
+  const [info, pending, part] = await batch([
     { method: 'getWalletInfo', params: { wallet } },
-    { method: 'getBlockCount' },
     { method: 'getPendingOperation' },
     { method: 'getNodePart', params: { wallet } },
   ]);
@@ -65,7 +63,6 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
     replace(view, heading('Wallet'), notice(info.message));
     return;
   }
-  const height = resultOf(count);
   const found: OperationObject[] = resultOf(pending).filter((op) => involves(op, wallet));
   const fields: Array<[Child, Child]> = Object.entries(info).flatMap(
     ([key, value]): Array<[Child, Child]> => {
@@ -79,8 +76,11 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
   );
   const opsPart = h('div');
   const tokensPart = h('div');
-  const more = h('button', { type: 'button' }, `Look ${WALLET_SCAN_BLOCKS} blocks further back`);
-  let scannedFrom = height;
+  const more = h('button', { type: 'button' }, `Look ${WALLET_PAGE} operations further back`);
+  more.hidden = true;
+  const firstPart = h('div');
+  const first = h('button', { type: 'button' }, 'Show its first operations');
+  first.hidden = true;
   replace(
     view,
     heading('Wallet', ' ', mono(wallet)),
@@ -96,81 +96,100 @@ export async function walletView(context: ViewContext, wallet: string): Promise<
     ),
     section('Token balances', 'wallet-tokens-heading', tokensPart),
     section('Participation', 'wallet-part-heading', participationPart(wallet, part)),
-    section('Operations', 'wallet-ops-heading', opsPart, more),
+    section('Operations', 'wallet-ops-heading', opsPart, more, first, firstPart),
   );
 
-  async function scanBack(): Promise<void> {
-    const to = scannedFrom - 1;
-    const from = Math.max(0, scannedFrom - WALLET_SCAN_BLOCKS);
-    const calls: BatchCall[] = [];
-    for (let block = to; block >= from; block--) {
-      calls.push({ method: 'getBlockOperations', params: { block } });
-    }
-    const outcomes = calls.length === 0 ? [] : await batch(calls);
+  // The history index pages the wallet's operations newest first, by cursor: "further back" is
+  // one read of the index whatever the chain's length, never a scan of blocks.
+  let cursor: string | null = null;
+  let indexFrom = 0;
+  async function pageBack(): Promise<void> {
+    const page = await rpc('getWalletOperations', {
+      wallet,
+      max: WALLET_PAGE,
+      ...(cursor === null ? {} : { cursor }),
+    });
     if (context.stale()) return;
-    for (const outcome of outcomes) {
-      found.push(
-        ...resultOf(outcome as Outcome<OperationObject[]>)
-          .filter((op) => involves(op, wallet))
-          .reverse(),
-      );
-    }
-    scannedFrom = from;
-    more.hidden = from === 0;
-    const range = `blocks ${from} to ${height - 1}`;
+    found.push(...page.operations);
+    cursor = page.cursor;
+    indexFrom = page.indexFrom;
+    more.hidden = cursor === null;
+    first.hidden = cursor === null;
     const tokens = await tokenBook(found.flatMap((op) => tokenOf(op) ?? []));
-    const holdings = await Promise.all(
-      [...tokens.keys()].map(async (token) => [token, await tokenHolding(token, wallet)] as const),
-    );
     if (context.stale()) return;
+    const whole = cursor === null;
+    const since = indexFrom > 0 ? ` (this node's history index starts at block ${indexFrom})` : '';
     replace(
       opsPart,
       found.length === 0
-        ? notice(`No operations of this wallet in ${range} or pending.`)
-        : operationsTable(`Operations of this wallet (pending and ${range})`, found, {
-            tokens,
-            wallet,
-          }),
+        ? notice(`No operations of this wallet, pending or mined${since}.`)
+        : operationsTable(
+            whole
+              ? `Operations of this wallet: all of them, pending and mined${since}`
+              : `Operations of this wallet: pending and the newest ${found.length - pendingCount} mined`,
+            found,
+            { tokens, wallet },
+          ),
     );
-    replace(tokensPart, tokenBalances(tokens, holdings, range));
   }
-  more.addEventListener('click', () => {
-    scanBack().catch(showProblem);
+  const pendingCount = found.length;
+  // The oldest end in one read of the index (from block 0 on), however long the history.
+  async function showFirst(): Promise<void> {
+    const page = await rpc('getWalletOperations', { wallet, max: WALLET_PAGE, fromBlock: 0 });
+    const tokens = await tokenBook(page.operations.flatMap((op) => tokenOf(op) ?? []));
+    if (context.stale()) return;
+    first.hidden = true;
+    replace(
+      firstPart,
+      operationsTable(
+        `The first ${page.operations.length} operations of this wallet`,
+        page.operations,
+        {
+          tokens,
+          wallet,
+        },
+      ),
+    );
+  }
+  first.addEventListener('click', () => {
+    showFirst().catch(showProblem);
   });
-  await scanBack();
+  more.addEventListener('click', () => {
+    pageBack().catch(showProblem);
+  });
+  await Promise.all([pageBack(), showTokens(context, wallet, tokensPart)]);
 }
 
-/** The wallet's holding of each token its operations found so far are about. */
+/** The wallet's token balances: every token it holds (getWalletTokens), in one call. */
+async function showTokens(context: ViewContext, wallet: string, part: HTMLElement): Promise<void> {
+  const listed = await rpc('getWalletTokens', { wallet });
+  const tokens = await tokenBook(listed.tokens.map((t) => t.token));
+  if (context.stale()) return;
+  replace(part, tokenBalances(tokens, listed.tokens, listed.indexFrom));
+}
+
 function tokenBalances(
   tokens: TokenBook,
-  holdings: ReadonlyArray<readonly [string, TokenHolder | null | undefined]>,
-  range: string,
+  holdings: readonly WalletTokenBalance[],
+  indexFrom: number,
 ): HTMLElement {
-  const rows = holdings.filter(([, holding]) => holding !== null);
-  if (rows.length === 0) {
-    return notice(`This wallet holds none of the tokens of its operations in ${range}.`);
-  }
-  return h(
-    'div',
-    null,
-    table(
-      'Token balances',
-      ['Token', 'Balance', 'Locked', 'Time-locked', 'Can send'],
-      rows.map(([token, holding]) => {
-        const meta = tokens.get(token)!;
-        const of = (base: string) => amount(base, meta.decimals, meta.symbol);
-        return !holding
-          ? [tokenLink(token, tokens), 'not found among its first holders', '', '', '']
-          : [
-              tokenLink(token, tokens),
-              of(String(holding.balance)),
-              of(String(holding.volumeLock)),
-              of(String(holding.volumeTimeLock)),
-              holding.transfer ? 'yes' : 'no',
-            ];
-      }),
-    ),
-    notice(`Tokens of this wallet's operations in ${range}; look further back for older ones.`),
+  const since = indexFrom > 0 ? ` (of its operations from block ${indexFrom} on)` : '';
+  if (holdings.length === 0) return notice(`This wallet holds no tokens${since}.`);
+  return table(
+    'Token balances',
+    ['Token', 'Balance', 'Locked', 'Time-locked', 'Can send'],
+    holdings.map((holding) => {
+      const meta = tokens.get(holding.token);
+      const of = (base: string) =>
+        meta === undefined ? `${base} base units` : amount(base, meta.decimals, meta.symbol);
+      return [
+        tokenLink(holding.token, tokens),
+        of(holding.balance),
+        of(holding.volumeLock),
+        of(holding.volumeTimeLock),
+        holding.transfer ? 'yes' : 'no',
+      ];
+    }),
   );
 }
 
