@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
@@ -9,15 +9,17 @@ export const LOCK_STATE_FILE = '.lock-state.json';
 const LOCK_STATE_VERSION = 1;
 
 /**
- * The addresses locked by lockWallet. A missing file means nothing is locked; an unreadable one
- * fails (INVALID_LOCK_STATE) rather than silently unlocking wallets the operator locked.
+ * The addresses locked by lockWallet in a store of before the index (issue 40), which now keeps
+ * the locks: read once at open, written into the index, then removed. null when there is none; an
+ * unreadable one fails (INVALID_LOCK_STATE) rather than silently unlocking wallets the operator
+ * locked.
  */
-export async function readLockState(dir: string): Promise<Set<string>> {
+export async function readLockState(dir: string): Promise<Set<string> | null> {
   let text: string;
   try {
     text = await readFile(join(dir, LOCK_STATE_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
   let state: unknown;
@@ -40,6 +42,12 @@ export async function readLockState(dir: string): Promise<Set<string>> {
   return new Set(locked as string[]);
 }
 
+/** Once its locks are in the index (written durably). */
+export function removeLockState(dir: string): Promise<void> {
+  return rm(join(dir, LOCK_STATE_FILE), { force: true });
+}
+
+/** A lock-state file as a store of before the index wrote it (tests of the migration). */
 export function writeLockState(dir: string, locked: ReadonlySet<string>): Promise<void> {
   const state = { version: LOCK_STATE_VERSION, locked: [...locked].sort() };
   return writeFileAtomic(dir, LOCK_STATE_FILE, `${JSON.stringify(state, null, 2)}\n`);

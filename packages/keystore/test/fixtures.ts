@@ -112,5 +112,18 @@ export function manualClock() {
   };
 }
 
-/** Lets every promise already settled run its callbacks, and I/O callbacks already due. */
-export const settle = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets every promise already settled run its callbacks, and the I/O they start (the index's reads,
+ * a stat of a key file) complete: a few rounds of the event loop, each past the I/O phase.
+ */
+export async function settle(): Promise<void> {
+  for (let round = 0; round < 20; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Every wallet of a store, in creation order (one page as large as any test store). */
+export function listOf(store: { page(after: string | undefined, max: number): Promise<string[]> }) {
+  return store.page(undefined, 1_000_000);
+}
