@@ -5,16 +5,20 @@ export type { InvalidKeyFile } from './key-directory';
 export {
   type ChainKeyField,
   decryptKeyFile,
+  encryptKeyFile,
   type KeyFileJson,
   type ParsedKeyFile,
   parseKeyFile,
 } from './key-file';
+export { createCreationClock, keyFileName } from './key-file-name';
+export { INDEX_DIR } from './key-index';
 export {
   type Caller,
   createKeyStore,
   DEFAULT_KEYSTORE_OPTIONS,
   type ImportOptions,
   type ImportResult,
+  type IndexBuildProgress,
   type KeyStore,
   type KeyStoreOptions,
   type RefreshResult,

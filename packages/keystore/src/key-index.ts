@@ -116,8 +116,18 @@ export interface KeyIndex {
   invalid(): InvalidKeyFile[];
   /** Records a name about to be written (durably), so a crash before its index entry is repaired. */
   journal(fileName: string): Promise<void>;
-  /** Reads these files as they are now and indexes them (or drops them when gone). */
-  syncNames(names: readonly string[], forget: Forget): Promise<SyncCounts>;
+  /**
+   * Reads these files as they are now and indexes them (or drops them when gone). `ownWrite`: the
+   * directory's mtime before and after this store wrote them; when the index had seen the
+   * directory as it was before, it has seen it as it is after (so the next open scans nothing).
+   */
+  syncNames(
+    names: readonly string[],
+    forget: Forget,
+    ownWrite?: { before: bigint; after: bigint },
+  ): Promise<SyncCounts>;
+  /** The directory's mtime, as `syncNames`'s `ownWrite` wants it. */
+  dirMtime(): Promise<bigint>;
   /** Marks a file as holding no usable key. */
   reject(entry: KeyEntry, problem: string): Promise<void>;
   /**
@@ -144,6 +154,8 @@ export interface KeyIndex {
 export function createKeyIndex(
   dir: string,
   addressOf: (publicKey33: Uint8Array) => string,
+  /** Told of every key whose file changed or went, when a read finds it so. */
+  forgetKey: Forget,
 ): KeyIndex {
   let db: ClassicLevel<string, unknown> | undefined;
   let meta: IndexMeta = emptyMeta();
@@ -314,8 +326,15 @@ export function createKeyIndex(
     return true;
   }
 
-  /** The entry of an indexed file, its content read from disk (the cache first). */
-  async function entryOf(name: string, record: FileRecord): Promise<KeyEntry | undefined> {
+  /**
+   * The entry of an indexed file, its content read from disk (the cache first). A file found
+   * changed since it was indexed (or gone) is indexed again first.
+   */
+  async function entryOf(
+    name: string,
+    record: FileRecord,
+    again = true,
+  ): Promise<KeyEntry | undefined> {
     if (record.kind === 'invalid') return undefined;
     const key = record.address ?? record.id ?? `?${name}`;
     const cached = recall(key);
@@ -323,8 +342,12 @@ export function createKeyIndex(
       return cached;
     }
     const read = await readKeyFile(dir, name);
-    if (read === null || read === 'unchanged' || 'problem' in read) return undefined;
-    if (read.stamp !== record.stamp) return undefined;
+    if (read === null || read === 'unchanged' || 'problem' in read || read.stamp !== record.stamp) {
+      if (!again) return undefined;
+      await syncNames([name], forgetKey);
+      const now = await fileRecord(undefined, name);
+      return now === undefined ? undefined : entryOf(name, now, false);
+    }
     const entry: KeyEntry = {
       id: record.id ?? `?${name}`,
       fileName: name,
@@ -337,7 +360,27 @@ export function createKeyIndex(
     return entry;
   }
 
-  async function syncNames(names: readonly string[], forget: Forget): Promise<SyncCounts> {
+  /** Changes of the index run one at a time: each reads, then writes, counts kept in memory. */
+  let changing: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(run: () => Promise<T>): Promise<T> {
+    const next = changing.then(run);
+    changing = next.catch(() => undefined);
+    return next;
+  }
+
+  function syncNames(
+    names: readonly string[],
+    forget: Forget,
+    ownWrite?: { before: bigint; after: bigint },
+  ): Promise<SyncCounts> {
+    return oneAtATime(() => syncNamesNow(names, forget, ownWrite));
+  }
+
+  async function syncNamesNow(
+    names: readonly string[],
+    forget: Forget,
+    ownWrite?: { before: bigint; after: bigint },
+  ): Promise<SyncCounts> {
     const reads = await Promise.all(
       names.map(async (name) => {
         const record = await fileRecord(undefined, name);
@@ -367,6 +410,9 @@ export function createKeyIndex(
       }
     }
     for (const name of names) txn.del(`j!${name}`);
+    if (ownWrite !== undefined && meta.scannedDirMtimeNs === ownWrite.before.toString()) {
+      meta.scannedDirMtimeNs = ownWrite.after.toString();
+    }
     if (names.length > 0) await txn.commit(false);
     return counts;
   }
@@ -532,12 +578,18 @@ export function createKeyIndex(
 
     syncNames,
 
-    async reject(entry, problem) {
-      const txn = newTxn();
-      const record = await removeName(txn, entry.fileName, () => undefined);
-      if (record === undefined) return;
-      addInvalid(txn, entry.fileName, record.stamp, BigInt(record.createdAt), problem);
-      await txn.commit(false);
+    async dirMtime() {
+      return (await stat(dir, { bigint: true })).mtimeNs;
+    },
+
+    reject(entry, problem) {
+      return oneAtATime(async () => {
+        const txn = newTxn();
+        const record = await removeName(txn, entry.fileName, forgetKey);
+        if (record === undefined) return;
+        addInvalid(txn, entry.fileName, record.stamp, BigInt(record.createdAt), problem);
+        await txn.commit(false);
+      });
     },
 
     async scan({ forget, exclusive, stopped, progress, countFirst = false }) {
@@ -578,11 +630,13 @@ export function createKeyIndex(
         }
         await sweep();
       }
-      await exclusive(async () => {
-        meta.scannedDirMtimeNs = started.mtimeNs.toString();
-        await newTxn().commit(false);
-        return { added: 0, removed: 0 };
-      });
+      await exclusive(() =>
+        oneAtATime(async () => {
+          meta.scannedDirMtimeNs = started.mtimeNs.toString();
+          await newTxn().commit(false);
+          return { added: 0, removed: 0 };
+        }),
+      );
       return { ...counts, completed: true };
     },
 

@@ -73,7 +73,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const nextCreationTime = createCreationClock();
   const forget = (id: string) => cache.forget(id);
 
-  const index = createKeyIndex(dir, addressOf);
+  const index = createKeyIndex(dir, addressOf, forget);
   /** Bumped by every change of the wallets listed or of their locks (see revision()). */
   let revision = 0;
   /** Bumped by every open and close, so a call that outlives its session changes nothing. */
@@ -339,9 +339,11 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   async function writeAndIndex(fileName: string, createdAt: bigint, json: unknown): Promise<void> {
     const text = `${JSON.stringify(json, null, 2)}\n`;
     const mtime = new Date(Number(createdAt / 1_000_000n));
+    const before = await index.dirMtime();
     await index.journal(fileName);
     await writeFileAtomic(dir, fileName, text, { mtime });
-    await index.syncNames([fileName], forget);
+    const after = await index.dirMtime();
+    await index.syncNames([fileName], forget, { before, after });
     revision++;
   }
 
