@@ -24,5 +24,5 @@ export {
   type RefreshResult,
   type UnresolvedKeyFile,
 } from './keystore';
-export { LOCK_STATE_FILE } from './lock-state';
+export { LOCK_STATE_FILE, LOCKS_DIR } from './lock-state';
 export { clientOf, LOCAL_CLIENT, type ThrottleClock } from './passphrase-throttle';

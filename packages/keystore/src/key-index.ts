@@ -26,7 +26,6 @@ import type { UnresolvedKeyFile } from './keystore-api';
  *  - `o!<createdAt>!<file>` creation order of wallets (createdAt: 20 decimal digits), for paging
  *  - `u!<file name>`        a file made elsewhere, waiting for its passphrase
  *  - `x!<file name>`        a file holding no usable key, and why
- *  - `l!<chain address>`    a locked wallet (kept when its file goes, as the lock-state file did)
  *  - `j!<file name>`        a file being written: replayed at open, so a crash between the file and
  *                           the index is repaired without a scan
  */
@@ -143,10 +142,6 @@ export interface KeyIndex {
   }): Promise<SyncCounts & { completed: boolean }>;
   /** Searches the directory for a file named for this chain address (one pass, no reads). */
   findOwnFile(address: string): Promise<string | undefined>;
-  isLocked(address: string): Promise<boolean>;
-  setLocked(address: string, locked: boolean): Promise<boolean>;
-  /** Locks of an older lock-state file, written once (idempotent). */
-  importLocks(addresses: Iterable<string>): Promise<void>;
   /** Bytes the index takes on disk (LevelDB's estimate of its key range). */
   approximateSize(): Promise<number>;
 }
@@ -466,14 +461,10 @@ export function createKeyIndex(
       db = opened;
       const stored = (await opened.get('m')) as IndexMeta | undefined;
       if (stored === undefined || stored.version !== INDEX_VERSION) {
-        // A newer or older layout: rebuilt from the files (locks are kept, their keys unchanged).
-        const locks: string[] = [];
-        for await (const key of opened.keys({ gt: 'l!', lt: 'l"' })) locks.push(key.slice(2));
+        // A newer or older layout: rebuilt from the files.
         await opened.clear();
         meta = emptyMeta();
-        const txn = newTxn();
-        for (const address of locks) txn.put(`l!${address}`, 1);
-        await txn.commit(true);
+        await newTxn().commit(true);
       } else {
         meta = { ...stored };
       }
@@ -647,28 +638,6 @@ export function createKeyIndex(
         if (found !== undefined) return found;
       }
       return undefined;
-    },
-
-    async isLocked(address) {
-      return (await database().get(`l!${normalizeAddress(address)}`)) !== undefined;
-    },
-
-    async setLocked(address, locked) {
-      const key = `l!${normalizeAddress(address)}`;
-      const was = (await database().get(key)) !== undefined;
-      if (was === locked) return false;
-      if (locked) await database().put(key, 1, { sync: true });
-      else await database().del(key, { sync: true });
-      return true;
-    },
-
-    async importLocks(addresses) {
-      const batch = [...addresses].map((address) => ({
-        type: 'put' as const,
-        key: `l!${normalizeAddress(address)}`,
-        value: 1,
-      }));
-      if (batch.length > 0) await database().batch(batch, { sync: true });
     },
 
     async approximateSize() {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { devAddressOf, listOf, rejectionOf, useTempDirs, writeWalletFiles } from '../test/fixtures';
 import { INDEX_DIR } from './key-index';
 import { createKeyStore, type KeyStoreOptions } from './keystore';
-import { LOCK_STATE_FILE, writeLockState } from './lock-state';
+import { LOCK_STATE_FILE, LOCKS_DIR, writeLockState } from './lock-state';
 
 /** The cheapest cost scrypt accepts: these tests are about files and the index, not the KDF. */
 const TINY_SCRYPT = { N: 16, r: 8, p: 1 };
@@ -175,7 +175,7 @@ describe('the index', () => {
     await third.close();
   });
 
-  it('moves the locks of a lock-state file into the index, once', async () => {
+  it('moves the locks of a lock-state file into .locks, once; a rebuilt index keeps them', async () => {
     const dir = await newDir();
     const [locked, free] = await walletsIn(dir, 2);
     await rm(join(dir, INDEX_DIR), { recursive: true });
@@ -187,13 +187,17 @@ describe('the index', () => {
     expect((await rejectionOf(store.getPrivateKey(locked!, 'p'))).reason).toBe('WALLET_LOCKED');
     await store.close();
     await expect(stat(join(dir, LOCK_STATE_FILE))).rejects.toMatchObject({ code: 'ENOENT' });
+    // One empty file per locked wallet: a lock costs the same at any store size.
+    expect(await readdir(join(dir, LOCKS_DIR))).toEqual([locked]);
 
     const reopened = await openStore(dir);
     expect(await reopened.isLocked(locked!)).toBe(true);
     await reopened.lock(free!);
     await reopened.close();
+    await rm(join(dir, INDEX_DIR), { recursive: true });
     const again = await openStore(dir);
     expect(await again.isLocked(free!)).toBe(true);
+    expect(await again.isLocked(locked!)).toBe(true);
     await again.close();
   });
 });

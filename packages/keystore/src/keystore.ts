@@ -19,7 +19,7 @@ import {
   type KeyStore,
   type KeyStoreOptions,
 } from './keystore-api';
-import { readLockState, removeLockState } from './lock-state';
+import { createWalletLocks, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
 
 export {
@@ -74,6 +74,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const forget = (id: string) => cache.forget(id);
 
   const index = createKeyIndex(dir, addressOf, forget);
+  const locks = createWalletLocks(dir);
   /** Bumped by every change of the wallets listed or of their locks (see revision()). */
   let revision = 0;
   /** Bumped by every open and close, so a call that outlives its session changes nothing. */
@@ -117,7 +118,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   }
 
   async function isEntryLocked(entry: KeyEntry): Promise<boolean> {
-    return entry.address !== null && (await index.isLocked(entry.address));
+    return entry.address !== null && (await locks.isLocked(entry.address));
   }
 
   function walletLocked(entry: KeyEntry): KeyStoreError {
@@ -386,7 +387,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       }
       cache.remember(id, privateKey, passphrase);
       // New keys start unlocked, even if a deleted file of the same key was locked.
-      if (await index.setLocked(address, false)) revision++;
+      if (await locks.setLocked(address, false)) revision++;
       return { address, created: true, reencrypted: false };
     });
   }
@@ -514,27 +515,16 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     })();
   }
 
-  /** A key store of before the index kept its locks in a file: moved into the index once. */
-  async function migrateLockState(lockState: Set<string> | null): Promise<void> {
-    if (lockState === null) return;
-    await index.importLocks(lockState);
-    await removeLockState(dir);
-  }
-
   return {
     open() {
       if (isOpen) return Promise.resolve();
       opening ??= (async () => {
         try {
           await mkdir(dir, { recursive: true, mode: 0o700 });
-          const lockState = await readLockState(dir);
+          // A corrupt lock state fails the open before anything else (INVALID_LOCK_STATE).
+          await readLockState(dir);
+          await migrateLockState(dir, locks);
           const { needsScan } = await index.open();
-          try {
-            await migrateLockState(lockState);
-          } catch (error) {
-            await index.close();
-            throw error;
-          }
           revision++;
           session++;
           isOpen = true;
@@ -653,7 +643,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         const entry = await lookup(address);
         if (entry === undefined || entry.address === null) return false;
         cache.forget(entry.id);
-        if (await index.setLocked(entry.address, true)) revision++;
+        if (await locks.setLocked(entry.address, true)) revision++;
         return true;
       });
     },
@@ -669,7 +659,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         try {
           ensureSession(started);
           cache.remember(entry.id, privateKey, passphrase);
-          if (entry.address !== null && (await index.setLocked(entry.address, false))) {
+          if (entry.address !== null && (await locks.setLocked(entry.address, false))) {
             revision++;
           }
           return true;

@@ -1,10 +1,73 @@
-import { readFile, rm } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-file';
+import { syncDirectory, writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
+import { normalizeAddress } from './key-index';
 
 /** Hidden, so directory scans (ours and other tools') never take it for a key file. */
 export const LOCK_STATE_FILE = '.lock-state.json';
+
+/**
+ * The locks of lockWallet (issue 40): one empty file per locked wallet, `<dir>/.locks/<address>`.
+ * A lock or unlock is one file created or removed (and the directory synced), whatever the number
+ * of wallets, where the one JSON file of before was rewritten whole each time; a backup that
+ * copies the key directory copies them, and they need neither the index nor its lock to be read.
+ */
+export const LOCKS_DIR = '.locks';
+
+export interface WalletLocks {
+  isLocked(address: string): Promise<boolean>;
+  /** Whether the state changed. Durable (the directory synced) when it returns. */
+  setLocked(address: string, locked: boolean): Promise<boolean>;
+}
+
+/** `address` must be a normalised chain address of the store (letters and digits only). */
+export function createWalletLocks(dir: string): WalletLocks {
+  const locksDir = join(dir, LOCKS_DIR);
+  const pathOf = (address: string) => {
+    if (!/^[A-Za-z0-9]+$/.test(address)) throw new RangeError('not a chain address');
+    return join(locksDir, address);
+  };
+  return {
+    async isLocked(address) {
+      try {
+        await access(pathOf(address));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async setLocked(address, locked) {
+      const path = pathOf(address);
+      if (locked) {
+        await mkdir(locksDir, { recursive: true, mode: 0o700 });
+        try {
+          await (await open(path, 'wx', 0o600)).close();
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+          throw error;
+        }
+      } else {
+        try {
+          await rm(path);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        }
+      }
+      await syncDirectory(locksDir);
+      return true;
+    },
+  };
+}
+
+/** Moves the locks of a lock-state file of before into `.locks`, then removes the file. */
+export async function migrateLockState(dir: string, locks: WalletLocks): Promise<void> {
+  const locked = await readLockState(dir);
+  if (locked === null) return;
+  for (const address of locked) await locks.setLocked(normalizeAddress(address), true);
+  await removeLockState(dir);
+}
 
 const LOCK_STATE_VERSION = 1;
 
