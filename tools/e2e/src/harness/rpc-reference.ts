@@ -91,6 +91,7 @@ const PARAM_NOTES: Record<string, string> = {
     'the share wallet; the spec example names it `mine` a second time, which is accepted (given both ways, the two must be equal, else -32602 naming `share`)',
   'blockchainStart.nodes': 'sub-node IPs, `ip1;ip2;...`',
   'getKeyStoreInfo.max': 'most wallets returned',
+  'getKeyStoreInfo.after': 'the last wallet of the previous page (wallets come in creation order)',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
   'activeWallet.private': 'encoded private key (dumpPrivateKey)',
   'verifyMessage.data':
