@@ -157,6 +157,12 @@ export function createKeyIndex(
   const unresolved = new Map<string, { ethAddress: string | null; createdAt: bigint }>();
   const invalid = new Map<string, string>();
   const entries = new Map<string, KeyEntry>();
+  /**
+   * The directory's mtime as a scan under way knows it: its start's, moved on by each of our own
+   * writes made from exactly that state; null once something else changed it meanwhile. A scan
+   * that completes records it, so the writes made during a build do not make the next open scan.
+   */
+  let knownDirMtime: string | null = null;
 
   function database(): ClassicLevel<string, unknown> {
     if (db === undefined) throw new Error('key index is not open');
@@ -405,8 +411,11 @@ export function createKeyIndex(
       }
     }
     for (const name of names) txn.del(`j!${name}`);
-    if (ownWrite !== undefined && meta.scannedDirMtimeNs === ownWrite.before.toString()) {
-      meta.scannedDirMtimeNs = ownWrite.after.toString();
+    if (ownWrite !== undefined) {
+      const before = ownWrite.before.toString();
+      const after = ownWrite.after.toString();
+      if (meta.scannedDirMtimeNs === before) meta.scannedDirMtimeNs = after;
+      knownDirMtime = knownDirMtime === before ? after : null;
     }
     if (names.length > 0) await txn.commit(false);
     return counts;
@@ -585,7 +594,9 @@ export function createKeyIndex(
 
     async scan({ forget, exclusive, stopped, progress, countFirst = false }) {
       const started = await stat(dir, { bigint: true });
+      knownDirMtime = started.mtimeNs.toString();
       const total = countFirst ? await countNames() : meta.files;
+      progress?.({ done: 0, total });
       const counts = { added: 0, removed: 0 };
       let done = 0;
       let seenIndexed = 0;
@@ -623,7 +634,7 @@ export function createKeyIndex(
       }
       await exclusive(() =>
         oneAtATime(async () => {
-          meta.scannedDirMtimeNs = started.mtimeNs.toString();
+          meta.scannedDirMtimeNs = knownDirMtime ?? started.mtimeNs.toString();
           await newTxn().commit(false);
           return { added: 0, removed: 0 };
         }),
