@@ -273,6 +273,9 @@ function typicalErrors(spec: MethodSpec): string[] {
       '`1010 UNKNOWN_WALLET`, `1030 WRONG_PASSPHRASE`, `1015 WALLET_LOCKED`, `1037 TOO_MANY_ATTEMPTS`: the key store refused the key',
     );
   }
+  if (spec.name === 'getKeyStoreInfo') {
+    lines.push('`1010 UNKNOWN_WALLET`: `after` is not a wallet of the key store');
+  }
   if (has((param) => param.kind === 'amount')) {
     lines.push('`1034 INVALID_AMOUNT`: more decimals than allowed (`TOO_PRECISE`), too large');
   }
