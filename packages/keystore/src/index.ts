@@ -5,10 +5,12 @@ export type { InvalidKeyFile } from './key-directory';
 export {
   type ChainKeyField,
   decryptKeyFile,
+  deriveScryptKey,
   encryptKeyFile,
   type KeyFileJson,
   type ParsedKeyFile,
   parseKeyFile,
+  sealKeyFile,
 } from './key-file';
 export { createCreationClock, keyFileName } from './key-file-name';
 export { INDEX_DIR } from './key-index';

@@ -185,8 +185,13 @@ export function createKeyIndex(
     return entry;
   }
 
-  function newTxn(): Txn & { commit(sync: boolean): Promise<void> } {
+  function newTxn(): Txn & {
+    commit(sync: boolean): Promise<void>;
+    prefetch(keys: readonly string[]): Promise<void>;
+  } {
     const ops = new Map<string, unknown>();
+    /** Values read ahead in one getMany (a batch of names reads its records at once). */
+    const read = new Map<string, unknown>();
     const DELETED = Symbol('deleted');
     return {
       async get(key) {
@@ -194,7 +199,14 @@ export function createKeyIndex(
           const value = ops.get(key);
           return value === DELETED ? undefined : value;
         }
+        if (read.has(key)) return read.get(key);
         return database().get(key);
+      },
+      async prefetch(keys) {
+        const wanted = keys.filter((key) => !ops.has(key) && !read.has(key));
+        if (wanted.length === 0) return;
+        const values = await database().getMany(wanted);
+        for (const [i, key] of wanted.entries()) read.set(key, values[i]);
       },
       put(key, value) {
         ops.set(key, value);
@@ -382,15 +394,24 @@ export function createKeyIndex(
     forget: Forget,
     ownWrite?: { before: bigint; after: bigint },
   ): Promise<SyncCounts> {
+    const txn = newTxn();
+    await txn.prefetch(names.map((name) => `f!${name}`));
     const reads = await Promise.all(
       names.map(async (name) => {
-        const record = await fileRecord(undefined, name);
+        const record = await fileRecord(txn, name);
         // One stat says whether the file is as indexed; only then is it read and parsed.
         const read = await readKeyFile(dir, name, record?.stamp);
         return { name, read };
       }),
     );
-    const txn = newTxn();
+    // The identities the files claim, read at once (second copies of a key are found by them).
+    await txn.prefetch(
+      reads.flatMap(({ read }) =>
+        read !== null && read !== 'unchanged' && 'file' in read && read.file.ethAddress !== null
+          ? [`e!${read.file.ethAddress}`]
+          : [],
+      ),
+    );
     const counts = { added: 0, removed: 0 };
     for (const { name, read } of reads) {
       if (read === 'unchanged') continue;

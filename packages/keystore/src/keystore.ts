@@ -260,12 +260,11 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     address: string,
     passphrase: string,
     client: string,
+    found?: { entry: KeyEntry | undefined },
   ): Promise<{ entry: KeyEntry; privateKey: Uint8Array }> {
     const started = ensureOpen();
     const wanted = normalizeAddress(address);
-    const listed = await lookup(wanted);
-    // One stat: a file changed by another tool since it was indexed is read again.
-    const known = listed === undefined ? undefined : await index.current(listed, forget);
+    const known = found?.entry ?? (found === undefined ? await current(wanted, client) : undefined);
     ensureSession(started);
     if (known !== undefined) {
       return { entry: known, privateKey: await verifyPassphrase(known, passphrase, client) };
@@ -292,6 +291,25 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         address,
         ` (the passphrase opens none of the ${candidates.length} key files made elsewhere)`,
       );
+    });
+  }
+
+  /**
+   * The wallet of `address` as its file is now (one stat: a file changed by another tool since it
+   * was indexed is read again), looked up in the order the client's calls came: the index's reads
+   * take varying times, and the throttle counts a client's wrong passphrases as they arrive.
+   * `before` runs in that turn too (the lock check of getPrivateKey).
+   */
+  function current(
+    address: string,
+    client: string,
+    before?: (entry: KeyEntry) => Promise<void>,
+  ): Promise<KeyEntry | undefined> {
+    return queue.runExclusive(`<client ${client}>`, async () => {
+      const listed = await lookup(address);
+      if (listed === undefined) return undefined;
+      await before?.(listed);
+      return index.current(listed, forget);
     });
   }
 
@@ -607,14 +625,14 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     async getPrivateKey(address, passphrase, caller: Caller = {}) {
       const started = ensureOpen();
       return inSession(started, async () => {
+        const client = clientOf(caller.client);
         // A locked wallet is refused before any passphrase check: no guessing against it either.
-        const known = await lookup(address);
-        if (known !== undefined && (await isEntryLocked(known))) throw walletLocked(known);
-        const { entry, privateKey } = await checkedKey(
-          address,
-          passphrase,
-          clientOf(caller.client),
-        );
+        const known = await current(normalizeAddress(address), client, async (listed) => {
+          if (await isEntryLocked(listed)) throw walletLocked(listed);
+        });
+        const { entry, privateKey } = await checkedKey(address, passphrase, client, {
+          entry: known,
+        });
         // lock() may have run while scrypt did.
         if (await isEntryLocked(entry)) {
           privateKey.fill(0);
