@@ -100,6 +100,8 @@ export interface KeyIndex {
   close(): Promise<void>;
   walletCount(): number;
   byAddress(address: string): Promise<KeyEntry | undefined>;
+  /** Whether a wallet of this (normalised) address is indexed: one read, no key file. */
+  holds(address: string): Promise<boolean>;
   byId(id: string): Promise<KeyEntry | undefined>;
   /** The entry is still what the index says its file holds. */
   isCurrent(entry: KeyEntry): Promise<boolean>;
@@ -528,6 +530,11 @@ export function createKeyIndex(
       return record === undefined ? undefined : entryOf(name, record);
     },
 
+    async holds(address) {
+      if (entries.has(address)) return true;
+      return (await database().get(`w!${address}`, { valueEncoding: 'utf8' })) !== undefined;
+    },
+
     async byId(id) {
       const name = id.startsWith('?')
         ? id.slice(1)
@@ -624,7 +631,11 @@ export function createKeyIndex(
       let indexedHere = 0;
       for await (const names of directoryNames()) {
         if (stopped()) return { ...counts, completed: false };
-        const known = await database().getMany(names.map((name) => `f!${name}`));
+        // Whether each name is indexed, its record not decoded (utf8, not JSON).
+        const known = await database().getMany(
+          names.map((name) => `f!${name}`),
+          { valueEncoding: 'utf8' },
+        );
         const unknown = names.filter((_, i) => known[i] === undefined);
         seenIndexed += names.length - unknown.length;
         if (unknown.length > 0) {

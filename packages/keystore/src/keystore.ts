@@ -143,6 +143,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
    * The wallet of `address`, from the index; while the index is still being built, a wallet not
    * indexed yet is looked for by its file name (ours end in `--<address>.json`) and indexed.
    */
+  /** Whether the store holds `address`, without reading its file (has, isLocked). */
+  async function holds(address: string): Promise<boolean> {
+    const wanted = normalizeAddress(address);
+    if (await index.holds(wanted)) return true;
+    return building !== undefined && (await lookup(wanted)) !== undefined;
+  }
+
   async function lookup(address: string): Promise<KeyEntry | undefined> {
     const wanted = normalizeAddress(address);
     const known = await index.byAddress(wanted);
@@ -584,7 +591,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 
     async has(address) {
       const started = ensureOpen();
-      return inSession(started, async () => (await lookup(address)) !== undefined);
+      return inSession(started, () => holds(address));
     },
 
     indexing() {
@@ -650,8 +657,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     async isLocked(address) {
       const started = ensureOpen();
       return inSession(started, async () => {
-        const entry = await lookup(address);
-        return entry !== undefined && (await isEntryLocked(entry));
+        const wanted = normalizeAddress(address);
+        return /^[A-Za-z0-9]+$/.test(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
       });
     },
 

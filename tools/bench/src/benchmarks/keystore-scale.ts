@@ -146,56 +146,6 @@ function pick<T>(from: readonly T[], n: number): T[] {
   return Array.from({ length: n }, () => from[Math.floor(Math.random() * from.length)]!);
 }
 
-/** Each call's median latency, one call at a time, on random wallets of the store. */
-async function measureLatencies(
-  client: ChainClient,
-  wallets: readonly string[],
-  senders: readonly SenderWallet[],
-): Promise<Record<CallName, number>> {
-  const samples = Object.fromEntries(CALL_NAMES.map((name) => [name, [] as number[]])) as Record<
-    CallName,
-    number[]
-  >;
-  const receivers = randomAddresses(CALLS);
-  for (let i = 0; i < CALLS; i++) {
-    const wallet = pick(wallets, 1)[0]!;
-    const passphrase = FIXTURE_PASSPHRASE;
-    // lock wipes the cached key: the unlock pays scrypt at every size; dump and sign use the key
-    // the unlock cached, as a wallet used twice in a row does.
-    samples.lockWallet.push(await timedMs(() => client.wallet.lockWallet({ wallet })));
-    samples.unlockWallet.push(
-      await timedMs(() => client.wallet.unlockWallet({ wallet, passphrase })),
-    );
-    samples.dumpPrivateKey.push(
-      await timedMs(() => client.wallet.dumpPrivateKey({ wallet, passphrase })),
-    );
-    samples.signMessage.push(
-      await timedMs(() => client.wallet.signMessage({ wallet, passphrase, message: `m${i}` })),
-    );
-    samples.newWallet.push(await timedMs(() => client.wallet.newWallet({ passphrase: 'bench' })));
-    const sender = senders[i % senders.length]!;
-    samples.sendTo.push(
-      await timedMs(() =>
-        client.operations.sendTo({
-          sender: sender.address,
-          passphrase: sender.passphrase,
-          receiver: receivers[i]!,
-          amount: '1',
-        }),
-      ),
-    );
-    samples.getKeyStoreCount.push(await timedMs(() => client.wallet.getKeyStoreCount()));
-    const after = pick(wallets, 1)[0]!;
-    samples.getKeyStoreInfo.push(
-      await timedMs(() => client.wallet.getKeyStoreInfo({ max: 100, after })),
-    );
-  }
-  return Object.fromEntries(CALL_NAMES.map((name) => [name, median(samples[name])])) as Record<
-    CallName,
-    number
-  >;
-}
-
 /** newWallet, sendTo from store wallets and getKeyStoreInfo pages side by side; peak RSS. */
 async function mixedLoad(
   node: NodeProcess,
@@ -238,71 +188,170 @@ async function mixedLoad(
   return sampler.maxBytes;
 }
 
-export async function measureKeyStore(
-  ctx: BenchContext,
-  fixture: KeyStoreFixture,
-): Promise<KeyStoreRun> {
+/** A node on a fixture, indexed and restarted, with what its start measured. */
+interface PreparedNode {
+  fixture: KeyStoreFixture;
+  label: string;
+  datadir: string;
+  node: NodeProcess;
+  /** Random wallets of the store (at most 100,000 of them). */
+  wallets: string[];
+  senders: SenderWallet[];
+  buildRate: number;
+  buildPeakBytes: number;
+  startupSec: number;
+  startPeakBytes: number;
+}
+
+/** First start (the index built), then a restart: start-up and RSS; store wallets as senders. */
+async function prepareNode(ctx: BenchContext, fixture: KeyStoreFixture): Promise<PreparedNode> {
   const label = `${count(fixture.wallets)} wallets`;
-  const addresses = await fixture.addresses();
-  const wallets = pick(addresses, Math.min(addresses.length, 100_000));
+  const wallets = pick(await fixture.addresses(), Math.min(fixture.wallets, 100_000));
   const datadir = await mkdtemp(join(tmpdir(), 'chain-bench-keystore-run-'));
-  const node = createNodeProcess({
-    datadir,
-    args: ['--log-level', 'warn'],
-    readyTimeoutMs: 60_000,
-  });
-  let restarted: NodeProcess | undefined;
+  const options = { datadir, args: ['--log-level', 'warn'], readyTimeoutMs: 60_000 };
+  const first = createNodeProcess(options);
+  let buildRate: number;
+  let buildPeakBytes: number;
   try {
-    // The first start: the index is built in the background.
     await rm(datadir, { recursive: true });
     await linkKeyStore(fixture, datadir);
-    await node.start();
-    const build = sampleRss(node.pid!, SAMPLE_MS);
+    await first.start();
+    const build = sampleRss(first.pid!, SAMPLE_MS);
     // The rate from the first answer on (the node's own start-up is not the build's).
     const buildStartedAt = performance.now();
-    const atReady = (await keyStoreStatus(node.client)).indexing?.done ?? fixture.wallets;
-    await waitUntilIndexed(ctx, node, label);
+    const atReady = (await keyStoreStatus(first.client)).indexing?.done ?? fixture.wallets;
+    await waitUntilIndexed(ctx, first, label);
     const buildSec = (performance.now() - buildStartedAt) / 1000;
-    const buildPeakBytes = (await build.stop()).maxBytes;
-    const buildRate = (fixture.wallets - atReady) / Math.max(buildSec, 1e-3);
+    buildPeakBytes = (await build.stop()).maxBytes;
+    buildRate = (fixture.wallets - atReady) / Math.max(buildSec, 1e-3);
     ctx.log(
       `  ${label}: indexed in ${buildSec.toFixed(1)} s (${Math.round(buildRate)} files/s), peak RSS ${mb(buildPeakBytes)} MB`,
     );
-    await node.close();
-
-    // Once indexed: start-up to ready.
-    restarted = createNodeProcess({
-      datadir,
-      args: ['--log-level', 'warn'],
-      readyTimeoutMs: 60_000,
-    });
+  } finally {
+    await first.close();
+  }
+  const node = createNodeProcess(options);
+  try {
     const startedAt = performance.now();
-    await restarted.start();
+    await node.start();
     const startupSec = (performance.now() - startedAt) / 1000;
-    const start = sampleRss(restarted.pid!, SAMPLE_MS);
+    const start = sampleRss(node.pid!, SAMPLE_MS);
     await sleep(1_000);
     const startPeakBytes = (await start.stop()).maxBytes;
-    const status = await keyStoreStatus(restarted.client);
+    const status = await keyStoreStatus(node.client);
     if (status.indexing !== null) throw new Error(`${label}: indexing again after a restart`);
     ctx.log(
       `  ${label}: ready in ${startupSec.toFixed(2)} s once indexed, RSS ${mb(startPeakBytes)} MB; ${count(status.wallets)} wallets`,
     );
+    const senders = await createSenders(node.client, SENDERS, '100000');
+    return {
+      fixture,
+      label,
+      datadir,
+      node,
+      wallets,
+      senders,
+      buildRate,
+      buildPeakBytes,
+      startupSec,
+      startPeakBytes,
+    };
+  } catch (error) {
+    await node.close();
+    await rm(datadir, { recursive: true, force: true });
+    throw error;
+  }
+}
 
-    const senders = await createSenders(restarted.client, SENDERS, '100000');
-    const latencyMs = await measureLatencies(restarted.client, wallets, senders);
+/**
+ * Each call's median latency on both nodes, the calls of one node then the other's, alternately
+ * (who goes first swaps every round): on a machine shared with other work, both see the same load.
+ */
+async function pairedLatencies(
+  small: PreparedNode,
+  large: PreparedNode,
+): Promise<{ small: Record<CallName, number>; large: Record<CallName, number> }> {
+  const empty = () =>
+    Object.fromEntries(CALL_NAMES.map((name) => [name, [] as number[]])) as Record<
+      CallName,
+      number[]
+    >;
+  const samples = { small: empty(), large: empty() };
+  for (let i = 0; i < CALLS; i++) {
+    const order = i % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+    for (const side of order) {
+      const prepared = side === 'small' ? small : large;
+      await oneRound(prepared, i, samples[side]);
+    }
+  }
+  const medians = (of: Record<CallName, number[]>) =>
+    Object.fromEntries(CALL_NAMES.map((name) => [name, median(of[name])])) as Record<
+      CallName,
+      number
+    >;
+  return { small: medians(samples.small), large: medians(samples.large) };
+}
+
+/** One call of each kind, one at a time, on a random wallet of the store. */
+async function oneRound(
+  prepared: PreparedNode,
+  i: number,
+  samples: Record<CallName, number[]>,
+): Promise<void> {
+  const client = prepared.node.client;
+  const [wallet, after] = pick(prepared.wallets, 2) as [string, string];
+  const passphrase = FIXTURE_PASSPHRASE;
+  // lock wipes the cached key: the unlock pays scrypt at every size; dump and sign use the key the
+  // unlock cached, as a wallet used twice in a row does.
+  samples.lockWallet.push(await timedMs(() => client.wallet.lockWallet({ wallet })));
+  samples.unlockWallet.push(
+    await timedMs(() => client.wallet.unlockWallet({ wallet, passphrase })),
+  );
+  samples.dumpPrivateKey.push(
+    await timedMs(() => client.wallet.dumpPrivateKey({ wallet, passphrase })),
+  );
+  samples.signMessage.push(
+    await timedMs(() => client.wallet.signMessage({ wallet, passphrase, message: `m${i}` })),
+  );
+  samples.newWallet.push(await timedMs(() => client.wallet.newWallet({ passphrase: 'bench' })));
+  const sender = prepared.senders[i % prepared.senders.length]!;
+  const [receiver] = randomAddresses(1) as [string];
+  samples.sendTo.push(
+    await timedMs(() =>
+      client.operations.sendTo({
+        sender: sender.address,
+        passphrase: sender.passphrase,
+        receiver,
+        amount: '1',
+      }),
+    ),
+  );
+  samples.getKeyStoreCount.push(await timedMs(() => client.wallet.getKeyStoreCount()));
+  samples.getKeyStoreInfo.push(
+    await timedMs(() => client.wallet.getKeyStoreInfo({ max: 100, after })),
+  );
+}
+
+/** The mixed load's RSS, walletRefresh after files copied in, the index's size; then stops. */
+async function finishNode(
+  ctx: BenchContext,
+  prepared: PreparedNode,
+  latencyMs: Record<CallName, number>,
+): Promise<KeyStoreRun> {
+  const { node, label, fixture, datadir } = prepared;
+  try {
     ctx.log(
       `  ${label}: ${CALL_NAMES.map((name) => `${name} ${latencyMs[name].toFixed(2)} ms`).join(', ')}`,
     );
-    const mixedPeakBytes = await mixedLoad(restarted, wallets, senders);
+    const mixedPeakBytes = await mixedLoad(node, prepared.wallets, prepared.senders);
     ctx.log(`  ${label}: peak RSS under the mixed load ${mb(mixedPeakBytes)} MB`);
-
     const keyDir = join(datadir, 'keystore');
-    const before = await restarted.client.wallet.getKeyStoreCount();
+    const before = await node.client.wallet.getKeyStoreCount();
     await copyExtraFiles(fixture, keyDir);
     const refreshStartedAt = performance.now();
-    await restarted.client.wallet.walletRefresh({});
+    await node.client.wallet.walletRefresh({});
     const refreshSec = (performance.now() - refreshStartedAt) / 1000;
-    const after = await restarted.client.wallet.getKeyStoreCount();
+    const after = await node.client.wallet.getKeyStoreCount();
     if (after - before !== EXTRA_FILES) {
       throw new Error(`${label}: walletRefresh found ${after - before} of ${EXTRA_FILES} files`);
     }
@@ -313,10 +362,10 @@ export async function measureKeyStore(
     ctx.log(`  ${label}: index ${indexBytesPerWallet.toFixed(0)} bytes per wallet`);
     return {
       wallets: fixture.wallets,
-      buildRate,
-      buildPeakBytes,
-      startupSec,
-      startPeakBytes,
+      buildRate: prepared.buildRate,
+      buildPeakBytes: prepared.buildPeakBytes,
+      startupSec: prepared.startupSec,
+      startPeakBytes: prepared.startPeakBytes,
       mixedPeakBytes,
       latencyMs,
       refreshSec,
@@ -324,7 +373,6 @@ export async function measureKeyStore(
     };
   } finally {
     await node.close();
-    await restarted?.close();
     await rm(datadir, { recursive: true, force: true });
   }
 }
@@ -422,14 +470,67 @@ export default defineBenchmark({
     'key stores of 10, 100,000 and 1,000,000 wallets: start-up, RSS, call latencies, walletRefresh',
   optIn: true,
   async run(ctx) {
-    const scales = scalesOf(process.env.BENCH_KEYSTORE_SCALES);
-    const runs: KeyStoreRun[] = [];
-    for (const wallets of scales) {
-      const fixture = await keyStoreFixture(wallets, ctx.log);
-      runs.push(await measureKeyStore(ctx, fixture));
+    const [smallest, ...scales] = scalesOf(process.env.BENCH_KEYSTORE_SCALES);
+    if (smallest === undefined) return [];
+    const small = await prepareNode(ctx, await keyStoreFixture(smallest, ctx.log));
+    const figures: Figure[] = [];
+    let smallLatency: Record<CallName, number> | undefined;
+    try {
+      for (const wallets of scales) {
+        const large = await prepareNode(ctx, await keyStoreFixture(wallets, ctx.log));
+        let paired: Awaited<ReturnType<typeof pairedLatencies>>;
+        try {
+          paired = await pairedLatencies(small, large);
+        } catch (error) {
+          await large.node.close();
+          throw error;
+        }
+        smallLatency = paired.small;
+        const largeRun = await finishNode(ctx, large, paired.large);
+        // The 10-wallet node's figures of this pairing, its mixed load and refresh measured once.
+        figures.push(
+          ...keyStoreFigures({ ...smallRunOf(small), latencyMs: paired.small }, largeRun),
+        );
+      }
+    } finally {
+      const smallRun = await finishNode(ctx, small, smallLatency ?? emptyLatency());
+      // The refresh and mixed-load figures compare with the small node's, measured at the end.
+      for (const figure of figures) patchSmallFigure(figure, smallRun);
     }
-    const [small, ...large] = runs;
-    if (small === undefined) return [];
-    return large.flatMap((run) => keyStoreFigures(small, run));
+    return figures;
   },
 });
+
+function emptyLatency(): Record<CallName, number> {
+  return Object.fromEntries(CALL_NAMES.map((name) => [name, Number.NaN])) as Record<
+    CallName,
+    number
+  >;
+}
+
+/** What the small node measured before its mixed load and refresh (those come at the end). */
+function smallRunOf(small: PreparedNode): KeyStoreRun {
+  return {
+    wallets: small.fixture.wallets,
+    buildRate: small.buildRate,
+    buildPeakBytes: small.buildPeakBytes,
+    startupSec: small.startupSec,
+    startPeakBytes: small.startPeakBytes,
+    mixedPeakBytes: Number.NaN,
+    latencyMs: emptyLatency(),
+    refreshSec: Number.NaN,
+    indexBytesPerWallet: Number.NaN,
+  };
+}
+
+/** Fills in the small node's mixed-load RSS and refresh time as the ceilings of those figures. */
+function patchSmallFigure(figure: Figure, small: KeyStoreRun): void {
+  const ceiling = figure.name.startsWith('peak RSS under')
+    ? mb(small.mixedPeakBytes)
+    : figure.name.startsWith('walletRefresh')
+      ? small.refreshSec
+      : undefined;
+  if (ceiling === undefined) return;
+  figure.ceiling = ceiling;
+  figure.ratio = ceiling / figure.value;
+}
