@@ -10,6 +10,7 @@ import {
 } from './key-directory';
 import type { ParsedKeyFile } from './key-file';
 import type { UnresolvedKeyFile } from './keystore-api';
+import { createNameSet, type NameSet, nameHash } from './name-set';
 
 /**
  * The persistent index of a key directory (issue 40): a LevelDB database in `<dir>/.index`, hidden
@@ -142,6 +143,11 @@ export interface KeyIndex {
     progress?: (progress: IndexProgress) => void;
     countFirst?: boolean;
   }): Promise<SyncCounts & { completed: boolean }>;
+  /**
+   * Reads the names the index holds into memory (8 bytes a file), so that the first walletRefresh
+   * does not pay for it; the store starts it after open, in the background.
+   */
+  loadNames(): Promise<void>;
   /** Searches the directory for a file named for this chain address (one pass, no reads). */
   findOwnFile(address: string): Promise<string | undefined>;
   /** Bytes the index takes on disk (LevelDB's estimate of its key range). */
@@ -165,6 +171,8 @@ export function createKeyIndex(
    * that completes records it, so the writes made during a build do not make the next open scan.
    */
   let knownDirMtime: string | null = null;
+  /** The indexed names, loaded by the first scan (name-set.ts), kept up to date by every change. */
+  let indexedNames: NameSet | undefined;
 
   function database(): ClassicLevel<string, unknown> {
     if (db === undefined) throw new Error('key index is not open');
@@ -239,6 +247,7 @@ export function createKeyIndex(
     const record = await fileRecord(txn, name);
     if (record === undefined) return undefined;
     txn.del(`f!${name}`);
+    noteName(false, name);
     meta.files--;
     if (record.id !== undefined && (await txn.get(`e!${record.id}`)) === name) {
       txn.del(`e!${record.id}`);
@@ -264,6 +273,7 @@ export function createKeyIndex(
   function addInvalid(txn: Txn, name: string, stamp: string, createdAt: bigint, problem: string) {
     const record: FileRecord = { kind: 'invalid', createdAt: createdAt.toString(), stamp, problem };
     txn.put(`f!${name}`, record);
+    noteName(true, name);
     txn.put(`x!${name}`, problem);
     invalid.set(name, problem);
     meta.files++;
@@ -322,6 +332,7 @@ export function createKeyIndex(
         address,
       };
       txn.put(`f!${name}`, record);
+      noteName(true, name);
       txn.put(`w!${address}`, name);
       txn.put(`e!${id}`, name);
       txn.put(orderKey(createdAt, name), address);
@@ -334,6 +345,7 @@ export function createKeyIndex(
         txn.put(`e!${id}`, name);
       }
       txn.put(`f!${name}`, record);
+      noteName(true, name);
       txn.put(`u!${name}`, { ethAddress: id });
       unresolved.set(name, { ethAddress: id, createdAt });
     }
@@ -440,7 +452,15 @@ export function createKeyIndex(
       if (meta.scannedDirMtimeNs === before) meta.scannedDirMtimeNs = after;
       knownDirMtime = knownDirMtime === before ? after : null;
     }
-    if (names.length > 0) await txn.commit(false);
+    if (names.length > 0) {
+      try {
+        await txn.commit(false);
+      } catch (error) {
+        // The name set took changes the index did not: read again from the index next time.
+        indexedNames = undefined;
+        throw error;
+      }
+    }
     return counts;
   }
 
@@ -458,6 +478,48 @@ export function createKeyIndex(
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /** Changes of the indexed names while the name set is being read (applied after, in order). */
+  let nameLog: Array<[boolean, string]> | undefined;
+  let loadingNames: Promise<NameSet> | undefined;
+
+  function noteName(added: boolean, name: string): void {
+    if (added) indexedNames?.add(name);
+    else indexedNames?.delete(name);
+    nameLog?.push([added, name]);
+  }
+
+  /**
+   * The name set, read from the index's file keys once (keys only, in order: a fast pass), while
+   * changes go on: those made meanwhile are logged and applied to it after (a LevelDB iterator
+   * reads a snapshot; a change both in it and in the log applies twice, which a set shrugs off).
+   */
+  function loadIndexedNames(): Promise<NameSet> {
+    if (indexedNames !== undefined) return Promise.resolve(indexedNames);
+    loadingNames ??= (async () => {
+      const opened = database();
+      nameLog = [];
+      try {
+        const hashes: number[] = [];
+        for await (const key of opened.keys({ gt: 'f!', lt: 'f"' })) {
+          hashes.push(nameHash(key.slice(2)));
+        }
+        // Closed (and maybe opened again) meanwhile: this set is of a session gone.
+        if (db !== opened) throw new Error('key index closed while its names were read');
+        const set = createNameSet(hashes);
+        for (const [added, name] of nameLog) {
+          if (added) set.add(name);
+          else set.delete(name);
+        }
+        indexedNames = set;
+        return set;
+      } finally {
+        nameLog = undefined;
+        loadingNames = undefined;
+      }
+    })();
+    return loadingNames;
   }
 
   async function countNames(): Promise<number> {
@@ -512,6 +574,7 @@ export function createKeyIndex(
     async close() {
       const opened = db;
       db = undefined;
+      indexedNames = undefined;
       entries.clear();
       unresolved.clear();
       invalid.clear();
@@ -629,14 +692,10 @@ export function createKeyIndex(
       let done = 0;
       let seenIndexed = 0;
       let indexedHere = 0;
+      const indexed = await loadIndexedNames();
       for await (const names of directoryNames()) {
         if (stopped()) return { ...counts, completed: false };
-        // Whether each name is indexed, its record not decoded (utf8, not JSON).
-        const known = await database().getMany(
-          names.map((name) => `f!${name}`),
-          { valueEncoding: 'utf8' },
-        );
-        const unknown = names.filter((_, i) => known[i] === undefined);
+        const unknown = names.filter((name) => !indexed.has(name));
         seenIndexed += names.length - unknown.length;
         if (unknown.length > 0) {
           const result = await exclusive(() => syncNames(unknown, forget));
@@ -672,6 +731,10 @@ export function createKeyIndex(
         }),
       );
       return { ...counts, completed: true };
+    },
+
+    async loadNames() {
+      await loadIndexedNames();
     },
 
     async findOwnFile(address) {

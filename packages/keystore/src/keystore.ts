@@ -554,6 +554,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           session++;
           isOpen = true;
           if (needsScan) startBuild(session);
+          // The indexed names, for walletRefresh: read in the background, never in the way.
+          else index.loadNames().catch(() => undefined);
         } finally {
           opening = undefined;
         }
