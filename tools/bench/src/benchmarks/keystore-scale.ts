@@ -25,7 +25,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ChainClient } from '@chain/rpc-client';
+import { type ChainClient, createClient } from '@chain/rpc-client';
 import {
   type BenchContext,
   compareWithCeiling,
@@ -349,7 +349,9 @@ async function finishNode(
     const before = await node.client.wallet.getKeyStoreCount();
     await copyExtraFiles(fixture, keyDir);
     const refreshStartedAt = performance.now();
-    await node.client.wallet.walletRefresh({});
+    // Its own client: a refresh may take longer than the default client's timeout, and is timed.
+    const patient = createClient({ url: node.rpcUrl, timeoutMs: 600_000, retries: 0 });
+    await patient.wallet.walletRefresh({});
     const refreshSec = (performance.now() - refreshStartedAt) / 1000;
     const after = await node.client.wallet.getKeyStoreCount();
     if (after - before !== EXTRA_FILES) {
