@@ -103,6 +103,8 @@ export interface KeyIndex {
   byAddress(address: string): Promise<KeyEntry | undefined>;
   /** Whether a wallet of this (normalised) address is indexed: one read, no key file. */
   holds(address: string): Promise<boolean>;
+  /** The key identity (Ethereum-style address) of an indexed wallet, no key file read. */
+  idOf(address: string): Promise<string | undefined>;
   byId(id: string): Promise<KeyEntry | undefined>;
   /** The entry is still what the index says its file holds. */
   isCurrent(entry: KeyEntry): Promise<boolean>;
@@ -596,6 +598,14 @@ export function createKeyIndex(
     async holds(address) {
       if (entries.has(address)) return true;
       return (await database().get(`w!${address}`, { valueEncoding: 'utf8' })) !== undefined;
+    },
+
+    async idOf(address) {
+      const cached = entries.get(address);
+      if (cached !== undefined) return cached.id;
+      const name = (await database().get(`w!${address}`)) as string | undefined;
+      if (name === undefined) return undefined;
+      return (await fileRecord(undefined, name))?.id;
     },
 
     async byId(id) {

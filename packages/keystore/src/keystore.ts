@@ -667,10 +667,15 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     async lock(address) {
       const started = ensureOpen();
       return inSession(started, async () => {
-        const entry = await lookup(address);
-        if (entry === undefined || entry.address === null) return false;
-        cache.forget(entry.id);
-        if (await locks.setLocked(entry.address, true)) revision++;
+        const wanted = normalizeAddress(address);
+        // The key's identity from the index (its file is not read); while the index is being
+        // built, a wallet not indexed yet is found by its file.
+        const id =
+          (await index.idOf(wanted)) ??
+          (building === undefined ? undefined : (await lookup(wanted))?.id);
+        if (id === undefined) return false;
+        cache.forget(id);
+        if (await locks.setLocked(wanted, true)) revision++;
         return true;
       });
     },
