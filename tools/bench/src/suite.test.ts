@@ -195,6 +195,7 @@ describe('discoverBenchmarks', () => {
       'block-import',
       'block-propagation',
       'execute-raw-throughput',
+      'keystore-scale',
       'leveldb-write',
       'memory',
       'p2p-sync',
@@ -208,6 +209,7 @@ describe('discoverBenchmarks', () => {
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
+      'keystore-scale',
       'memory',
       'snap-join',
       'state-scale',
