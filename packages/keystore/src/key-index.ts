@@ -714,19 +714,28 @@ export function createKeyIndex(
       let seenIndexed = 0;
       let indexedHere = 0;
       const indexed = await loadIndexedNames();
+      // New names gathered across batches of the listing and indexed BATCH_SIZE at a time: new
+      // files copied in land anywhere in the directory's order, one or two per batch.
+      let pending: string[] = [];
+      const flush = async () => {
+        const unknown = pending;
+        pending = [];
+        if (unknown.length === 0) return;
+        const result = await exclusive(() => syncNames(unknown, forget));
+        counts.added += result.added;
+        counts.removed += result.removed;
+        indexedHere += unknown.length;
+      };
       for await (const names of directoryNames()) {
         if (stopped()) return { ...counts, completed: false };
         const unknown = names.filter((name) => !indexed.has(name));
         seenIndexed += names.length - unknown.length;
-        if (unknown.length > 0) {
-          const result = await exclusive(() => syncNames(unknown, forget));
-          counts.added += result.added;
-          counts.removed += result.removed;
-          indexedHere += unknown.length;
-        }
+        pending.push(...unknown);
+        if (pending.length >= BATCH_SIZE) await flush();
         done += names.length;
         progress?.({ done, total: Math.max(total, done) });
       }
+      await flush();
       // Fewer names than the index holds: some files are gone. Only then is the index swept.
       if (seenIndexed + indexedHere < meta.files) {
         let batch: string[] = [];
