@@ -30,7 +30,7 @@ export async function loadMineWallets(
   let loaded = 0;
   for (const given of options.mineWallets) {
     const wallet = normalizeAddress(given, chain.prefix, 'mine-wallet');
-    if (!keystore.has(wallet)) {
+    if (!(await keystore.has(wallet))) {
       throw new ChainError(
         ErrorCode.NOT_FOUND,
         'MINE_WALLET_NOT_IN_KEYSTORE',
@@ -38,7 +38,7 @@ export async function loadMineWallets(
         { param: 'mine-wallet' },
       );
     }
-    if (keystore.isLocked(wallet)) {
+    if (await keystore.isLocked(wallet)) {
       log.warn({ wallet }, LOCKED_PRODUCER_WARNING);
       continue;
     }

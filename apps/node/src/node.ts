@@ -20,6 +20,7 @@ import { createExplorerHandler } from './explorer/serve';
 import { loadGenesis } from './genesis-file';
 import { heapBudgetBytes } from './heap-budget';
 import { watchHeap } from './heap-watch';
+import { keyIndexLogger } from './key-index-log';
 import { logKeyDirectoryScan } from './keystore-log';
 import { type Logger, moduleLogger } from './logger';
 import type { MetricsServer } from './metrics/metrics-server';
@@ -38,7 +39,7 @@ import { createPushHub, type PushHub } from './push/push-hub';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
-import { readiness, reorganizationObject } from './rpc/network';
+import { keyStoreStatus, readiness, reorganizationObject } from './rpc/network';
 import { stateScanLogger } from './state-scan-log';
 import { APP_VERSION } from './version';
 
@@ -123,6 +124,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       dir: join(options.datadir, 'keystore'),
       addressOf: (publicKey) => addressFromPublicKey(prefix, publicKey),
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
+      onIndexProgress: keyIndexLogger(keystoreLog),
     });
     await keystore.open();
     logKeyDirectoryScan(keystoreLog, {
@@ -133,7 +135,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     let devWallet: DevWallet | undefined;
     if (isDev) {
       const { address } = await keystore.importKey(DEV_PRIVATE_KEY, options.devPassphrase);
-      if (keystore.isLocked(address)) {
+      if (await keystore.isLocked(address)) {
         keystoreLog.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
       } else producerKeys.add(address, DEV_PRIVATE_KEY);
       devWallet = {
@@ -185,7 +187,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       );
       // Mine wallets' keys do not survive a restart (see producer-wallets.ts); a key loaded again
       // (or added by blockchainStart) may be the one the waiting operations need.
-      warnUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
+      await warnUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
       watchUnloadedProducerWallets(chain, keystore, producerKeys, keystoreLog);
       producerKeys.onAdd(() => producer?.wake());
     }
@@ -206,7 +208,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       handlers: createHandlers(context),
       stateVersion: stateVersionOf(chain, keystore),
       // /health and /ready, then the explorer page at GET / (JSON-RPC stays POST).
-      probeRoutes: probeRoutes(() => readiness(context)),
+      probeRoutes: probeRoutes(
+        () => readiness(context),
+        () => keyStoreStatus(context).indexing,
+      ),
       onGet: createExplorerHandler({
         credentialsRequired: 'auth' in authentication || 'cookieFile' in authentication,
       }),

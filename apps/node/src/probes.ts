@@ -17,12 +17,24 @@ function sendJson(res: ServerResponse, status: number, body: object): void {
 /**
  * The probes of the RPC port, for load balancers, orchestrators and Docker's HEALTHCHECK: answered
  * before the Host and credential checks since they reveal nothing (docs/decisions.md).
- * `/health`: the process serves. `/ready`: 200 when the node is at the best tip it knows of with
+ * `/health`: the process serves (and, while the key store's index is built, how far it is).
+ * `/ready`: 200 when the node is at the best tip it knows of with
  * networking on (nodeStatus.ready), else 503 with the reason (syncing, waiting for peers, stopped).
  */
-export function probeRoutes(readiness: Readiness): Record<string, GetRoute> {
+export function probeRoutes(
+  readiness: Readiness,
+  /** While the key store's index is being built: how far (then in /health as `keystore`). */
+  keyStoreIndexing: () => { done: number; total: number } | null = () => null,
+): Record<string, GetRoute> {
   return {
-    '/health': (_req, res) => sendJson(res, 200, { status: 'ok' }),
+    '/health': (_req, res) => {
+      const indexing = keyStoreIndexing();
+      sendJson(
+        res,
+        200,
+        indexing === null ? { status: 'ok' } : { status: 'ok', keystore: { indexing } },
+      );
+    },
     '/ready': (_req, res) => {
       const { ready, reason } = readiness();
       if (ready) sendJson(res, 200, { status: 'ready' });

@@ -20,31 +20,33 @@ import type { ProducerKeys } from './producer-keys';
 export const LOCKED_PRODUCER_WARNING =
   'producer wallet is locked: this node signs none of its blocks until unlockWallet with its passphrase';
 
-function unloadedProducerWallets(
+async function unloadedProducerWallets(
   chain: Chain,
   keystore: KeyStore,
   producerKeys: ProducerKeys,
-): string[] {
+): Promise<string[]> {
   const loaded = new Set<number>();
   for (const key of producerKeys.keys()) {
     const account = chain.producerAccount(key);
     if (account !== undefined) loaded.add(account);
   }
-  return chain
+  const candidates = chain
     .producers()
     .filter((account) => !loaded.has(account))
     .map((account) => chain.accountByNumber(account)?.address)
-    .filter((address): address is string => address !== undefined && keystore.has(address));
+    .filter((address): address is string => address !== undefined);
+  const held = await Promise.all(candidates.map((address) => keystore.has(address)));
+  return candidates.filter((_, i) => held[i]);
 }
 
 /** Logs a warning at start naming the producer wallets of this key store whose key is not loaded. */
-export function warnUnloadedProducerWallets(
+export async function warnUnloadedProducerWallets(
   chain: Chain,
   keystore: KeyStore,
   producerKeys: ProducerKeys,
   log: Logger,
-): void {
-  const wallets = unloadedProducerWallets(chain, keystore, producerKeys);
+): Promise<void> {
+  const wallets = await unloadedProducerWallets(chain, keystore, producerKeys);
   if (wallets.length === 0) return;
   log.warn(
     { wallets },
@@ -70,18 +72,21 @@ export function watchUnloadedProducerWallets(
     const now = chain.producers().join();
     if (now === producers) return;
     producers = now;
-    warnUnloadedProducerWallets(chain, keystore, producerKeys, log);
+    warnUnloadedProducerWallets(chain, keystore, producerKeys, log).catch((err: unknown) => {
+      // The key store closing under a block that arrived as the node stopped: nothing to warn of.
+      log.debug({ err }, 'producer wallets not checked');
+    });
   });
 }
 
 /** After lockWallet: the locked wallet's key, if it signed blocks here, signs no more. */
-export function dropLockedProducerKey(
+export async function dropLockedProducerKey(
   keystore: KeyStore,
   producerKeys: ProducerKeys,
   log: Logger,
   address: string,
-): void {
-  if (keystore.isLocked(address) && producerKeys.remove(address)) {
+): Promise<void> {
+  if ((await keystore.isLocked(address)) && producerKeys.remove(address)) {
     log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
   }
 }

@@ -36,7 +36,7 @@ export async function writeFileAtomic(
   await syncDirectory(dir);
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(dir, 'r');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { bytesToHex, getPublicKey, hexToBytes, keccak256, randomPrivateKey } from '@chain/crypto';
 import { computeAddress, decryptKeystoreJson, encryptKeystoreJson, Wallet } from 'ethers';
 import { describe, expect, it } from 'vitest';
-import { devAddressOf, LIGHT_SCRYPT, useTempDirs, WIKI_VECTORS } from '../test/fixtures';
+import { devAddressOf, LIGHT_SCRYPT, listOf, useTempDirs, WIKI_VECTORS } from '../test/fixtures';
 import { createKeyStore, DEFAULT_KEYSTORE_OPTIONS, type KeyStoreOptions } from './keystore';
 
 // Interoperability with ethers v6, an independent Web3 Secret Storage implementation.
@@ -14,6 +14,8 @@ const newDir = useTempDirs();
 async function openStore(dir: string, options: Partial<KeyStoreOptions> = {}) {
   const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: LIGHT_SCRYPT, ...options });
   await store.open();
+  // A directory written before the index existed is indexed in the background first.
+  await store.indexed();
   return store;
 }
 
@@ -87,10 +89,10 @@ describe('files written by ethers load here', () => {
     await writeFile(join(dir, 'vector.json'), JSON.stringify(file));
     expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, invalid: [] });
     // Read by its Ethereum address: waiting (null) until resolved, then its wallet; another: none.
-    expect(store.walletOfEthereumAddress(`0x${WIKI_VECTORS.address}`)).toBeNull();
-    expect(store.walletOfEthereumAddress('ab'.repeat(20))).toBeUndefined();
+    expect(await store.walletOfEthereumAddress(`0x${WIKI_VECTORS.address}`)).toBeNull();
+    expect(await store.walletOfEthereumAddress('ab'.repeat(20))).toBeUndefined();
     const address = await store.resolveForeign(WIKI_VECTORS.address, WIKI_VECTORS.password);
-    expect(store.walletOfEthereumAddress(WIKI_VECTORS.address.toUpperCase())).toBe(address);
+    expect(await store.walletOfEthereumAddress(WIKI_VECTORS.address.toUpperCase())).toBe(address);
     expect(bytesToHex(await store.getPrivateKey(address, WIKI_VECTORS.password))).toBe(
       WIKI_VECTORS.privateKey,
     );
@@ -142,7 +144,7 @@ describe('plain v3 files of other implementations become wallets on first use', 
     });
     const address = devAddressOf(getPublicKey(privateKey));
     expect(await store.getPrivateKey(address, 'pbkdf2 pass')).toEqual(privateKey);
-    expect(store.list()).toEqual([address]);
+    expect(await listOf(store)).toEqual([address]);
     // Resolving added the address and chain fields; ethers still opens the file.
     expect((await decryptKeystoreJson(await onlyKeyFile(dir), 'pbkdf2 pass')).privateKey).toBe(
       `0x${bytesToHex(privateKey)}`,

@@ -13,6 +13,9 @@ interface KeyCache {
   clear(): void;
 }
 
+/** Keys held at most; past it the least recently used is wiped (its next use pays scrypt again). */
+const DEFAULT_MAX_KEYS = 10_000;
+
 interface CachedKey {
   privateKey: Uint8Array;
   tag: Buffer;
@@ -24,7 +27,7 @@ interface CachedKey {
  * HMAC-SHA256(secret, passphrase) under a secret drawn per cache (so per process), which never
  * leaves memory; the passphrase itself is not stored.
  */
-export function createKeyCache(): KeyCache {
+export function createKeyCache(maxKeys = DEFAULT_MAX_KEYS): KeyCache {
   const secret = randomBytes(32);
   const entries = new Map<string, CachedKey>();
   const tagOf = (passphrase: string) => createHmac('sha256', secret).update(passphrase).digest();
@@ -40,10 +43,14 @@ export function createKeyCache(): KeyCache {
     remember(id, privateKey, passphrase) {
       forget(id);
       entries.set(id, { privateKey: privateKey.slice(), tag: tagOf(passphrase) });
+      if (entries.size > maxKeys) forget(entries.keys().next().value!);
     },
     recall(id, passphrase) {
       const entry = entries.get(id);
       if (entry === undefined || !timingSafeEqual(tagOf(passphrase), entry.tag)) return undefined;
+      // Most recently used last, so the bound wipes the key unused the longest.
+      entries.delete(id);
+      entries.set(id, entry);
       return entry.privateKey.slice();
     },
     holds(id) {

@@ -165,6 +165,7 @@ describe('the key directory', () => {
           const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: TINY_SCRYPT });
           await store.open();
           try {
+            await store.indexed();
             expect(
               store.count() + store.unresolved().length + store.invalidFiles().length,
             ).toBeLessThanOrEqual(contents.length);

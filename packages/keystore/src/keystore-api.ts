@@ -1,5 +1,6 @@
 import type { ScryptParams } from './kdf';
 import type { InvalidKeyFile } from './key-directory';
+import type { IndexProgress } from './key-index';
 import type { ThrottleClock } from './passphrase-throttle';
 
 export interface KeyStoreOptions {
@@ -19,6 +20,17 @@ export interface KeyStoreOptions {
   maxTrackedClients?: number;
   /** The throttle's time (tests replace it). */
   clock?: ThrottleClock;
+  /**
+   * Told of the background index build's progress (after each batch), and once with `finished`
+   * (or `error`) at its end: the node logs it.
+   */
+  onIndexProgress?: (progress: IndexBuildProgress) => void;
+}
+
+export interface IndexBuildProgress extends IndexProgress {
+  finished: boolean;
+  /** Why the build stopped short (the store stays usable; the next open builds again). */
+  error?: string;
 }
 
 export const DEFAULT_KEYSTORE_OPTIONS = {
@@ -30,7 +42,9 @@ export const DEFAULT_KEYSTORE_OPTIONS = {
   /** So the owner of a wallet calling from a guesser's address waits at most 8 slow checks. */
   maxWaitingPerClient: 8,
   maxTrackedClients: 10_000,
-} as const satisfies Required<Omit<KeyStoreOptions, 'dir' | 'addressOf' | 'clock'>>;
+} as const satisfies Required<
+  Omit<KeyStoreOptions, 'dir' | 'addressOf' | 'clock' | 'onIndexProgress'>
+>;
 
 /** Who calls: the key store throttles wrong passphrases per client. */
 export interface Caller {
@@ -76,15 +90,29 @@ export interface RefreshResult {
 }
 
 export interface KeyStore {
-  /** Creates the directory (0700), loads every key file and the persisted lock state. */
+  /**
+   * Creates the directory (0700) and opens its index (`<dir>/.index`), without reading the key
+   * files: O(1) in wallets. An index that is missing, or older than the directory, is built (or
+   * brought up to date) in the background, while every call works: see `indexing()`.
+   */
   open(): Promise<void>;
-  /** Idempotent; wipes every cached key. */
+  /** Idempotent; stops a background build (the next open resumes it) and wipes every cached key. */
   close(): Promise<void>;
-  /** Chain addresses, in file-creation order. */
-  list(): string[];
+  /**
+   * Up to `max` chain addresses in file-creation order, after the wallet `after` (from the start
+   * when omitted): UNKNOWN_WALLET (param `after`) when `after` is not in the store.
+   */
+  page(after: string | undefined, max: number): Promise<string[]>;
+  /** Wallets indexed (O(1)); while the index is being built, those indexed so far. */
   count(): number;
   /** The prefix is compared exactly, the hex part in either case. */
-  has(address: string): boolean;
+  has(address: string): Promise<boolean>;
+  /** null once the index is complete, else how far its background build is. */
+  indexing(): IndexBuildProgress | null;
+  /** Resolves when no background build runs (at once when none does). */
+  indexed(): Promise<void>;
+  /** Bytes the index takes on disk (an estimate). */
+  indexBytes(): Promise<number>;
   /** A new random key encrypted under `passphrase`; returns its address. */
   create(passphrase: string): Promise<string>;
   importKey(
@@ -98,14 +126,18 @@ export interface KeyStore {
    * the ones it opens are resolved (their chain field recorded).
    */
   getPrivateKey(address: string, passphrase: string, caller?: Caller): Promise<Uint8Array>;
-  isLocked(address: string): boolean;
+  isLocked(address: string): Promise<boolean>;
   /** A number that changes whenever the listed wallets or their lock states do. */
   revision(): number;
   /** false if the address is not in the store; the lock survives restarts. */
   lock(address: string): Promise<boolean>;
   /** Checks the passphrase (even for a wallet that is not locked), unlocks, persists; true. */
   unlock(address: string, passphrase: string, caller?: Caller): Promise<boolean>;
-  /** Rescans the directory for files added, removed or changed by hand or by other tools. */
+  /**
+   * Compares the directory's names with the index: files added by hand or by other tools are read
+   * and indexed, files gone are dropped; files already indexed are not read (a file changed in
+   * place is read again when its wallet is next used: each use stats its file).
+   */
   refresh(): Promise<RefreshResult>;
   /**
    * A v3 file made elsewhere has no `chain` field, so its chain address is unknown until it is
@@ -119,7 +151,7 @@ export interface KeyStore {
    * without 0x): its chain address, null while the file waits for its passphrase, undefined when
    * no file gives that address. What the owner of a file made elsewhere knows is its 0x address.
    */
-  walletOfEthereumAddress(ethAddress: string): string | null | undefined;
+  walletOfEthereumAddress(ethAddress: string): Promise<string | null | undefined>;
   /** Files skipped by the last scan (open or refresh) or found unusable since, and why. */
   invalidFiles(): InvalidKeyFile[];
 }

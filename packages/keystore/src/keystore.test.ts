@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   devAddressOf,
   LIGHT_SCRYPT,
+  listOf,
   manualClock,
   rejectionOf,
   settle,
@@ -21,6 +22,8 @@ const newDir = useTempDirs();
 async function openStore(dir: string, options: Partial<KeyStoreOptions> = {}) {
   const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: LIGHT_SCRYPT, ...options });
   await store.open();
+  // A directory written before the index existed is indexed in the background first.
+  await store.indexed();
   return store;
 }
 
@@ -86,11 +89,11 @@ describe('create, load, decrypt', () => {
     const first = await openStore(dir);
     const created = [];
     for (let i = 0; i < 4; i++) created.push(await first.create(`pass ${i}`));
-    expect(first.list()).toEqual(created);
+    expect(await listOf(first)).toEqual(created);
     await first.close();
 
     const second = await openStore(dir);
-    expect(second.list()).toEqual(created);
+    expect(await listOf(second)).toEqual(created);
     expect(second.count()).toBe(4);
     for (const [i, address] of created.entries()) {
       const key = await second.getPrivateKey(address, `pass ${i}`);
@@ -103,10 +106,10 @@ describe('create, load, decrypt', () => {
     const store = await openStore(await newDir());
     const address = await store.create('p');
     const upperHex = `CH${address.slice(2).toUpperCase()}`;
-    expect(store.has(address)).toBe(true);
-    expect(store.has(upperHex)).toBe(true);
-    expect(store.has(`ch${address.slice(2)}`)).toBe(false);
-    expect(store.has('nonsense')).toBe(false);
+    expect(await store.has(address)).toBe(true);
+    expect(await store.has(upperHex)).toBe(true);
+    expect(await store.has(`ch${address.slice(2)}`)).toBe(false);
+    expect(await store.has('nonsense')).toBe(false);
     expect(await store.getPrivateKey(upperHex, 'p')).toHaveLength(32);
     await store.close();
   });
@@ -127,7 +130,7 @@ describe('create, load, decrypt', () => {
       reencrypted: false,
     });
     expect(await keyFiles(dir)).toHaveLength(1);
-    expect(store.list()).toEqual([address]);
+    expect(await listOf(store)).toEqual([address]);
     await store.close();
 
     const reopened = await openStore(dir);
@@ -319,34 +322,34 @@ describe('lock and unlock', () => {
     const store = await openStore(dir);
     const address = await store.create('right');
     const other = await store.create('other');
-    expect(store.isLocked(address)).toBe(false);
+    expect(await store.isLocked(address)).toBe(false);
     await store.getPrivateKey(address, 'right'); // cached
 
     expect(await store.lock(address)).toBe(true);
     expect(await store.lock(address)).toBe(true);
-    expect(store.isLocked(address)).toBe(true);
-    expect(store.isLocked(other)).toBe(false);
+    expect(await store.isLocked(address)).toBe(true);
+    expect(await store.isLocked(other)).toBe(false);
     const locked = await rejectionOf(store.getPrivateKey(address, 'right'));
     expect(locked).toMatchObject({ reason: 'WALLET_LOCKED', code: 1015 });
     expect(await store.lock(`CH${'1'.repeat(46)}`)).toBe(false);
     await store.close();
 
     const reopened = await openStore(dir);
-    expect(reopened.isLocked(address)).toBe(true);
+    expect(await reopened.isLocked(address)).toBe(true);
     expect((await rejectionOf(reopened.getPrivateKey(address, 'right'))).reason).toBe(
       'WALLET_LOCKED',
     );
     expect((await rejectionOf(reopened.unlock(address, 'wrong'))).reason).toBe('WRONG_PASSPHRASE');
-    expect(reopened.isLocked(address)).toBe(true);
+    expect(await reopened.isLocked(address)).toBe(true);
     expect(await reopened.unlock(address, 'right')).toBe(true);
-    expect(reopened.isLocked(address)).toBe(false);
+    expect(await reopened.isLocked(address)).toBe(false);
     expect(devAddressOf(getPublicKey(await reopened.getPrivateKey(address, 'right')))).toBe(
       address,
     );
     await reopened.close();
 
     const again = await openStore(dir);
-    expect(again.isLocked(address)).toBe(false);
+    expect(await again.isLocked(address)).toBe(false);
     await again.close();
   });
 
@@ -367,7 +370,7 @@ describe('lock and unlock', () => {
     expect(await moved(() => store.unlock(address, 'p'))).toBe(false);
     await rm(join(dir, (await keyFiles(dir))[0]!));
     expect(await moved(() => store.refresh())).toBe(true);
-    expect(store.has(address)).toBe(false);
+    expect(await store.has(address)).toBe(false);
     await store.close();
   });
 
@@ -423,8 +426,8 @@ describe('refresh and foreign files', () => {
       unresolved: [],
       invalid: [],
     });
-    expect(a.list().sort()).toEqual([kept, copied].sort());
-    expect(a.has(removed)).toBe(false);
+    expect((await listOf(a)).sort()).toEqual([kept, copied].sort());
+    expect(await a.has(removed)).toBe(false);
     expect(bytesToHex(await a.getPrivateKey(copied, 'c'))).toBe(
       bytesToHex(await b.getPrivateKey(copied, 'c')),
     );
@@ -444,7 +447,7 @@ describe('refresh and foreign files', () => {
     expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, loaded: 0 });
     const file = `UTC--2020-01-01T00-00-00.0Z--${ethAddress}`;
     expect(store.unresolved()).toEqual([{ file, ethAddress }]);
-    expect(store.list()).toEqual([]);
+    expect(await listOf(store)).toEqual([]);
 
     expect((await rejectionOf(store.resolveForeign(ethAddress, 'nope'))).reason).toBe(
       'WRONG_PASSPHRASE',
@@ -458,7 +461,7 @@ describe('refresh and foreign files', () => {
       expected,
     );
     expect(store.unresolved()).toEqual([]);
-    expect(store.list()).toEqual([expected]);
+    expect(await listOf(store)).toEqual([expected]);
     expect(bytesToHex(await store.getPrivateKey(expected, 'foreign pass'))).toBe(
       bytesToHex(privateKey),
     );
@@ -473,7 +476,7 @@ describe('refresh and foreign files', () => {
     await store.close();
 
     const reopened = await openStore(dir);
-    expect(reopened.list()).toEqual([expected]);
+    expect(await listOf(reopened)).toEqual([expected]);
     expect(reopened.unresolved()).toEqual([]);
     await reopened.close();
   });
@@ -497,11 +500,11 @@ describe('refresh and foreign files', () => {
     await store.resolveForeign(foreign[1]!.ethAddress, 'f');
     await store.resolveForeign(foreign[0]!.ethAddress, 'f');
     const expected = [foreign[0]!.address, foreign[1]!.address, ours];
-    expect(store.list()).toEqual(expected);
+    expect(await listOf(store)).toEqual(expected);
     await store.close();
 
     const reopened = await openStore(dir);
-    expect(reopened.list()).toEqual(expected);
+    expect(await listOf(reopened)).toEqual(expected);
     await reopened.close();
   });
 
@@ -518,7 +521,7 @@ describe('refresh and foreign files', () => {
       created: false,
       reencrypted: false,
     });
-    expect(store.list()).toEqual([address]);
+    expect(await listOf(store)).toEqual([address]);
     expect(await keyFiles(dir)).toEqual([`${ethAddress}.json`]);
     expect(await store.getPrivateKey(address, 'foreign')).toEqual(privateKey);
     await store.close();
@@ -567,7 +570,7 @@ describe('refresh and foreign files', () => {
     await writeFile(join(dir, 'backup.json~'), 'ignored');
 
     const store = await openStore(dir);
-    expect(store.list()).toEqual([good]);
+    expect(await listOf(store)).toEqual([good]);
     const problems = Object.fromEntries(store.invalidFiles().map((f) => [f.file, f.problem]));
     expect(Object.keys(problems).sort()).toEqual(
       [
@@ -642,7 +645,7 @@ describe('importing a key already in the store, to re-encrypt it', () => {
     const { address } = await store.importKey(privateKey, 'old');
     await store.lock(address);
     await store.importKey(privateKey, 'new', { existing: 'reencrypt' });
-    expect(store.isLocked(address)).toBe(true);
+    expect(await store.isLocked(address)).toBe(true);
     expect((await rejectionOf(store.getPrivateKey(address, 'new'))).reason).toBe('WALLET_LOCKED');
     expect((await rejectionOf(store.unlock(address, 'old'))).reason).toBe('WRONG_PASSPHRASE');
     expect(await store.unlock(address, 'new')).toBe(true);
@@ -659,7 +662,7 @@ describe('importing a key already in the store, to re-encrypt it', () => {
     await store.refresh();
     const address = devAddressOf(getPublicKey(privateKey));
     await store.importKey(privateKey, 'mine now', { existing: 'reencrypt' });
-    expect(store.list()).toEqual([address]);
+    expect(await listOf(store)).toEqual([address]);
     expect(store.unresolved()).toEqual([]);
     expect(await keyFiles(dir)).toEqual([`${ethAddress}.json`]);
     expect(await store.getPrivateKey(address, 'mine now')).toEqual(privateKey);
@@ -693,11 +696,11 @@ describe('foreign files resolved on first use', () => {
       'with-address.json',
     ]);
     const [first, second] = keys.map((key) => devAddressOf(getPublicKey(key)));
-    expect(store.has(first!)).toBe(false);
+    expect(await store.has(first!)).toBe(false);
 
     expect(await store.getPrivateKey(first!, 'one')).toEqual(keys[0]);
     expect(await store.unlock(second!, 'two')).toBe(true);
-    expect(store.list().sort()).toEqual([first, second].sort());
+    expect((await listOf(store)).sort()).toEqual([first, second].sort());
     expect(store.unresolved()).toEqual([]);
     expect(await store.getPrivateKey(second!, 'two')).toEqual(keys[1]);
 
@@ -717,7 +720,7 @@ describe('foreign files resolved on first use', () => {
     await store.close();
 
     const reopened = await openStore(dir);
-    expect(reopened.list().sort()).toEqual([first, second].sort());
+    expect((await listOf(reopened)).sort()).toEqual([first, second].sort());
     await reopened.close();
   });
 
@@ -783,10 +786,10 @@ describe('lifecycle', () => {
     const address = await store.create('p');
     await store.close();
     await store.close();
-    expect(() => store.list()).toThrow(expect.objectContaining({ reason: 'KEYSTORE_CLOSED' }));
+    expect((await rejectionOf(store.page(undefined, 10))).reason).toBe('KEYSTORE_CLOSED');
     expect((await rejectionOf(store.getPrivateKey(address, 'p'))).reason).toBe('KEYSTORE_CLOSED');
     await store.open();
-    expect(store.list()).toEqual([address]);
+    expect(await listOf(store)).toEqual([address]);
     await store.close();
   });
 

@@ -6,7 +6,7 @@ import { KeyStoreError } from './errors';
 import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address';
 import { scryptParamsProblem } from './kdf';
 import { createKeyCache } from './key-cache';
-import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile, parseKeyFile } from './key-file';
+import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile } from './key-file';
 import { createCreationClock, keyFileName } from './key-file-name';
 import { createKeyIndex, type KeyEntry, normalizeAddress } from './key-index';
 import { createKeyedMutex } from './keyed-mutex';
@@ -15,10 +15,11 @@ import {
   DEFAULT_KEYSTORE_OPTIONS,
   type ImportOptions,
   type ImportResult,
+  type IndexBuildProgress,
   type KeyStore,
   type KeyStoreOptions,
 } from './keystore-api';
-import { readLockState, writeLockState } from './lock-state';
+import { createWalletLocks, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
 
 export {
@@ -26,14 +27,17 @@ export {
   DEFAULT_KEYSTORE_OPTIONS,
   type ImportOptions,
   type ImportResult,
+  type IndexBuildProgress,
   type KeyStore,
   type KeyStoreOptions,
   type RefreshResult,
   type UnresolvedKeyFile,
 } from './keystore-api';
 
-/** Queue key for changes to the directory listing (scans, new files, rewrites). */
+/** Queue key for changes to the directory listing (scan batches, new files, rewrites). */
 const DIRECTORY = '<directory>';
+/** Queue key of whole scans (refresh, the background build): one at a time. */
+const SCAN = '<scan>';
 const MINUTE_MS = 60_000;
 
 export function createKeyStore(options: KeyStoreOptions): KeyStore {
@@ -67,16 +71,20 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   });
   const queue = createKeyedMutex();
   const nextCreationTime = createCreationClock();
+  const forget = (id: string) => cache.forget(id);
 
-  const index = createKeyIndex(dir, addressOf);
-  let locked = new Set<string>();
+  const index = createKeyIndex(dir, addressOf, forget);
+  const locks = createWalletLocks(dir);
   /** Bumped by every change of the wallets listed or of their locks (see revision()). */
   let revision = 0;
   /** Bumped by every open and close, so a call that outlives its session changes nothing. */
   let session = 0;
   let isOpen = false;
   let opening: Promise<void> | undefined;
-  let persisting: Promise<unknown> = Promise.resolve();
+  /** The background build of the index, while it runs. */
+  let building: Promise<void> | undefined;
+  let buildToken: object | undefined;
+  let progress: IndexBuildProgress | null = null;
 
   function ensureOpen(): number {
     if (!isOpen) throw new KeyStoreError('KEYSTORE_CLOSED', 'key store is not open');
@@ -89,16 +97,28 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     throw new KeyStoreError('KEYSTORE_CLOSED', 'key store was closed during the call');
   }
 
-  function unknownWallet(address: string, detail = ''): KeyStoreError {
+  /** A call that the close of its store interrupted in the index says so, as any other call. */
+  async function inSession<T>(started: number, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isOpen || session !== started) {
+        throw new KeyStoreError('KEYSTORE_CLOSED', 'key store was closed during the call');
+      }
+      throw error;
+    }
+  }
+
+  function unknownWallet(address: string, detail = '', param = 'address'): KeyStoreError {
     return new KeyStoreError(
       'UNKNOWN_WALLET',
       `wallet ${shown(address)} is not in the key store${detail}`,
-      { param: 'address' },
+      { param },
     );
   }
 
-  function isEntryLocked(entry: KeyEntry): boolean {
-    return entry.address !== null && locked.has(entry.address);
+  async function isEntryLocked(entry: KeyEntry): Promise<boolean> {
+    return entry.address !== null && (await locks.isLocked(entry.address));
   }
 
   function walletLocked(entry: KeyEntry): KeyStoreError {
@@ -117,6 +137,32 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         param: 'passphrase',
       });
     }
+  }
+
+  /**
+   * The wallet of `address`, from the index; while the index is still being built, a wallet not
+   * indexed yet is looked for by its file name (ours end in `--<address>.json`) and indexed.
+   */
+  /** Whether the store holds `address`, without reading its file (has, isLocked). */
+  async function holds(address: string): Promise<boolean> {
+    const wanted = normalizeAddress(address);
+    if (await index.holds(wanted)) return true;
+    return building !== undefined && (await lookup(wanted)) !== undefined;
+  }
+
+  async function lookup(address: string): Promise<KeyEntry | undefined> {
+    const wanted = normalizeAddress(address);
+    const known = await index.byAddress(wanted);
+    if (known !== undefined || building === undefined) return known;
+    const started = session;
+    const name = await index.findOwnFile(wanted);
+    if (name === undefined) return undefined;
+    await queue.runExclusive(DIRECTORY, async () => {
+      ensureSession(started);
+      const { added } = await index.syncNames([name], forget);
+      if (added > 0) revision++;
+    });
+    return index.byAddress(wanted);
   }
 
   /**
@@ -168,7 +214,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
     // A passphrase the cache did not know but the file accepts (another Unicode form of it).
     if (turn.counted) throttle.refund(client);
-    if (cached === undefined && !isEntryLocked(entry) && index.isCurrent(entry)) {
+    if (cached === undefined && !(await isEntryLocked(entry)) && (await index.isCurrent(entry))) {
       cache.remember(entry.id, privateKey, passphrase);
     }
     return privateKey;
@@ -180,12 +226,17 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     passphrase: string,
     started: number,
   ): Promise<Uint8Array | null> {
+    let current = entry;
     for (;;) {
-      const file = entry.file;
-      const privateKey = await decryptFileOf(entry, file, passphrase);
+      const privateKey = await decryptFileOf(current, current.file, passphrase);
       ensureSession(started, privateKey ?? undefined);
-      if (entry.file === file) return privateKey;
+      if (await index.isCurrent(current)) return privateKey;
+      const replaced = await index.current(current, forget);
+      ensureSession(started, privateKey ?? undefined);
+      // Gone, or only its index record changed (resolved meanwhile): the file decrypted stands.
+      if (replaced === undefined || replaced.stamp === current.stamp) return privateKey;
       privateKey?.fill(0);
+      current = replaced;
     }
   }
 
@@ -216,10 +267,12 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     address: string,
     passphrase: string,
     client: string,
+    found?: { entry: KeyEntry | undefined },
   ): Promise<{ entry: KeyEntry; privateKey: Uint8Array }> {
     const started = ensureOpen();
     const wanted = normalizeAddress(address);
-    const known = index.byAddress(wanted);
+    const known = found?.entry ?? (found === undefined ? await current(wanted, client) : undefined);
+    ensureSession(started);
     if (known !== undefined) {
       return { entry: known, privateKey: await verifyPassphrase(known, passphrase, client) };
     }
@@ -227,13 +280,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     assertPassphrase(passphrase);
     return throttle.run(client, async (slow) => {
       ensureSession(started);
-      const resolvedMeanwhile = index.byAddress(wanted);
+      const resolvedMeanwhile = await index.byAddress(wanted);
       if (resolvedMeanwhile !== undefined) {
         const turn = { slow, counted: false, started };
         const privateKey = await checkPassphrase(resolvedMeanwhile, passphrase, client, turn);
         return { entry: resolvedMeanwhile, privateKey };
       }
-      const candidates = index.entries().filter((entry) => entry.address === null);
+      const candidates = await index.unresolvedEntries();
       for (const candidate of candidates) {
         const found = await tryForeignFile(candidate, passphrase, started);
         if (found === null) continue;
@@ -245,6 +298,25 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         address,
         ` (the passphrase opens none of the ${candidates.length} key files made elsewhere)`,
       );
+    });
+  }
+
+  /**
+   * The wallet of `address` as its file is now (one stat: a file changed by another tool since it
+   * was indexed is read again), looked up in the order the client's calls came: the index's reads
+   * take varying times, and the throttle counts a client's wrong passphrases as they arrive.
+   * `before` runs in that turn too (the lock check of getPrivateKey).
+   */
+  function current(
+    address: string,
+    client: string,
+    before?: (entry: KeyEntry) => Promise<void>,
+  ): Promise<KeyEntry | undefined> {
+    return queue.runExclusive(`<client ${client}>`, async () => {
+      const listed = await lookup(address);
+      if (listed === undefined) return undefined;
+      await before?.(listed);
+      return index.current(listed, forget);
     });
   }
 
@@ -269,40 +341,36 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       privateKey.fill(0);
       return null;
     }
-    if (!isEntryLocked(resolved)) cache.remember(resolved.id, privateKey, passphrase);
+    if (!(await isEntryLocked(resolved))) cache.remember(resolved.id, privateKey, passphrase);
     return { entry: resolved, privateKey };
   }
 
   async function markInvalid(entry: KeyEntry, problem: string): Promise<void> {
     await queue.runExclusive(DIRECTORY, async () => {
-      if (!index.isCurrent(entry)) return;
-      index.reject(entry, problem);
+      if (!(await index.isCurrent(entry))) return;
+      await index.reject(entry, problem);
       revision++;
     });
-  }
-
-  function persistLocks(): Promise<void> {
-    // Each write serialises the state as it is when the write starts, so the last one wins.
-    const write = persisting.then(() => writeLockState(dir, locked));
-    persisting = write.catch(() => undefined);
-    return write;
   }
 
   function chainAddressOf(publicKey: Uint8Array): string {
     return normalizeAddress(addressOf(publicKey));
   }
 
-  async function load(): Promise<{ added: number; removed: number }> {
-    const counts = await index.load((id) => cache.forget(id));
+  /**
+   * The file first, durably (atomic-file.ts), then the index; the name is journaled in the index
+   * before, so a crash between the two is repaired at the next open without a scan. Rewrites keep
+   * the creation time, which for files without a geth-style name is the mtime.
+   */
+  async function writeAndIndex(fileName: string, createdAt: bigint, json: unknown): Promise<void> {
+    const text = `${JSON.stringify(json, null, 2)}\n`;
+    const mtime = new Date(Number(createdAt / 1_000_000n));
+    const before = await index.dirMtime();
+    await index.journal(fileName);
+    await writeFileAtomic(dir, fileName, text, { mtime });
+    const after = await index.dirMtime();
+    await index.syncNames([fileName], forget, { before, after });
     revision++;
-    return counts;
-  }
-
-  /** Rewrites keep the creation time, which for files without a geth-style name is the mtime. */
-  async function writeKeyFile(entry: KeyEntry, file: ParsedKeyFile): Promise<void> {
-    const text = `${JSON.stringify(file.json, null, 2)}\n`;
-    const mtime = new Date(Number(entry.createdAt / 1_000_000n));
-    await writeFileAtomic(dir, entry.fileName, text, { mtime });
   }
 
   async function addKey(
@@ -317,7 +385,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     const address = chainAddressOf(publicKey);
     return queue.runExclusive(id, async () => {
       ensureSession(started);
-      const existing = index.byId(id);
+      // While the index is built, a file of this key not indexed yet is found by its name.
+      const existing = (await index.byId(id)) ?? (await lookup(address));
       if (existing !== undefined) {
         if (existingPolicy === 'reencrypt') {
           await reencryptEntry(existing, privateKey, passphrase, started);
@@ -329,28 +398,21 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       }
       const json = await encryptKeyFile(privateKey, passphrase, scrypt, address);
       const createdAt = nextCreationTime();
-      const entry: KeyEntry = {
-        id,
-        fileName: keyFileName(createdAt, address),
-        createdAt,
-        file: parseKeyFile(json),
-        address,
-      };
-      await queue.runExclusive(DIRECTORY, async () => {
+      const fileName = keyFileName(createdAt, address);
+      const written = await queue.runExclusive(DIRECTORY, async () => {
         ensureSession(started);
         // A refresh may have found a copy of this key while scrypt ran.
-        if (index.byId(id) !== undefined) return;
-        await writeKeyFile(entry, entry.file);
-        index.insert(entry);
-        revision++;
+        if ((await index.byId(id)) !== undefined) return false;
+        await writeAndIndex(fileName, createdAt, json);
+        return true;
       });
-      if (!index.isCurrent(entry)) return { address, created: false, reencrypted: false };
+      const entry = written ? await index.byAddress(address) : undefined;
+      if (entry === undefined || entry.fileName !== fileName) {
+        return { address, created: false, reencrypted: false };
+      }
       cache.remember(id, privateKey, passphrase);
       // New keys start unlocked, even if a deleted file of the same key was locked.
-      if (locked.delete(address)) {
-        revision++;
-        await persistLocks();
-      }
+      if (await locks.setLocked(address, false)) revision++;
       return { address, created: true, reencrypted: false };
     });
   }
@@ -369,19 +431,21 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     const address = chainAddressOf(getPublicKey(privateKey));
     const json = await encryptKeyFile(privateKey, passphrase, scrypt, address);
     const v3Id = entry.file.json.id;
-    const file = parseKeyFile(typeof v3Id === 'string' ? { ...json, id: v3Id } : json);
-    await queue.runExclusive(DIRECTORY, async () => {
+    const rewritten = typeof v3Id === 'string' ? { ...json, id: v3Id } : json;
+    const id = await queue.runExclusive(DIRECTORY, async () => {
       ensureSession(started);
-      if (!index.isCurrent(entry)) throw fileChanged(entry, 'privateKey');
-      await writeKeyFile(entry, file);
-      entry.file = file;
-      cache.forget(entry.id);
-      if (entry.address === null) {
-        index.resolve(entry, entry.id, address);
-        revision++;
+      const current = await index.current(entry, forget);
+      if (current === undefined || current.fileName !== entry.fileName) {
+        throw fileChanged(entry, 'privateKey');
       }
+      await writeAndIndex(entry.fileName, entry.createdAt, rewritten);
+      cache.forget(current.id);
+      return ethereumAddressOf(getPublicKey(privateKey));
     });
-    if (!isEntryLocked(entry)) cache.remember(entry.id, privateKey, passphrase);
+    const rewrittenEntry = await index.byId(id);
+    if (rewrittenEntry !== undefined && !(await isEntryLocked(rewrittenEntry))) {
+      cache.remember(rewrittenEntry.id, privateKey, passphrase);
+    }
   }
 
   function fileChanged(entry: KeyEntry, param: string): KeyStoreError {
@@ -403,11 +467,14 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     const ethAddress = ethereumAddressOf(publicKey);
     return queue.runExclusive(DIRECTORY, async () => {
       ensureSession(started);
-      if (!index.isCurrent(entry)) return null;
+      if (!(await index.isCurrent(entry))) {
+        const now = await index.byAddress(address);
+        return now?.fileName === entry.fileName ? now : null;
+      }
       if (entry.address !== null) return entry;
-      const holder = index.byId(ethAddress);
-      if (holder !== undefined && holder !== entry) {
-        index.reject(entry, `holds the same key as ${holder.fileName}`);
+      const holder = await index.byId(ethAddress);
+      if (holder !== undefined && holder.fileName !== entry.fileName) {
+        await index.reject(entry, `holds the same key as ${holder.fileName}`);
         revision++;
         return null;
       }
@@ -416,13 +483,61 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         address: ethAddress,
         chain: { address, publicKey: bytesToHex(publicKey) },
       };
-      const file = parseKeyFile(json);
-      await writeKeyFile(entry, file);
-      entry.file = file;
-      index.resolve(entry, ethAddress, address);
-      revision++;
-      return entry;
+      await writeAndIndex(entry.fileName, entry.createdAt, json);
+      const resolved = await index.byAddress(address);
+      return resolved?.fileName === entry.fileName ? resolved : null;
     });
+  }
+
+  /**
+   * Brings the index up to date with the directory: new names read, names gone dropped, in
+   * batches that calls interleave with; stopped by close() and resumed at the next open.
+   */
+  async function scan(started: number, background: boolean) {
+    return queue.runExclusive(SCAN, () =>
+      index.scan({
+        forget,
+        stopped: () => !isOpen || session !== started,
+        countFirst: background,
+        exclusive: (run) =>
+          queue.runExclusive(DIRECTORY, async () => {
+            ensureSession(started);
+            const result = await run();
+            if (result.added > 0 || result.removed > 0) revision++;
+            return result;
+          }),
+        ...(background
+          ? {
+              progress: (done: { done: number; total: number }) => {
+                progress = { ...done, finished: false };
+                options.onIndexProgress?.(progress);
+              },
+            }
+          : {}),
+      }),
+    );
+  }
+
+  function startBuild(started: number): void {
+    progress = { done: 0, total: 0, finished: false };
+    const token = {};
+    buildToken = token;
+    building = (async () => {
+      try {
+        const result = await scan(started, true);
+        if (!result.completed) return;
+        const last = progress ?? { done: 0, total: 0, finished: false };
+        progress = null;
+        options.onIndexProgress?.({ ...last, finished: true });
+      } catch (error) {
+        if (!isOpen || session !== started) return;
+        const message = error instanceof Error ? error.message : String(error);
+        progress = { ...(progress ?? { done: 0, total: 0 }), finished: true, error: message };
+        options.onIndexProgress?.(progress);
+      } finally {
+        if (buildToken === token) building = undefined;
+      }
+    })();
   }
 
   return {
@@ -431,13 +546,16 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       opening ??= (async () => {
         try {
           await mkdir(dir, { recursive: true, mode: 0o700 });
-          const lockState = await readLockState(dir);
-          index.clear();
-          await load();
-          locked = new Set([...lockState].map(normalizeAddress));
+          // A corrupt lock state fails the open before anything else (INVALID_LOCK_STATE).
+          await readLockState(dir);
+          await migrateLockState(dir, locks);
+          const { needsScan } = await index.open();
           revision++;
           session++;
           isOpen = true;
+          if (needsScan) startBuild(session);
+          // The indexed names, for walletRefresh: read in the background, never in the way.
+          else index.loadNames().catch(() => undefined);
         } finally {
           opening = undefined;
         }
@@ -450,16 +568,22 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       if (!isOpen) return;
       isOpen = false;
       session++;
+      await building?.catch(() => undefined);
+      progress = null;
       cache.clear();
       throttle.clear();
-      index.clear();
       revision++;
-      await persisting;
+      // Writes in flight finish before the index closes (each holds the directory queue).
+      await queue.runExclusive(DIRECTORY, () => index.close());
     },
 
-    list() {
-      ensureOpen();
-      return index.entries().flatMap((entry) => (entry.address === null ? [] : [entry.address]));
+    async page(after, max) {
+      const started = ensureOpen();
+      return inSession(started, async () => {
+        const addresses = await index.page(after, max);
+        if (addresses === undefined) throw unknownWallet(String(after), '', 'after');
+        return addresses;
+      });
     },
 
     count() {
@@ -467,15 +591,29 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return index.walletCount();
     },
 
-    has(address) {
-      ensureOpen();
-      return index.byAddress(address) !== undefined;
+    async has(address) {
+      const started = ensureOpen();
+      return inSession(started, () => holds(address));
+    },
+
+    indexing() {
+      return isOpen ? progress : null;
+    },
+
+    async indexed() {
+      await building;
+    },
+
+    async indexBytes() {
+      const started = ensureOpen();
+      return inSession(started, () => index.approximateSize());
     },
 
     async create(passphrase) {
       const privateKey = randomPrivateKey();
       try {
-        return (await addKey(privateKey, passphrase)).address;
+        const started = ensureOpen();
+        return (await inSession(started, () => addKey(privateKey, passphrase))).address;
       } finally {
         privateKey.fill(0);
       }
@@ -489,69 +627,91 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           { param: 'privateKey' },
         );
       }
-      return addKey(privateKey, passphrase, importOptions.existing);
+      const started = ensureOpen();
+      return inSession(started, () => addKey(privateKey, passphrase, importOptions.existing));
     },
 
     async getPrivateKey(address, passphrase, caller: Caller = {}) {
-      ensureOpen();
-      // A locked wallet is refused before any passphrase check: no guessing against it either.
-      const known = index.byAddress(address);
-      if (known !== undefined && isEntryLocked(known)) throw walletLocked(known);
-      const { entry, privateKey } = await checkedKey(address, passphrase, clientOf(caller.client));
-      // lock() may have run while scrypt did.
-      if (isEntryLocked(entry)) {
-        privateKey.fill(0);
-        throw walletLocked(entry);
-      }
-      return privateKey;
+      const started = ensureOpen();
+      return inSession(started, async () => {
+        const client = clientOf(caller.client);
+        // A locked wallet is refused before any passphrase check: no guessing against it either.
+        const known = await current(normalizeAddress(address), client, async (listed) => {
+          if (await isEntryLocked(listed)) throw walletLocked(listed);
+        });
+        const { entry, privateKey } = await checkedKey(address, passphrase, client, {
+          entry: known,
+        });
+        // lock() may have run while scrypt did.
+        if (await isEntryLocked(entry)) {
+          privateKey.fill(0);
+          throw walletLocked(entry);
+        }
+        ensureSession(started, privateKey);
+        return privateKey;
+      });
     },
 
     revision() {
       return revision;
     },
 
-    isLocked(address) {
-      ensureOpen();
-      const entry = index.byAddress(address);
-      return entry !== undefined && isEntryLocked(entry);
+    async isLocked(address) {
+      const started = ensureOpen();
+      return inSession(started, async () => {
+        const wanted = normalizeAddress(address);
+        return /^[A-Za-z0-9]+$/.test(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
+      });
     },
 
     async lock(address) {
-      ensureOpen();
-      const entry = index.byAddress(address);
-      if (entry === undefined || entry.address === null) return false;
-      cache.forget(entry.id);
-      if (!locked.has(entry.address)) {
-        locked.add(entry.address);
-        revision++;
-        await persistLocks();
-      }
-      return true;
+      const started = ensureOpen();
+      return inSession(started, async () => {
+        const wanted = normalizeAddress(address);
+        // The key's identity from the index (its file is not read); while the index is being
+        // built, a wallet not indexed yet is found by its file.
+        const id =
+          (await index.idOf(wanted)) ??
+          (building === undefined ? undefined : (await lookup(wanted))?.id);
+        if (id === undefined) return false;
+        cache.forget(id);
+        if (await locks.setLocked(wanted, true)) revision++;
+        return true;
+      });
     },
 
     async unlock(address, passphrase, caller: Caller = {}) {
       const started = ensureOpen();
-      const { entry, privateKey } = await checkedKey(address, passphrase, clientOf(caller.client));
-      try {
-        ensureSession(started);
-        cache.remember(entry.id, privateKey, passphrase);
-        if (entry.address !== null && locked.delete(entry.address)) {
-          revision++;
-          await persistLocks();
+      return inSession(started, async () => {
+        const { entry, privateKey } = await checkedKey(
+          address,
+          passphrase,
+          clientOf(caller.client),
+        );
+        try {
+          ensureSession(started);
+          cache.remember(entry.id, privateKey, passphrase);
+          if (entry.address !== null && (await locks.setLocked(entry.address, false))) {
+            revision++;
+          }
+          return true;
+        } finally {
+          privateKey.fill(0);
         }
-        return true;
-      } finally {
-        privateKey.fill(0);
-      }
+      });
     },
 
     async refresh() {
       const started = ensureOpen();
-      return queue.runExclusive(DIRECTORY, async () => {
+      return inSession(started, async () => {
+        // A build under way is such a scan already: its end is the refresh's start.
+        await building;
         ensureSession(started);
-        const counts = await load();
+        const { added, removed } = await scan(started, false);
+        ensureSession(started);
         return {
-          ...counts,
+          added,
+          removed,
           loaded: index.walletCount(),
           unresolved: index.unresolved(),
           invalid: index.invalid(),
@@ -560,28 +720,32 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     },
 
     async resolveForeign(ethAddress, passphrase, caller: Caller = {}) {
-      ensureOpen();
-      const id = normalizeEthereumAddress(ethAddress);
-      const entry = id === null ? undefined : index.byId(id);
-      if (entry === undefined) {
-        throw new KeyStoreError(
-          'UNKNOWN_WALLET',
-          `no key file for address ${shown(ethAddress)} in the key store`,
-          { param: 'ethAddress' },
-        );
-      }
-      if (entry.address !== null) return entry.address;
-      const privateKey = await verifyPassphrase(entry, passphrase, clientOf(caller.client));
-      try {
-        const resolved = await queue.runExclusive(entry.id, () =>
-          resolveEntry(entry, getPublicKey(privateKey)),
-        );
-        if (resolved === null || resolved.address === null) throw fileChanged(entry, 'ethAddress');
-        if (isEntryLocked(resolved)) cache.forget(resolved.id);
-        return resolved.address;
-      } finally {
-        privateKey.fill(0);
-      }
+      const started = ensureOpen();
+      return inSession(started, async () => {
+        const id = normalizeEthereumAddress(ethAddress);
+        const entry = id === null ? undefined : await index.byId(id);
+        if (entry === undefined) {
+          throw new KeyStoreError(
+            'UNKNOWN_WALLET',
+            `no key file for address ${shown(ethAddress)} in the key store`,
+            { param: 'ethAddress' },
+          );
+        }
+        if (entry.address !== null) return entry.address;
+        const privateKey = await verifyPassphrase(entry, passphrase, clientOf(caller.client));
+        try {
+          const resolved = await queue.runExclusive(entry.id, () =>
+            resolveEntry(entry, getPublicKey(privateKey)),
+          );
+          if (resolved === null || resolved.address === null) {
+            throw fileChanged(entry, 'ethAddress');
+          }
+          if (await isEntryLocked(resolved)) cache.forget(resolved.id);
+          return resolved.address;
+        } finally {
+          privateKey.fill(0);
+        }
+      });
     },
 
     unresolved() {
@@ -589,10 +753,10 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return index.unresolved();
     },
 
-    walletOfEthereumAddress(ethAddress) {
+    async walletOfEthereumAddress(ethAddress) {
       ensureOpen();
       const id = normalizeEthereumAddress(ethAddress);
-      return id === null ? undefined : index.byId(id)?.address;
+      return id === null ? undefined : (await index.byId(id))?.address;
     },
 
     invalidFiles() {

@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addressFromPublicKey } from '@chain/crypto';
+import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
 import { afterEach } from 'vitest';
+import { encryptKeyFile } from '../src/key-file';
+import { createCreationClock, keyFileName } from '../src/key-file-name';
 
 /** The embedded dev network's address derivation (DESIGN §2), as the node passes it. */
 export const DEV_PREFIX = 'CH';
@@ -112,5 +114,41 @@ export function manualClock() {
   };
 }
 
-/** Lets every promise already settled run its callbacks, and I/O callbacks already due. */
-export const settle = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets every promise already settled run its callbacks, and the I/O they start (the index's reads,
+ * a stat of a key file) complete: a few rounds of the event loop, each past the I/O phase.
+ */
+export async function settle(): Promise<void> {
+  for (let round = 0; round < 20; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Every wallet of a store, in creation order (one page as large as any test store). */
+export function listOf(store: { page(after: string | undefined, max: number): Promise<string[]> }) {
+  return store.page(undefined, 1_000_000);
+}
+
+/**
+ * `count` key files in our format (passphrase `p`), written straight into `dir` as another node
+ * would have (no index, no fsync): what a store of before the index, or a restored backup, holds.
+ * Their chain addresses, in creation order.
+ */
+export async function writeWalletFiles(
+  dir: string,
+  count: number,
+  scrypt = { N: 16, r: 8, p: 1 },
+): Promise<string[]> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const nextTime = createCreationClock();
+  const addresses: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const privateKey = randomPrivateKey();
+    const address = devAddressOf(getPublicKey(privateKey));
+    const json = await encryptKeyFile(privateKey, 'p', scrypt, address);
+    await writeFile(join(dir, keyFileName(nextTime(), address)), JSON.stringify(json));
+    addresses.push(address);
+  }
+  return addresses;
+}

@@ -153,8 +153,8 @@ const SPEC_METHODS: Record<string, Expected> = {
 const EXTRA_METHODS = ['rpc.discover'];
 
 /**
- * Params beyond SPEC.md (documented in the catalogue), after the spec's own: holderToken's paging and
- * adminToken's time lock. They are not in the spec's rows, so only their kind and order are checked.
+ * Params beyond SPEC.md (documented in the catalogue), after the spec's own: holderToken's and
+ * getKeyStoreInfo's paging and adminToken's time lock. They are not in the spec's rows, so only their kind and order are checked.
  */
 const EXTENSIONS: Record<string, Expected> = {
   adminToken: { lockBlocks: { kind: 'integer', optional: true } },
@@ -164,6 +164,7 @@ const EXTENSIONS: Record<string, Expected> = {
   },
   walletRefresh: { details: { kind: 'boolean', optional: true, default: false } },
   activeWallet: { passphrase: { kind: 'string', optional: true, secret: true } },
+  getKeyStoreInfo: { after: { kind: 'wallet', optional: true } },
 };
 
 /** Methods beyond SPEC.md, added by issues (push over WebSocket, issue 16), with their params. */

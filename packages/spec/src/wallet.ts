@@ -75,8 +75,16 @@ export const walletMethods = defineMethods({
     name: 'getKeyStoreInfo',
     group: 'wallet',
     readOnly: true,
-    summary: 'Wallet info of the key store wallets.',
-    params: { max: p.integer({ min: 1 }).optional(100) },
+    summary:
+      'Wallet info of the key store wallets, in creation order, one page at a time (`after`: the last wallet of the previous page).',
+    params: {
+      max: p.integer({ min: 1 }).optional(100),
+      /**
+       * Extension (not in the spec): continue after this wallet, the last of the previous page, so
+       * that a client walks a key store of any size in pages (as holderToken's `after`).
+       */
+      after: p.wallet().optional(),
+    },
     result: result<WalletInfo[]>('WalletInfo[]'),
     cacheable: true,
   },

@@ -197,6 +197,7 @@ describe('discoverBenchmarks', () => {
       'burst',
       'execute-raw-throughput',
       'history-index',
+      'keystore-scale',
       'leveldb-write',
       'memory',
       'p2p-sync',
@@ -210,6 +211,7 @@ describe('discoverBenchmarks', () => {
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
+      'keystore-scale',
       'memory',
       'snap-join',
       'state-scale',

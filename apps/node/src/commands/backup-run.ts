@@ -4,7 +4,8 @@
  *
  * - The key store is copied file by file, also while the node runs: the key store writes every file
  *   atomically (a temporary file renamed into place), so each copied file is whole; its temporary
- *   files are left out.
+ *   files and its index (`.index`, rebuilt from the files at the restored node's first start) are
+ *   left out.
  * - The chain database is copied through one LevelDB iterator (a snapshot: the database at one
  *   instant) while this command holds the data directory's lock (@chain/ledger's copyChainStore).
  *   A running node holds that lock, so then the chain is not copied: the command says so and how to
@@ -13,6 +14,7 @@
 import { cp, mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { bytesToHex } from '@chain/crypto';
+import { INDEX_DIR } from '@chain/keystore';
 import {
   CommandFailure,
   type DatadirArgs,
@@ -86,7 +88,9 @@ async function copyKeyStore(from: string, to: string): Promise<number> {
   }
   await cp(from, to, {
     recursive: true,
-    filter: (source) => !basename(source).startsWith('.tmp-'),
+    // Nor its index: a running node writes it, so a copy of its files may not be consistent; the
+    // restored node rebuilds it from the key files (locks are files of their own, `.locks/`).
+    filter: (source) => !basename(source).startsWith('.tmp-') && basename(source) !== INDEX_DIR,
     // Never follow links out of the key store.
     dereference: false,
     preserveTimestamps: true,

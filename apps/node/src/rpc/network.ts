@@ -93,6 +93,21 @@ export function nodeStatus(node: NodeContext) {
       attempts: server.attempts,
     })),
     lastreorg: lastReorganization === undefined ? null : reorganizationObject(lastReorganization),
+    // Extension (not in the spec): the key store's wallets, and how far the one-time build of its
+    // index is (null once built): the node answers meanwhile, listing the wallets indexed so far.
+    keystore: keyStoreStatus(node),
+  };
+}
+
+/** nodeStatus's and GET /health's `keystore`. */
+export function keyStoreStatus(node: Pick<NodeContext, 'keystore'>): {
+  wallets: number;
+  indexing: { done: number; total: number } | null;
+} {
+  const progress = node.keystore.indexing();
+  return {
+    wallets: node.keystore.count(),
+    indexing: progress === null ? null : { done: progress.done, total: progress.total },
   };
 }
 

@@ -46,7 +46,7 @@ async function walletNamed(
   resolve?: (ethAddress: string) => Promise<string>,
 ): Promise<string> {
   if (!ETHEREUM_ADDRESS.test(text)) return wallet(node, text, 'wallet');
-  const found = node.keystore.walletOfEthereumAddress(text);
+  const found = await node.keystore.walletOfEthereumAddress(text);
   if (found === undefined) {
     throw new KeyStoreError('UNKNOWN_WALLET', `no key file for address ${text} in the key store`, {
       param: 'wallet',
@@ -76,10 +76,10 @@ function pendingActivationOf(node: NodeContext, address: string): ChainError | u
 }
 
 /** The spec's wallet info object, plus `key_state`: the key store's view of the wallet (DESIGN §2). */
-function walletInfoWithKeyState(
+async function walletInfoWithKeyState(
   node: NodeContext,
   address: string,
-): WalletInfo & { key_state: KeyState } {
+): Promise<WalletInfo & { key_state: KeyState }> {
   let info = node.chain.walletInfo(address);
   // A token's address holds no key (so it is never a `normal wallet`); `unknown wallet` or
   // `inactive wallet` would invite sending coins there.
@@ -89,9 +89,9 @@ function walletInfoWithKeyState(
   ) {
     info = { ...info, state: 'token address' };
   }
-  const keyState: KeyState = !node.keystore.has(address)
+  const keyState: KeyState = !(await node.keystore.has(address))
     ? 'not in key store'
-    : node.keystore.isLocked(address)
+    : (await node.keystore.isLocked(address))
       ? 'locked'
       : 'unlocked';
   return { ...info, key_state: keyState };
@@ -102,14 +102,15 @@ function walletInfoWithKeyState(
  * from disk off this thread (a state larger than the cache), with whether each is a token's address
  * (asked of every wallet that is not a normal one).
  */
-function afterLoading<T>(
+async function afterLoading<T>(
   node: NodeContext,
   addresses: readonly string[],
-  read: () => T,
-): T | Promise<T> {
+  read: () => Promise<T>,
+): Promise<T> {
   const wallets = addresses.map((address) => decodeAddress(address, node.chain.prefix).hash160);
   const loading = node.chain.loadState({ wallets, spaces: wallets.map(tokenAddressStateKey) });
-  return loading === undefined ? read() : loading.then(read);
+  if (loading !== undefined) await loading;
+  return read();
 }
 
 export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
@@ -165,10 +166,12 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
       return walletTokens(node.chain, wallet(node, params.wallet, 'wallet'));
     },
 
-    getKeyStoreInfo({ max }) {
-      const addresses = node.keystore.list().slice(0, max);
+    async getKeyStoreInfo({ max, after }) {
+      const from = after === undefined ? undefined : wallet(node, after, 'after');
+      // A wallet not in the key store is UNKNOWN_WALLET naming `after`.
+      const addresses = await node.keystore.page(from, max);
       return afterLoading(node, addresses, () =>
-        addresses.map((address) => walletInfoWithKeyState(node, address)),
+        Promise.all(addresses.map((address) => walletInfoWithKeyState(node, address))),
       );
     },
 
@@ -179,7 +182,7 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
     async lockWallet(params) {
       const address = wallet(node, params.wallet, 'wallet');
       const locked = await node.keystore.lock(address);
-      dropLockedProducerKey(node.keystore, node.producerKeys, node.log, address);
+      await dropLockedProducerKey(node.keystore, node.producerKeys, node.log, address);
       return locked;
     },
 

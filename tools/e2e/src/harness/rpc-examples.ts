@@ -301,7 +301,13 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
     private: bytesToHex(randomPrivateKey()),
     passphrase: DOC_PASSPHRASE,
   });
-  await s.example('getKeyStoreInfo', { max: 2 });
+  const firstPage = await s.example('getKeyStoreInfo', { max: 2 });
+  const lastOfPage = (firstPage.result as Array<{ wallet: string }>).at(-1)?.wallet;
+  await s.example(
+    'getKeyStoreInfo',
+    { max: 2, after: lastOfPage },
+    'the next page: after the last wallet of the previous one',
+  );
   await s.example('walletRefresh', undefined);
   await s.example('walletRefresh', { details: true }, 'what the rescan found');
 

@@ -93,6 +93,7 @@ const PARAM_NOTES: Record<string, string> = {
     'the share wallet; the spec example names it `mine` a second time, which is accepted (given both ways, the two must be equal, else -32602 naming `share`)',
   'blockchainStart.nodes': 'sub-node IPs, `ip1;ip2;...`',
   'getKeyStoreInfo.max': 'most wallets returned',
+  'getKeyStoreInfo.after': 'the last wallet of the previous page (wallets come in creation order)',
   'inputPrivateKey.private': 'unencrypted key: 64 hex digits (or the encoded form)',
   'activeWallet.private':
     'encoded private key (as dumpPrivateKey answers it); give this or `passphrase`, exactly one',
@@ -288,6 +289,9 @@ function typicalErrors(spec: MethodSpec): string[] {
     lines.push(
       '`1010 UNKNOWN_WALLET`, `1030 WRONG_PASSPHRASE`, `1015 WALLET_LOCKED`, `1037 TOO_MANY_ATTEMPTS`: the key store refused the key',
     );
+  }
+  if (spec.name === 'getKeyStoreInfo') {
+    lines.push('`1010 UNKNOWN_WALLET`: `after` is not a wallet of the key store');
   }
   if (has((param) => param.kind === 'amount')) {
     lines.push('`1034 INVALID_AMOUNT`: more decimals than allowed (`TOO_PRECISE`), too large');
