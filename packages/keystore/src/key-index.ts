@@ -1,4 +1,4 @@
-import { opendir, stat } from 'node:fs/promises';
+import { mkdir, opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADDRESS_PREFIX_LENGTH } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
@@ -560,6 +560,8 @@ export function createKeyIndex(
 
   return {
     async open() {
+      // Owner-only, as the key directory and its files are: the index names every wallet.
+      await mkdir(join(dir, INDEX_DIR), { recursive: true, mode: 0o700 });
       const opened = new ClassicLevel<string, unknown>(join(dir, INDEX_DIR), {
         keyEncoding: 'utf8',
         valueEncoding: 'json',

@@ -114,7 +114,12 @@ describe('--rpc-host off loopback', () => {
           expect(await mode(keystore)).toBe(0o700);
           const keyFiles = await readdir(keystore);
           expect(keyFiles.length).toBeGreaterThan(0);
-          for (const file of keyFiles) expect(await mode(join(keystore, file)), file).toBe(0o600);
+          for (const file of keyFiles) {
+            const path = join(keystore, file);
+            // Key files 0600; the key store's own directories (its index, its locks) 0700.
+            const owner = (await stat(path)).isDirectory() ? 0o700 : 0o600;
+            expect(await mode(path), file).toBe(owner);
+          }
         } finally {
           await node.stop();
         }

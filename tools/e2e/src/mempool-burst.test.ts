@@ -127,7 +127,16 @@ describe('a burst past the blocks', () => {
     // The blocks drain the pool; every acknowledged operation is in one.
     await waitFor(
       'the pool to drain',
-      async () => (await call<number>(node.url, 'getPendingCount')) === 0,
+      async () => {
+        try {
+          return (await call<number>(node.url, 'getPendingCount')) === 0;
+        } catch (error) {
+          // A connection reset right after the flood (seen once in three runs, cause not found
+          // yet): asked again while the node lives; a node that died fails here with its output.
+          if (node.child.exitCode === null) return false;
+          throw new Error(`the node exited (${String(error)}): ${node.stderr().slice(-3000)}`);
+        }
+      },
       40_000,
     );
     const after = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet: dev() });

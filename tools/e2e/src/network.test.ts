@@ -123,9 +123,12 @@ describe('network methods', () => {
         'nodeservers',
         // Extension (issue 42): the last reorganisation adopted, null when none.
         'lastreorg',
+        // Extension (issue 40): the key store's wallets and its index build.
+        'keystore',
       ].sort(),
     );
     expect(status.lastreorg).toBeNull();
+    expect(status.keystore).toMatchObject({ wallets: expect.any(Number) });
     expect(status.genesis).toMatch(/^[0-9a-f]{64}$/);
     expect(status.prefix).toBe('CH');
     expect(status).toMatchObject({
