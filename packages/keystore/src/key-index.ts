@@ -2,14 +2,17 @@ import { mkdir, opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADDRESS_PREFIX_LENGTH } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
+import { isCandidateName, type KeyFileRead, readKeyFile } from './key-directory';
+import type { Forget, KeyEntry, KeyIndex, SyncCounts } from './key-index-api';
 import {
-  type InvalidKeyFile,
-  isCandidateName,
-  type KeyFileRead,
-  readKeyFile,
-} from './key-directory';
-import type { ParsedKeyFile } from './key-file';
-import type { UnresolvedKeyFile } from './keystore-api';
+  compareOrder,
+  compareStrings,
+  emptyMeta,
+  type FileRecord,
+  INDEX_VERSION,
+  type IndexMeta,
+  orderKey,
+} from './key-index-records';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 
 /**
@@ -31,7 +34,6 @@ import { createNameSet, type NameSet, nameHash } from './name-set';
  *                           the index is repaired without a scan
  */
 export const INDEX_DIR = '.index';
-const INDEX_VERSION = 1;
 /** Entries (parsed key files) kept in memory; the rest is read from disk on use. */
 const ENTRY_CACHE_SIZE = 4_096;
 /** Names read, parsed and written per index batch while building or diffing. */
@@ -39,121 +41,11 @@ const BATCH_SIZE = 512;
 /** Directory entries fetched per read of the directory stream. */
 const DIR_BUFFER = 4_096;
 
-export interface KeyEntry {
-  /**
-   * The key's Ethereum-style address, which identifies it before its chain address is known; for
-   * a file that does not say, `?` and the file name until the file is first decrypted.
-   */
-  readonly id: string;
-  readonly fileName: string;
-  readonly createdAt: bigint;
-  readonly file: ParsedKeyFile;
-  /** Normalised chain address, null until the key's public key is known. */
-  readonly address: string | null;
-  /** The file's size and times when it was indexed: a use that finds them changed reads it again. */
-  readonly stamp: string;
-}
-
-interface FileRecord {
-  kind: 'wallet' | 'unresolved' | 'invalid';
-  createdAt: string;
-  stamp: string;
-  /** The Ethereum-style address, when the file says (wallet: always). */
-  id?: string;
-  address?: string;
-  problem?: string;
-}
-
-interface IndexMeta {
-  version: number;
-  wallets: number;
-  files: number;
-  /** The directory's mtime when the last complete scan started, null before one completed. */
-  scannedDirMtimeNs: string | null;
-}
-
-export interface IndexProgress {
-  /** Names of the directory looked at so far in this pass. */
-  done: number;
-  /** Names in the directory (counted before the pass). */
-  total: number;
-}
-
-export interface SyncCounts {
-  /** Keys (wallets or files waiting for their passphrase) newly indexed. */
-  added: number;
-  /** Keys whose file is gone. */
-  removed: number;
-}
-
-type Forget = (id: string) => void;
-type Exclusive = (run: () => Promise<SyncCounts>) => Promise<SyncCounts>;
-
 /** A batch of index writes, read through: what it would write is what it reads. */
 interface Txn {
   get(key: string): Promise<unknown>;
   put(key: string, value: unknown): void;
   del(key: string): void;
-}
-
-export interface KeyIndex {
-  open(): Promise<{ needsScan: boolean }>;
-  close(): Promise<void>;
-  walletCount(): number;
-  byAddress(address: string): Promise<KeyEntry | undefined>;
-  /** Whether a wallet of this (normalised) address is indexed: one read, no key file. */
-  holds(address: string): Promise<boolean>;
-  /** The key identity (Ethereum-style address) of an indexed wallet, no key file read. */
-  idOf(address: string): Promise<string | undefined>;
-  byId(id: string): Promise<KeyEntry | undefined>;
-  /** The entry is still what the index says its file holds. */
-  isCurrent(entry: KeyEntry): Promise<boolean>;
-  /**
-   * The entry as its file is now: one stat; a file changed since it was indexed (a passphrase
-   * changed by another tool) is read again and `forget` told, a file gone is dropped.
-   */
-  current(entry: KeyEntry, forget: Forget): Promise<KeyEntry | undefined>;
-  /** Chain addresses in creation order, after `after` (exclusive); undefined: `after` unknown. */
-  page(after: string | undefined, max: number): Promise<string[] | undefined>;
-  unresolved(): UnresolvedKeyFile[];
-  unresolvedEntries(): Promise<KeyEntry[]>;
-  invalid(): InvalidKeyFile[];
-  /** Records a name about to be written (durably), so a crash before its index entry is repaired. */
-  journal(fileName: string): Promise<void>;
-  /**
-   * Reads these files as they are now and indexes them (or drops them when gone). `ownWrite`: the
-   * directory's mtime before and after this store wrote them; when the index had seen the
-   * directory as it was before, it has seen it as it is after (so the next open scans nothing).
-   */
-  syncNames(
-    names: readonly string[],
-    forget: Forget,
-    ownWrite?: { before: bigint; after: bigint },
-  ): Promise<SyncCounts>;
-  /** The directory's mtime, as `syncNames`'s `ownWrite` wants it. */
-  dirMtime(): Promise<bigint>;
-  /** Marks a file as holding no usable key. */
-  reject(entry: KeyEntry, problem: string): Promise<void>;
-  /**
-   * Compares the directory's names with the index: new names are read and indexed, names gone
-   * are dropped (each batch under `exclusive`). Names already indexed are not read.
-   */
-  scan(options: {
-    forget: Forget;
-    exclusive: Exclusive;
-    stopped: () => boolean;
-    progress?: (progress: IndexProgress) => void;
-    countFirst?: boolean;
-  }): Promise<SyncCounts & { completed: boolean }>;
-  /**
-   * Reads the names the index holds into memory (8 bytes a file), so that the first walletRefresh
-   * does not pay for it; the store starts it after open, in the background.
-   */
-  loadNames(): Promise<void>;
-  /** Searches the directory for a file named for this chain address (one pass, no reads). */
-  findOwnFile(address: string): Promise<string | undefined>;
-  /** Bytes the index takes on disk (LevelDB's estimate of its key range). */
-  approximateSize(): Promise<number>;
 }
 
 export function createKeyIndex(
@@ -782,23 +674,6 @@ export function createKeyIndex(
       return database().approximateSize('\u0000', '\uffff');
     },
   };
-}
-
-function emptyMeta(): IndexMeta {
-  return { version: INDEX_VERSION, wallets: 0, files: 0, scannedDirMtimeNs: null };
-}
-
-/** Creation order: 20 decimal digits of nanoseconds (sorts as numbers do), then the file name. */
-function orderKey(createdAt: bigint, name: string): string {
-  return `o!${createdAt.toString().padStart(20, '0')}!${name}`;
-}
-
-function compareOrder(aTime: bigint, aName: string, bTime: bigint, bName: string): number {
-  return aTime === bTime ? compareStrings(aName, bName) : aTime < bTime ? -1 : 1;
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The names of `names` with no file any more (a stat each, run side by side). */

@@ -1,6 +1,7 @@
-import type { ScryptParams } from './kdf';
+import { withDefaults } from '@chain/spec';
+import { type ScryptParams, scryptParamsProblem } from './kdf';
 import type { InvalidKeyFile } from './key-directory';
-import type { IndexProgress } from './key-index';
+import type { IndexProgress } from './key-index-api';
 import type { ThrottleClock } from './passphrase-throttle';
 
 export interface KeyStoreOptions {
@@ -154,4 +155,25 @@ export interface KeyStore {
   walletOfEthereumAddress(ethAddress: string): Promise<string | null | undefined>;
   /** Files skipped by the last scan (open or refresh) or found unusable since, and why. */
   invalidFiles(): InvalidKeyFile[];
+}
+
+/** The options with their defaults, checked (a RangeError names the option at fault). */
+export function keyStoreSettings(options: KeyStoreOptions) {
+  const settings = withDefaults(DEFAULT_KEYSTORE_OPTIONS, options);
+  const scryptProblem = scryptParamsProblem(settings.scrypt);
+  if (scryptProblem !== null) throw new RangeError(`KeyStoreOptions.scrypt: ${scryptProblem}`);
+  for (const name of [
+    'maxAttemptsPerMinute',
+    'maxWaitingPerClient',
+    'maxTrackedClients',
+  ] as const) {
+    const value = settings[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`KeyStoreOptions.${name} must be a positive integer`);
+    }
+  }
+  if (!Number.isSafeInteger(settings.throttleDelayMs) || settings.throttleDelayMs < 0) {
+    throw new RangeError('KeyStoreOptions.throttleDelayMs must be a non-negative integer');
+  }
+  return settings;
 }

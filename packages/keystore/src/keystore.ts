@@ -1,23 +1,23 @@
 import { mkdir } from 'node:fs/promises';
 import { bytesToHex, getPublicKey, isValidPrivateKey, randomPrivateKey } from '@chain/crypto';
-import { withDefaults } from '@chain/spec';
+import { echoed } from '@chain/spec';
 import { writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
 import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address';
-import { scryptParamsProblem } from './kdf';
 import { createKeyCache } from './key-cache';
 import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile } from './key-file';
 import { createCreationClock, keyFileName } from './key-file-name';
-import { createKeyIndex, type KeyEntry, normalizeAddress } from './key-index';
+import { createKeyIndex, normalizeAddress } from './key-index';
+import type { KeyEntry } from './key-index-api';
 import { createKeyedMutex } from './keyed-mutex';
 import {
   type Caller,
-  DEFAULT_KEYSTORE_OPTIONS,
   type ImportOptions,
   type ImportResult,
   type IndexBuildProgress,
   type KeyStore,
   type KeyStoreOptions,
+  keyStoreSettings,
 } from './keystore-api';
 import { createWalletLocks, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
@@ -42,23 +42,8 @@ const MINUTE_MS = 60_000;
 
 export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const { dir, addressOf } = options;
-  const settings = withDefaults(DEFAULT_KEYSTORE_OPTIONS, options);
+  const settings = keyStoreSettings(options);
   const { scrypt } = settings;
-  const scryptProblem = scryptParamsProblem(scrypt);
-  if (scryptProblem !== null) throw new RangeError(`KeyStoreOptions.scrypt: ${scryptProblem}`);
-  for (const name of [
-    'maxAttemptsPerMinute',
-    'maxWaitingPerClient',
-    'maxTrackedClients',
-  ] as const) {
-    const value = settings[name];
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new RangeError(`KeyStoreOptions.${name} must be a positive integer`);
-    }
-  }
-  if (!Number.isSafeInteger(settings.throttleDelayMs) || settings.throttleDelayMs < 0) {
-    throw new RangeError('KeyStoreOptions.throttleDelayMs must be a non-negative integer');
-  }
 
   const cache = createKeyCache();
   const throttle = createPassphraseThrottle({
@@ -112,7 +97,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   function unknownWallet(address: string, detail = '', param = 'address'): KeyStoreError {
     return new KeyStoreError(
       'UNKNOWN_WALLET',
-      `wallet ${shown(address)} is not in the key store${detail}`,
+      `wallet ${echoed(String(address))} is not in the key store${detail}`,
       { param },
     );
   }
@@ -727,7 +712,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         if (entry === undefined) {
           throw new KeyStoreError(
             'UNKNOWN_WALLET',
-            `no key file for address ${shown(ethAddress)} in the key store`,
+            `no key file for address ${echoed(String(ethAddress))} in the key store`,
             { param: 'ethAddress' },
           );
         }
@@ -764,11 +749,4 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return index.invalid();
     },
   };
-}
-
-/** The options a caller set, so an explicit `undefined` does not hide a default. */
-/** Caller input echoed in a message, bounded so a hostile value cannot flood logs. */
-function shown(value: unknown): string {
-  const text = String(value);
-  return text.length > 64 ? `${text.slice(0, 64)}...` : text;
 }

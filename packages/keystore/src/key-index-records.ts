@@ -1,0 +1,38 @@
+/** The key index's stored records (values of `f!` and `m`) and its creation-order keys. */
+
+export const INDEX_VERSION = 1;
+
+export interface FileRecord {
+  kind: 'wallet' | 'unresolved' | 'invalid';
+  createdAt: string;
+  stamp: string;
+  /** The Ethereum-style address, when the file says (wallet: always). */
+  id?: string;
+  address?: string;
+  problem?: string;
+}
+
+export interface IndexMeta {
+  version: number;
+  wallets: number;
+  files: number;
+  /** The directory's mtime when the last complete scan started, null before one completed. */
+  scannedDirMtimeNs: string | null;
+}
+
+export function emptyMeta(): IndexMeta {
+  return { version: INDEX_VERSION, wallets: 0, files: 0, scannedDirMtimeNs: null };
+}
+
+/** Creation order: 20 decimal digits of nanoseconds (sorts as numbers do), then the file name. */
+export function orderKey(createdAt: bigint, name: string): string {
+  return `o!${createdAt.toString().padStart(20, '0')}!${name}`;
+}
+
+export function compareOrder(aTime: bigint, aName: string, bTime: bigint, bName: string): number {
+  return aTime === bTime ? compareStrings(aName, bName) : aTime < bTime ? -1 : 1;
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
