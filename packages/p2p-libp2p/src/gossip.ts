@@ -157,11 +157,16 @@ export class Gossip {
     return admitted > 0 ? TopicValidatorResult.Accept : TopicValidatorResult.Ignore;
   }
 
-  /** Submits a raw-operations blob from a peer; undefined when it does not decode. */
+  /**
+   * Submits a raw-operations blob from a peer, whole: one `submitRaw` decodes it once and hands
+   * every operation to the chain in the same turn, so that they are verified together on the
+   * verifier threads (one await per operation would admit them one turn at a time). Resolves with
+   * the operations admitted; undefined when the blob does not decode (the peer's fault).
+   */
   async submitOperations(peer: PeerState, blob: Uint8Array): Promise<number | undefined> {
-    let ops: Uint8Array[];
+    let submitted: Promise<unknown>[];
     try {
-      ops = this.ctx.chain.decodeRaw(blob);
+      submitted = this.ctx.chain.submitRaw(blob, { local: false });
     } catch (error) {
       this.discipline.misbehaved(
         peer,
@@ -171,18 +176,10 @@ export class Gossip {
       );
       return undefined;
     }
-    let admitted = 0;
-    for (const op of ops) {
-      try {
-        await this.ctx.chain.submitOperation(op, { local: false });
-        admitted++;
-      } catch (error) {
-        // Known already, or not valid on this node's state (yet): not the peer's fault. A full
-        // mempool refuses the rest of the blob too: they are dropped, not tried one by one.
-        if (isMempoolFull(error)) break;
-      }
-    }
-    return admitted;
+    // A refusal (known already, not valid on this node's state yet, a full mempool) is not the
+    // peer's fault: it is only not counted.
+    const outcomes = await Promise.allSettled(submitted);
+    return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
   }
 
   queueOperation(bytes: Uint8Array): void {
@@ -221,11 +218,10 @@ export class Gossip {
     for (const op of chain.pendingOperationBytes(10_000)) this.queueOperation(op);
   }
 
-  async publishBlock(height: number): Promise<void> {
+  /** A block this node produced, its bytes as they were committed (not read back from disk). */
+  async publishBlock(bytes: Uint8Array): Promise<void> {
     const host = this.ctx.host();
     if (host === undefined || readyPeers(this.ctx).length === 0) return;
-    const bytes = await this.ctx.chain.getBlockBytes(height);
-    if (bytes === undefined) return;
     await this.publish(host, 'blocks', bytes);
   }
 
@@ -266,13 +262,4 @@ export class Gossip {
       this.ctx.log.debug({ topic, err: String((error as Error).message) }, 'publish failed');
     }
   }
-}
-
-/**
- * The chain's refusal of a full mempool, which says nothing about the sender (not a full block's
- * new-account activations, NEW_ACCOUNTS_FULL under the same code, which refuses that one only).
- */
-function isMempoolFull(error: unknown): boolean {
-  const refusal = error as { code?: unknown; reason?: unknown } | null;
-  return refusal?.code === ErrorCode.MEMPOOL_FULL && refusal.reason === 'MEMPOOL_FULL';
 }

@@ -256,8 +256,8 @@ class ChainP2PNode implements P2PNode {
       chain.onPending((bytes, origin) => {
         if (origin !== 'network') this.gossip.queueOperation(bytes);
       }),
-      chain.onBlock((info, origin) => {
-        if (origin === 'produced') void this.gossip.publishBlock(info.block);
+      chain.onBlock((_info, origin, _operations, _optypes, bytes) => {
+        if (origin === 'produced') void this.gossip.publishBlock(bytes);
         if (this.host !== undefined && !this.sync.syncing) this.snapshots.prepare();
       }),
     );
