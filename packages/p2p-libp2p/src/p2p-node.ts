@@ -9,19 +9,11 @@ import type { Libp2p, PrivateKey } from '@libp2p/interface';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import { createLibp2p } from 'libp2p';
-import { addressOfMultiaddr, isValidIp, parsePeerList } from './address';
-import { Blacklist, type BlacklistEntry } from './blacklist';
-import { BlockSync, type Reorganization, type SyncPeer, type SyncProgress } from './block-sync';
-import { ConnectionManager } from './connection-manager';
+import { Blacklist, type BlacklistEntry } from './discipline/blacklist';
+import type { Offence } from './discipline/misbehaviour';
+import { PeerDiscipline } from './discipline/peer-discipline';
 import { badRequest, networkError } from './errors';
-import { Gossip } from './gossip';
-import { HelloExchange } from './hello-exchange';
-import { HistoryFetch } from './history-fetch';
-import { InboundConnections } from './inbound-connections';
-import { LIMITS } from './limits';
-import type { RateLimits } from './message-table';
-import type { Offence } from './misbehaviour';
-import { connectionInfos, ipStats, netStats } from './network-stats';
+import { Gossip } from './gossip/gossip';
 import type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
 import {
   DEFAULT_P2P_OPTIONS,
@@ -30,16 +22,29 @@ import {
   type ResolvedP2POptions,
   resolveP2POptions,
 } from './p2p-options';
-import { type KnownServer, PeerBook } from './peer-book';
-import { PeerConnections } from './peer-connections';
-import { PeerDiscipline } from './peer-discipline';
-import { loadOrCreatePeerKey } from './peer-key';
-import { type P2PContext, type PeerState, readyPeers, type Services } from './peer-state';
+import { addressOfMultiaddr, isValidIp, parsePeerList } from './peers/address';
+import { ConnectionManager } from './peers/connection-manager';
+import { HelloExchange } from './peers/hello-exchange';
+import { InboundConnections } from './peers/inbound-connections';
+import { type KnownServer, PeerBook } from './peers/peer-book';
+import { PeerConnections } from './peers/peer-connections';
+import { loadOrCreatePeerKey } from './peers/peer-key';
+import { type P2PContext, type PeerState, readyPeers, type Services } from './peers/peer-state';
 import { installPromiseWithResolvers } from './polyfill';
-import { RequestServing } from './request-serving';
-import { SnapSync } from './snap-sync';
-import { SnapshotServer } from './snapshot-serving';
-import { type IpTraffic, SocketCounters, TrafficStats } from './traffic';
+import { RequestServing } from './serving/request-serving';
+import { SnapshotServer } from './serving/snapshot-serving';
+import { connectionInfos, ipStats, netStats } from './stats/network-stats';
+import { type IpTraffic, SocketCounters, TrafficStats } from './stats/traffic';
+import {
+  BlockSync,
+  type Reorganization,
+  type SyncPeer,
+  type SyncProgress,
+} from './sync/block-sync';
+import { HistoryFetch } from './sync/history-fetch';
+import { SnapSync } from './sync/snap-sync';
+import { LIMITS } from './wire/limits';
+import type { RateLimits } from './wire/message-table';
 
 const noopLog: P2PLogger = { debug() {}, info() {}, warn() {} };
 

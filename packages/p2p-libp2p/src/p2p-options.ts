@@ -2,7 +2,7 @@ import type { Chain } from '@chain/ledger';
 import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { withDefaults } from '@chain/spec';
 import type { Libp2pInit } from 'libp2p';
-import { RATE_LIMITS, type RateLimits } from './message-table';
+import { RATE_LIMITS, type RateLimits } from './wire/message-table';
 
 export const DEFAULT_P2P_PORT = 9714;
 
