@@ -21,7 +21,8 @@ export {
 } from './peers/address';
 export type { KnownServer } from './peers/peer-book';
 export type { Direction, IpTraffic, KindTraffic, MessageKind } from './stats/traffic';
-export { locatorHeights, type Reorganization, type SyncProgress } from './sync/block-sync';
+export { locatorHeights } from './sync/blocks-client';
+export type { Reorganization, SyncProgress } from './sync/sync-types';
 export { LIMITS } from './wire/limits';
 export {
   BLOCKS_PROTOCOL,

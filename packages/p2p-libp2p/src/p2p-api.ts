@@ -2,7 +2,7 @@ import type { ConnectionEntry, NetStats } from '@chain/spec';
 import type { BlacklistEntry } from './discipline/blacklist';
 import type { KnownServer } from './peers/peer-book';
 import type { IpTraffic } from './stats/traffic';
-import type { Reorganization, SyncProgress } from './sync/block-sync';
+import type { Reorganization, SyncProgress } from './sync/sync-types';
 
 /** netStats: the wire contract's object (@chain/spec). */
 export type { NetStats };

@@ -35,14 +35,10 @@ import { RequestServing } from './serving/request-serving';
 import { SnapshotServer } from './serving/snapshot-serving';
 import { connectionInfos, ipStats, netStats } from './stats/network-stats';
 import { type IpTraffic, SocketCounters, TrafficStats } from './stats/traffic';
-import {
-  BlockSync,
-  type Reorganization,
-  type SyncPeer,
-  type SyncProgress,
-} from './sync/block-sync';
+import { BlockSync } from './sync/block-sync';
 import { HistoryFetch } from './sync/history-fetch';
 import { SnapSync } from './sync/snap-sync';
+import type { Reorganization, SyncPeer, SyncProgress } from './sync/sync-types';
 import { LIMITS } from './wire/limits';
 import type { RateLimits } from './wire/message-table';
 
@@ -177,9 +173,7 @@ class ChainP2PNode implements P2PNode {
     });
     this.sync = new BlockSync({
       chain: this.ctx.chain,
-      maxRollback: this.opts.maxRollback,
-      reorgWarnDepth: this.opts.reorgWarnDepth,
-      retryMs: this.opts.syncRetryMs,
+      settings: this.opts,
       snap: this.snap,
       hooks: {
         peers: () => readyPeers(this.ctx),

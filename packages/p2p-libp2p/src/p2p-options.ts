@@ -1,5 +1,4 @@
 import type { Chain } from '@chain/ledger';
-import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { withDefaults } from '@chain/spec';
 import type { Libp2pInit } from 'libp2p';
 import { RATE_LIMITS, type RateLimits } from './wire/message-table';
@@ -84,8 +83,6 @@ export interface P2PNodeOptions {
   rebroadcastIntervalMs?: number;
   /** Pause before asking a peer for blocks again after it failed. */
   syncRetryMs?: number;
-  /** The chain's maxRollback: a peer's branch forking deeper is refused (logged at WARN). */
-  maxRollback?: number;
   /**
    * A reorganisation that drops more blocks than this is a deep one: logged at WARN (a shallower
    * one at INFO); every one adopted is reported (P2PNode.onReorganized, lastReorganization).
@@ -145,7 +142,6 @@ export const DEFAULT_P2P_OPTIONS = {
   discoveryIntervalMs: 30_000,
   rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
-  maxRollback: DEFAULT_CHAIN_OPTIONS.maxRollback,
   /**
    * Clique forks of one or two blocks are routine (two producers out of turn at once, a block
    * that reached half the network); three is rare; more means a partition or another chain

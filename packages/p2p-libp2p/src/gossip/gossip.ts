@@ -10,7 +10,7 @@ import {
   readyPeers,
   type Services,
 } from '../peers/peer-state';
-import { blockFault } from '../sync/block-sync';
+import { blockFault } from '../sync/block-fault';
 import { LIMITS } from '../wire/limits';
 import { GOSSIP_MESSAGES, type GossipTopic } from '../wire/message-table';
 

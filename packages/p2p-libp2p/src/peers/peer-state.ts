@@ -6,7 +6,7 @@ import type { Ping } from '@libp2p/ping';
 import type { Blacklist } from '../discipline/blacklist';
 import type { P2PLogger, ResolvedP2POptions } from '../p2p-options';
 import type { TrafficStats } from '../stats/traffic';
-import type { SyncPeer } from '../sync/block-sync';
+import type { SyncPeer } from '../sync/sync-types';
 import type { RequestProtocol } from '../wire/message-table';
 import type { Hello, TipInfo } from '../wire/messages';
 import type { PeerAddress } from './address';

@@ -10,7 +10,6 @@ import {
   readyPeers,
   type Services,
 } from '../peers/peer-state';
-import { serveBlocks } from '../sync/block-sync';
 import { abortStream, FrameReader, writeFrame } from '../wire/framing';
 import { LIMITS } from '../wire/limits';
 import {
@@ -20,6 +19,7 @@ import {
   type RequestProtocol,
 } from '../wire/message-table';
 import { decodePeerList, encodePeerList } from '../wire/messages';
+import { serveBlocks } from './blocks-serving';
 
 type RequestHandler = (stream: Stream, peer: PeerState) => Promise<void>;
 

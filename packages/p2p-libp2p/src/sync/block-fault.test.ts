@@ -2,7 +2,7 @@ import { DEV_PRIVATE_KEY, ErrorCode, LEDGER_BLAME, LedgerError } from '@chain/le
 import { BLOCK_IMPORT_REASONS, type BlockImportReason } from '@chain/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestPeer, sendFromDev } from '../testing/temp-network';
-import { blockFault } from './block-sync';
+import { blockFault } from './block-fault';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

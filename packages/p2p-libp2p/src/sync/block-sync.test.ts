@@ -1,9 +1,9 @@
 import type { Chain } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { describe, expect, it } from 'vitest';
+import { serveBlocks } from '../serving/blocks-serving';
 import { PACKED_SEND_BYTES } from '../wire/framing';
 import { decodeBlocksResponse, encodeBlocksRequest } from '../wire/messages';
-import { serveBlocks } from './block-sync';
 
 const GENESIS = new Uint8Array(32).fill(7);
 

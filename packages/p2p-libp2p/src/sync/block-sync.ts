@@ -1,75 +1,23 @@
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import { blameOf, type Chain, ErrorCode, isPreferredTip, LedgerError } from '@chain/ledger';
-import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
+import { type Chain, ErrorCode, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import type { Offence } from '../discipline/misbehaviour';
-import type { MessageKind } from '../stats/traffic';
-import { abortStream, FrameReader, writeFrame, writeFrames } from '../wire/framing';
+import type { ResolvedP2POptions } from '../p2p-options';
+import { abortStream, FrameReader } from '../wire/framing';
 import { LIMITS } from '../wire/limits';
-import { BLOCKS_PROTOCOL } from '../wire/message-table';
+import type { TipInfo } from '../wire/messages';
+import { blockFault, errorText } from './block-fault';
 import {
-  decodeBlocksRequest,
-  decodeBlocksResponse,
-  encodeBlocksRequest,
-  encodeBlocksResponse,
-  type HelloWork,
-  type TipInfo,
-} from '../wire/messages';
+  askBlocks,
+  locatorHeights,
+  MalformedBlocksResponse,
+  openBlocksStream,
+  readBlock,
+  readBlocksResponse,
+} from './blocks-client';
 import { RangePipeline } from './range-pipeline';
 import type { SnapSync } from './snap-sync';
-
-/** What the synchroniser needs to know of a connected peer. */
-export interface SyncPeer {
-  readonly ip: string;
-  /** The peer's tip as it last said (hello, sync response). */
-  head: TipInfo | undefined;
-  /** What catching up with it costs, as its last hello said (peers of an older version: none). */
-  work?: HelloWork | undefined;
-  /** Unix ms until which the peer is not asked again (it failed or misled). */
-  syncRetryAt: number;
-  openStream(protocol: string): Promise<Stream>;
-}
-
-export interface SyncHooks {
-  peers(): Iterable<SyncPeer>;
-  misbehaved(peer: SyncPeer, offence: Offence, code: number, text: string): void;
-  traffic(
-    ip: string,
-    kind: MessageKind,
-    direction: 'Autosend' | 'Autoreceive',
-    bytes: number,
-  ): void;
-  log(level: 'debug' | 'info' | 'warn', details: object, message: string): void;
-  /** This node adopted a peer's branch (after the chain's reorganisation, before the next sync). */
-  reorganized?(reorganization: Reorganization): void;
-}
-
-/** A reorganisation this node adopted: whose branch, from which head to which. */
-export interface Reorganization {
-  /** Unix ms when the branch was adopted. */
-  at: number;
-  /** IP of the peer whose branch was adopted. */
-  peer: string;
-  /** The last block the two chains shared. */
-  forkHeight: number;
-  /** Blocks of this chain the branch took off (the old head's height minus the fork's). */
-  depth: number;
-  oldHead: { height: number; hash: Uint8Array };
-  newHead: { height: number; hash: Uint8Array };
-  /** Deeper than the reorgWarnDepth option: logged at WARN. */
-  deep: boolean;
-}
-
-export interface SyncProgress {
-  /** Head height when the latest sync began (or when networking started). */
-  startingBlock: number;
-  currentBlock: number;
-  /** The highest head height of this node and its peers. */
-  highestBlock: number;
-  syncing: boolean;
-  /** A snapshot join under way (snap-sync.ts). */
-  snapshot?: { height: number; chunks: number; chunksDone: number };
-}
+import type { Reorganization, SyncHooks, SyncPeer, SyncProgress } from './sync-types';
 
 /** A peer whose history starts above this node's head is asked again only after this long. */
 const BEFORE_HISTORY_RETRY_MS = 60_000;
@@ -88,23 +36,6 @@ const PREOPENED_STREAM_MS = 10_000;
 /** How long a sync that another peer's hello started waits for the hello of the peer it asked. */
 const ASKED_PEER_WAIT_MS = 100;
 
-/** A block a peer sent that the chain refused as invalid: the sender misbehaved. */
-interface InvalidBlockFault {
-  readonly code: number;
-  readonly text: string;
-}
-
-/**
- * The peer's fault in a failed import: the chain's own INVALID_BLOCK error (a LedgerError) whose
- * reason the ledger blames on the sender (`blameOf`: not one that says where the block stands
- * against this chain). Anything else (the chain moved, a store error) is no fault.
- */
-export function blockFault(error: unknown): InvalidBlockFault | undefined {
-  if (!(error instanceof LedgerError) || error.code !== ErrorCode.INVALID_BLOCK) return undefined;
-  if (blameOf(error.reason) !== 'sender') return undefined;
-  return { code: error.code, text: errorText(error) };
-}
-
 /** Why a peer is at fault in a sync exchange: its offence and the error code its ban names. */
 const SYNC_FAULTS = {
   MALFORMED_RESPONSE: { offence: 'garbage', code: ErrorCode.INVALID_DATA },
@@ -115,83 +46,17 @@ const SYNC_FAULTS = {
 
 type SyncFault = keyof typeof SYNC_FAULTS;
 
-function errorText(error: unknown): string {
-  const e = error as { reason?: unknown; message?: unknown };
-  return `${typeof e?.reason === 'string' ? `${e.reason} ` : ''}${String(e?.message ?? error)}`;
-}
-
-/**
- * Heights of the locator: the last 10 blocks, then doubling steps back, then genesis (as Bitcoin's
- * block locator): a peer finds the last common block in one round trip even after a long fork.
- */
-export function locatorHeights(head: number, max = LIMITS.locatorHashes): number[] {
-  const heights: number[] = [];
-  let step = 1;
-  for (let h = head; h > 0 && heights.length < max - 1; h -= step) {
-    heights.push(h);
-    if (heights.length >= 10) step *= 2;
-  }
-  heights.push(0);
-  return heights;
-}
-
-/** Serves `/chain/blocks/1`: the blocks after the last locator hash found on this chain. */
-export async function serveBlocks(
-  chain: Chain,
-  stream: Stream,
-  ip: string,
-  hooks: Pick<SyncHooks, 'traffic'>,
-): Promise<void> {
-  const reader = new FrameReader(stream);
-  const requestBytes = await reader.expect(LIMITS.syncRequestBytes);
-  hooks.traffic(ip, 'GetBlocks', 'Autoreceive', requestBytes.length + 4);
-  const request = decodeBlocksRequest(requestBytes);
-  let forkHeight: number | undefined;
-  for (const hash of request.locator) {
-    forkHeight = await chain.heightOfHash(hash);
-    if (forkHeight !== undefined) break;
-  }
-  const head = chain.head();
-  const first = (forkHeight ?? head.height) + 1;
-  // A node that joined from a snapshot holds no block below its history: it sends none then.
-  const historyStart = chain.historyStart();
-  const maxBlocks = Math.min(request.maxBlocks, LIMITS.syncBatchBlocks);
-  const maxBytes = Math.min(request.maxBytes, LIMITS.syncBatchBytes);
-  // One pass of the store's iterator: a read per block kept a syncing peer waiting for a whole
-  // range's reads (tens of ms per 1,000 blocks, each a thread-pool round trip) before every range.
-  const blocks =
-    forkHeight === undefined || first < historyStart
-      ? []
-      : await chain.getBlockRange(first, first + maxBlocks - 1, maxBytes);
-  const header = encodeBlocksResponse({
-    found: forkHeight !== undefined,
-    forkHeight: forkHeight ?? 0,
-    head: { height: head.height, hash: head.hash, weight: head.weight },
-    historyStart,
-    count: forkHeight === undefined ? 0 : blocks.length,
-  });
-  const frames = forkHeight === undefined ? [header] : [header, ...blocks];
-  await writeFrames(stream, frames);
-  hooks.traffic(
-    ip,
-    'Blocks',
-    'Autosend',
-    frames.reduce((sent, frame) => sent + 4 + frame.length, 0),
-  );
-  await stream.close();
-}
-
 interface BlockSyncOptions {
   chain: Chain;
   hooks: SyncHooks;
   /** Most blocks asked per request. */
   batchBlocks?: number;
-  /** Blocks that can be rolled back (the chain's maxRollback). */
-  maxRollback?: number;
-  /** A reorganisation dropping more blocks than this is logged at WARN (P2PNodeOptions'). */
-  reorgWarnDepth?: number;
-  /** Pause before asking a peer again after it failed or misled. */
-  retryMs?: number;
+  /**
+   * The node's options that sync reads: the pause before asking a peer again after it failed or
+   * misled (syncRetryMs), and the depth past which a reorganisation is logged at WARN. The
+   * rollback limit is the chain's own (Chain.maxRollback), stated once, in the ledger.
+   */
+  settings: Pick<ResolvedP2POptions, 'syncRetryMs' | 'reorgWarnDepth'>;
   /** The importer's wait on a range that makes its peer stalled (RangePipeline's STALL_MS). */
   stallMs?: number;
   /** Joins from a snapshot first when a node at block 0 is far behind (snap-sync.ts). */
@@ -208,7 +73,6 @@ export class BlockSync {
   private readonly chain: Chain;
   private readonly hooks: SyncHooks;
   private readonly batchBlocks: number;
-  private readonly maxRollback: number;
   private readonly reorgWarnDepth: number;
   private readonly retryMs: number;
   private readonly stallMs: number | undefined;
@@ -230,9 +94,8 @@ export class BlockSync {
     this.chain = options.chain;
     this.hooks = options.hooks;
     this.batchBlocks = options.batchBlocks ?? LIMITS.syncBatchBlocks;
-    this.maxRollback = options.maxRollback ?? DEFAULT_CHAIN_OPTIONS.maxRollback;
-    this.reorgWarnDepth = options.reorgWarnDepth ?? 3;
-    this.retryMs = options.retryMs ?? 5000;
+    this.reorgWarnDepth = options.settings.reorgWarnDepth;
+    this.retryMs = options.settings.syncRetryMs;
     this.stallMs = options.stallMs;
     this.startingBlock = this.chain.head().height;
   }
@@ -311,19 +174,13 @@ export class BlockSync {
 
   private async askAhead(peer: SyncPeer, ask: boolean): Promise<AskedAhead> {
     const head = this.chain.head().hash;
-    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    const stream = await openBlocksStream(peer);
     if (ask) await this.sendRequest(peer, stream);
     return { stream, head, requested: ask };
   }
 
   private async sendRequest(peer: SyncPeer, stream: Stream): Promise<void> {
-    const requestBytes = encodeBlocksRequest({
-      locator: await this.locator(),
-      maxBlocks: this.batchBlocks,
-      maxBytes: LIMITS.syncBatchBytes,
-    });
-    await writeFrame(stream, requestBytes);
-    this.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
+    await askBlocks(peer, stream, await this.locator(), this.batchBlocks, this.hooks.traffic);
   }
 
   private dropPreopened(): void {
@@ -370,7 +227,7 @@ export class BlockSync {
       if (equalBytes(asked.head, this.chain.head().hash)) return asked.stream;
     }
     if (asked !== undefined) abortStream(asked.stream, new Error('not usable'));
-    const stream = await peer.openStream(BLOCKS_PROTOCOL);
+    const stream = await openBlocksStream(peer);
     await this.sendRequest(peer, stream);
     return stream;
   }
@@ -457,13 +314,14 @@ export class BlockSync {
     const reader = new FrameReader(stream, { views: true });
     let received = 0;
     try {
-      const headerBytes = await reader.expect(256);
-      received += headerBytes.length + 4;
-      let response: ReturnType<typeof decodeBlocksResponse>;
+      let response: Awaited<ReturnType<typeof readBlocksResponse>>['response'];
       try {
-        response = decodeBlocksResponse(headerBytes);
+        const header = await readBlocksResponse(reader);
+        received += header.bytes;
+        response = header.response;
       } catch (error) {
-        this.fault(peer, 'MALFORMED_RESPONSE', `malformed blocks response: ${errorText(error)}`);
+        if (!(error instanceof MalformedBlocksResponse)) throw error;
+        this.fault(peer, 'MALFORMED_RESPONSE', `malformed blocks response: ${error.message}`);
         return false;
       }
       peer.head = response.head;
@@ -507,7 +365,7 @@ export class BlockSync {
         });
       }
       if (response.forkHeight > ours.height) return false;
-      if (ours.height - response.forkHeight > this.maxRollback) {
+      if (ours.height - response.forkHeight > this.chain.maxRollback) {
         this.hooks.log(
           'warn',
           {
@@ -516,7 +374,7 @@ export class BlockSync {
             head: ours.height,
             depth: ours.height - response.forkHeight,
             peerHeight: response.head.height,
-            maxRollback: this.maxRollback,
+            maxRollback: this.chain.maxRollback,
           },
           'peer is on a fork deeper than the rollback limit: its branch is not followed',
         );
@@ -524,7 +382,7 @@ export class BlockSync {
       }
       const branch: Uint8Array[] = [];
       for (let i = 0; i < response.count; i++) {
-        const block = await reader.expect(LIMITS.blockBytes);
+        const block = await readBlock(reader);
         received += block.length + 4;
         branch.push(block);
       }

@@ -1,10 +1,9 @@
 import type { Chain } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { abortStream, FrameReader, writeFrame } from '../wire/framing';
-import { LIMITS } from '../wire/limits';
-import { BLOCKS_PROTOCOL } from '../wire/message-table';
-import { decodeBlocksResponse, encodeBlocksRequest } from '../wire/messages';
-import { blockFault, type SyncHooks, type SyncPeer } from './block-sync';
+import { abortStream, FrameReader } from '../wire/framing';
+import { blockFault } from './block-fault';
+import { askBlocks, openBlocksStream, readBlock, readBlocksResponse } from './blocks-client';
+import type { SyncHooks, SyncPeer } from './sync-types';
 
 /** Blocks asked at a time, newest first: small enough to stay far below a response's byte limit. */
 const HISTORY_BATCH = 500;
@@ -94,16 +93,10 @@ export class HistoryFetch {
     if (locator === undefined) return undefined;
     let stream: Stream | undefined;
     try {
-      stream = await peer.openStream(BLOCKS_PROTOCOL);
-      const request = encodeBlocksRequest({
-        locator: [locator],
-        maxBlocks: count,
-        maxBytes: LIMITS.syncBatchBytes,
-      });
-      await writeFrame(stream, request);
-      this.opts.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', request.length + 4);
+      stream = await openBlocksStream(peer);
+      await askBlocks(peer, stream, [locator], count, this.opts.hooks.traffic);
       const reader = new FrameReader(stream);
-      const response = decodeBlocksResponse(await reader.expect(256));
+      const { response } = await readBlocksResponse(reader);
       if (!response.found || response.forkHeight !== base || response.count !== count) {
         abortStream(stream, new Error('history not held'));
         return undefined;
@@ -111,7 +104,7 @@ export class HistoryFetch {
       const blocks: Uint8Array[] = [];
       let bytes = 0;
       for (let i = 0; i < response.count; i++) {
-        const block = await reader.expect(LIMITS.blockBytes);
+        const block = await readBlock(reader);
         bytes += block.length + 4;
         blocks.push(block);
       }

@@ -1,10 +1,14 @@
 import { type Chain, ImportsInFlight, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
-import { abortStream, FrameReader, writeFrame } from '../wire/framing';
-import { LIMITS } from '../wire/limits';
-import { BLOCKS_PROTOCOL } from '../wire/message-table';
-import { decodeBlocksResponse, encodeBlocksRequest } from '../wire/messages';
-import type { SyncHooks, SyncPeer } from './block-sync';
+import { abortStream, FrameReader } from '../wire/framing';
+import {
+  askBlocks,
+  bufferedBlock,
+  openBlocksStream,
+  readBlock,
+  readBlocksResponse,
+} from './blocks-client';
+import type { SyncHooks, SyncPeer } from './sync-types';
 
 /** A range being received: the response's blocks still to read off its stream. */
 interface OpenRange {
@@ -284,9 +288,7 @@ export class RangePipeline {
       try {
         for (let i = 0; i < range.count && !this.over; i++) {
           // The blocks already received are taken without a wait each (a chunk holds hundreds).
-          const bytes =
-            range.reader.buffered(LIMITS.blockBytes) ??
-            (await range.reader.expect(LIMITS.blockBytes));
+          const bytes = bufferedBlock(range.reader) ?? (await readBlock(range.reader));
           range.onBytes(bytes.length + 4);
           this.queue.push({ bytes, peer: range.peer, rangeEnd: i === range.count - 1 });
           last = bytes;
@@ -344,7 +346,7 @@ export class RangePipeline {
     const candidates = this.candidates(height, exclude);
     if (candidates.length === 0) return undefined;
     const peer = candidates.includes(current) ? current : candidates[0]!;
-    const stream = peer.openStream(BLOCKS_PROTOCOL).catch((error: unknown) => {
+    const stream = openBlocksStream(peer).catch((error: unknown) => {
       this.opts.hooks.log(
         'debug',
         { peer: peer.ip, err: String((error as Error)?.message ?? error) },
@@ -367,19 +369,13 @@ export class RangePipeline {
     const { peer } = next;
     const after = start.height;
     let received = 0;
-    const requestBytes = encodeBlocksRequest({
-      locator: [start.hash],
-      maxBlocks: this.opts.batchBlocks,
-      maxBytes: LIMITS.syncBatchBytes,
-    });
     this.active = this.activate(peer, stream);
     try {
-      await writeFrame(stream, requestBytes);
-      this.opts.hooks.traffic(peer.ip, 'GetBlocks', 'Autosend', requestBytes.length + 4);
+      await askBlocks(peer, stream, [start.hash], this.opts.batchBlocks, this.opts.hooks.traffic);
       const reader = new FrameReader(stream, { views: true });
-      const headerBytes = await reader.expect(256);
-      received += headerBytes.length + 4;
-      const response = decodeBlocksResponse(headerBytes);
+      const header = await readBlocksResponse(reader);
+      received += header.bytes;
+      const { response } = header;
       peer.head = response.head;
       if (!response.found || response.forkHeight !== after || response.count === 0) {
         throw new Error(`no blocks after ${after} (fork height ${response.forkHeight})`);

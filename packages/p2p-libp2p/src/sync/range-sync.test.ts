@@ -5,9 +5,12 @@ import { type Chain, createChain, createDevGenesis } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { streamPair } from '@libp2p/utils';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_P2P_OPTIONS } from '../p2p-options';
 import { installPromiseWithResolvers } from '../polyfill';
+import { serveBlocks } from '../serving/blocks-serving';
 import { growChain, waitUntil } from '../testing/temp-network';
-import { BlockSync, type Reorganization, type SyncPeer, serveBlocks } from './block-sync';
+import { BlockSync } from './block-sync';
+import type { Reorganization, SyncPeer } from './sync-types';
 
 installPromiseWithResolvers();
 
@@ -94,6 +97,7 @@ async function syncGivingUpAfter100ms(
 ): Promise<string[]> {
   const stalls: string[] = [];
   const sync = new BlockSync({
+    settings: DEFAULT_P2P_OPTIONS,
     chain: fresh,
     batchBlocks: BATCH,
     stallMs: 100,
@@ -136,6 +140,7 @@ describe('pipelined range sync', () => {
     // The syncing node's head when each request leaves, in order.
     const headAtRequest: number[] = [];
     const sync = new BlockSync({
+      settings: DEFAULT_P2P_OPTIONS,
       chain: fresh,
       batchBlocks: BATCH,
       hooks: {
@@ -191,6 +196,7 @@ describe('pipelined range sync', () => {
     other.head = undefined;
     const requestsToAhead: number[] = [];
     const sync = new BlockSync({
+      settings: DEFAULT_P2P_OPTIONS,
       chain: fresh,
       batchBlocks: BATCH,
       hooks: {
@@ -242,6 +248,7 @@ describe('pipelined range sync', () => {
     asked.head = undefined;
     other.head = undefined;
     const sync = new BlockSync({
+      settings: DEFAULT_P2P_OPTIONS,
       chain: fresh,
       batchBlocks: BATCH,
       hooks: {
@@ -338,6 +345,7 @@ describe('a branch that loses to this chain', () => {
       return reorganize(forkHeight, blocks);
     };
     const sync = new BlockSync({
+      settings: DEFAULT_P2P_OPTIONS,
       chain: node,
       hooks: {
         peers: () => [peer],
@@ -374,8 +382,8 @@ describe('a branch that wins', () => {
     const logs: Array<{ level: string; details: Record<string, unknown>; message: string }> = [];
     const reorganizations: Reorganization[] = [];
     const sync = new BlockSync({
+      settings: DEFAULT_P2P_OPTIONS,
       chain: node,
-      reorgWarnDepth: 3,
       hooks: {
         peers: () => [peer],
         misbehaved: () => undefined,

@@ -27,7 +27,7 @@ import {
   SNAPSHOT_MANIFEST,
   type SnapshotManifest,
 } from '../wire/messages';
-import type { SyncHooks, SyncPeer } from './block-sync';
+import type { SyncHooks, SyncPeer } from './sync-types';
 
 /**
  * Replaying one operation costs about as much as copying this many snapshot records (checked

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { locatorHeights } from '../sync/block-sync';
+import { locatorHeights } from '../sync/blocks-client';
 import {
   decodeBlocksRequest,
   decodeBlocksResponse,

@@ -144,7 +144,7 @@ export function decodeBlocksRequest(bytes: Uint8Array): BlocksRequest {
  * `/chain/blocks/1` response header, followed by `count` frames of one block each (heights
  * forkHeight+1, forkHeight+2, ...). `found` false: no locator hash is on the responder's chain.
  */
-interface BlocksResponse {
+export interface BlocksResponse {
   found: boolean;
   forkHeight: number;
   head: TipInfo;
