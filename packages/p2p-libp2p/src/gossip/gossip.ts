@@ -121,7 +121,7 @@ export class Gossip {
       await chain.importBlock(data);
       const now = chain.head();
       if (equalBytes(now.hash, placement.hash))
-        peer.head = { height: now.height, hash: now.hash, weight: now.weight };
+        peer.learnTip({ height: now.height, hash: now.hash, weight: now.weight });
       return TopicValidatorResult.Accept;
     } catch (error) {
       const fault = blockFault(error);

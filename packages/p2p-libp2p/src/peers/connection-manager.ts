@@ -8,7 +8,7 @@ import {
 } from './address';
 import type { InboundConnections } from './inbound-connections';
 import { closeDuplicate, reattachGossip } from './peer-connections';
-import { isSelf, newPeerState, type P2PContext, type PeerState, readyPeers } from './peer-state';
+import { isSelf, type P2PContext, PeerState, readyPeers } from './peer-state';
 
 /**
  * How long a duplicate connection stays up before it is closed (once its request streams are
@@ -94,15 +94,13 @@ export class ConnectionManager {
       return;
     }
     const host = ctx.host();
-    const peer = newPeerState(connection, address);
+    const peer = new PeerState(connection, address);
     ctx.peers.add(peer);
-    peer.helloTimer = setTimeout(() => {
-      if (peer.hello === undefined && ctx.host() === host) {
-        ctx.log.debug({ peer: address.ip }, 'no hello in time: disconnecting');
-        void connection.close().catch(() => undefined);
-      }
-    }, ctx.opts.helloTimeoutMs);
-    peer.helloTimer.unref?.();
+    peer.armHelloDeadline(ctx.opts.helloTimeoutMs, () => {
+      if (ctx.host() !== host) return;
+      ctx.log.debug({ peer: address.ip }, 'no hello in time: disconnecting');
+      void connection.close().catch(() => undefined);
+    });
     if (!ctx.peers.isKept(peer)) {
       ctx.log.debug({ peer: address.ip, port: address.port }, 'duplicate connection to a peer');
     } else if (peer.server) {
@@ -115,7 +113,7 @@ export class ConnectionManager {
     const { peers, log } = this.ctx;
     const peer = peers.delete(connection.id);
     if (peer === undefined) return;
-    if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
+    peer.clearHelloDeadline();
     const kept = peers.kept(peer.peerId);
     if (kept !== undefined) {
       log.debug({ peer: peer.ip, port: peer.address.port }, 'duplicate connection closed');
@@ -132,14 +130,13 @@ export class ConnectionManager {
   private closeDuplicates(peerId: string): void {
     const peers = this.ctx.peers;
     for (const peer of peers.duplicates(peerId)) {
-      if (!peer.server || peer.retiring) continue;
-      peer.retiring = true;
+      if (!peer.server || !peer.retire()) continue;
       const stillDuplicate = () => peers.get(peer.connection.id) === peer && !peers.isKept(peer);
       void closeDuplicate(peer.connection, peer.requests, stillDuplicate, {
         lingerMs: DUPLICATE_LINGER_MS,
         drainMs: DUPLICATE_DRAIN_MS,
       }).then((closed) => {
-        if (!closed) peer.retiring = false;
+        if (!closed) peer.unretire();
       });
     }
   }
@@ -211,7 +208,7 @@ export class ConnectionManager {
   /** Networking off: the connections are gone with the host. */
   stop(): void {
     for (const peer of this.ctx.peers.all()) {
-      if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
+      peer.clearHelloDeadline();
     }
     this.ctx.peers.clear();
     this.dialing.clear();

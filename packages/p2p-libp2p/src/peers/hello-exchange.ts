@@ -72,10 +72,7 @@ export class HelloExchange {
 
   /** Asks a peer for its tip (a hello exchange), unless one is under way. */
   exchange(peer: PeerState): Promise<void> {
-    peer.helloInFlight ??= this.round(peer).finally(() => {
-      peer.helloInFlight = undefined;
-    });
-    return peer.helloInFlight;
+    return peer.helloRound(() => this.round(peer));
   }
 
   /** The asking side: send ours, read theirs. */
@@ -155,13 +152,7 @@ export class HelloExchange {
       );
       return;
     }
-    peer.hello = hello;
-    peer.head = hello.head;
-    peer.work = hello.work;
-    peer.timediff = hello.timestamp - Math.floor(Date.now() / 1000);
-    if (peer.helloTimer !== undefined) clearTimeout(peer.helloTimer);
-    peer.helloTimer = undefined;
-    for (const waiter of peer.helloWaiters) waiter();
+    peer.acceptHello(hello);
     // A duplicate's hello is answered, and greets nobody: the kept connection does.
     if (this.ctx.peers.isKept(peer)) this.greet(peer);
     this.hooks.tipLearnt();

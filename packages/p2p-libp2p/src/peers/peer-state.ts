@@ -8,35 +8,155 @@ import type { P2PLogger, ResolvedP2POptions } from '../p2p-options';
 import type { TrafficStats } from '../stats/traffic';
 import type { SyncPeer } from '../sync/sync-types';
 import type { RequestProtocol } from '../wire/message-table';
-import type { Hello, TipInfo } from '../wire/messages';
+import type { Hello, HelloWork, TipInfo } from '../wire/messages';
 import type { PeerAddress } from './address';
 import type { PeerBook } from './peer-book';
 import { type PeerConnections, RequestStreams } from './peer-connections';
 
 export type Services = { identify: Identify; ping: Ping; pubsub: GossipSub };
 
-/** A connection and what its hello said. */
-export interface PeerState extends SyncPeer {
-  readonly connection: Connection;
+/**
+ * A connection and what its hello said: the one record of a peer, written only through its
+ * methods (its hello accepted, its tip learnt, its sync postponed, its hello deadline, its
+ * retirement as a duplicate), so that what changes a peer is found here.
+ */
+export class PeerState implements SyncPeer {
   readonly peerId: string;
-  readonly address: PeerAddress;
+  readonly ip: string;
+  /** This node dialled it: the peer is a server, reachable at `address`. */
   readonly server: boolean;
-  readonly openedAt: number;
-  hello: Hello | undefined;
-  timediff: number;
-  head: TipInfo | undefined;
-  syncRetryAt: number;
-  helloTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A hello exchange this node started and that is not over. */
-  helloInFlight: Promise<void> | undefined;
-  /** Called once the peer's hello is accepted (requests that came before it wait: helloAccepted). */
-  readonly helloWaiters: Set<() => void>;
+  readonly openedAt = Date.now();
   /** Inbound streams of each request protocol open on this connection now. */
-  readonly inboundStreams: Map<RequestProtocol, number>;
+  readonly inboundStreams = new Map<RequestProtocol, number>();
   /** Request streams open on this connection now, both ways (a duplicate closes once none are). */
-  readonly requests: RequestStreams;
+  readonly requests = new RequestStreams();
+  private helloSaid: Hello | undefined;
+  private tip: TipInfo | undefined;
+  private workSaid: HelloWork | undefined;
+  private clockDiff = 0;
+  private retryAt = 0;
+  private helloDeadline: ReturnType<typeof setTimeout> | undefined;
+  /** A hello exchange this node started and that is not over. */
+  private helloInFlight: Promise<void> | undefined;
+  /** Called once the peer's hello is accepted (requests that came before it wait: waitForHello). */
+  private readonly helloWaiters = new Set<() => void>();
+  private retiringNow = false;
+
+  constructor(
+    readonly connection: Connection,
+    readonly address: PeerAddress,
+  ) {
+    this.peerId = connection.remotePeer.toString();
+    this.ip = address.ip;
+    this.server = connection.direction === 'outbound';
+  }
+
+  get hello(): Hello | undefined {
+    return this.helloSaid;
+  }
+
+  /** The peer's tip as it last said (hello, sync response, a block it gossiped). */
+  get head(): TipInfo | undefined {
+    return this.tip;
+  }
+
+  get work(): HelloWork | undefined {
+    return this.workSaid;
+  }
+
+  /** Seconds the peer's clock is ahead of this node's, as its hello said. */
+  get timediff(): number {
+    return this.clockDiff;
+  }
+
+  get syncRetryAt(): number {
+    return this.retryAt;
+  }
+
   /** A duplicate this node dialled, to be closed once its requests are over. */
-  retiring: boolean;
+  get retiring(): boolean {
+    return this.retiringNow;
+  }
+
+  openStream(protocol: string): Promise<Stream> {
+    return this.requests.opened(() =>
+      this.connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
+    );
+  }
+
+  learnTip(tip: TipInfo): void {
+    this.tip = tip;
+  }
+
+  postponeSync(until: number): void {
+    this.retryAt = until;
+  }
+
+  /** Its hello passed the checks: its tip, work and clock are known, and waiting requests go on. */
+  acceptHello(hello: Hello): void {
+    this.helloSaid = hello;
+    this.tip = hello.head;
+    this.workSaid = hello.work;
+    this.clockDiff = hello.timestamp - Math.floor(Date.now() / 1000);
+    this.clearHelloDeadline();
+    for (const waiter of this.helloWaiters) waiter();
+  }
+
+  /** `expired` runs after `ms` unless a hello was accepted by then. */
+  armHelloDeadline(ms: number, expired: () => void): void {
+    this.clearHelloDeadline();
+    this.helloDeadline = setTimeout(() => {
+      if (this.helloSaid === undefined) expired();
+    }, ms);
+    this.helloDeadline.unref?.();
+  }
+
+  clearHelloDeadline(): void {
+    if (this.helloDeadline !== undefined) clearTimeout(this.helloDeadline);
+    this.helloDeadline = undefined;
+  }
+
+  /** The hello exchange under way with this peer, or `round` started now. */
+  helloRound(round: () => Promise<void>): Promise<void> {
+    this.helloInFlight ??= round().finally(() => {
+      this.helloInFlight = undefined;
+    });
+    return this.helloInFlight;
+  }
+
+  /** Marks it as a duplicate being closed; false when it is already. */
+  retire(): boolean {
+    if (this.retiringNow) return false;
+    this.retiringNow = true;
+    return true;
+  }
+
+  /** It stays (it became the kept connection before it closed). */
+  unretire(): void {
+    this.retiringNow = false;
+  }
+
+  /**
+   * Resolves true once the peer's hello is accepted, false if `stream` ends or `timeoutMs` passes
+   * first: a request stream opened alongside the hello (a node starting behind asks its first
+   * blocks that way) is served after it instead of being refused.
+   */
+  waitForHello(stream: Stream, timeoutMs: number): Promise<boolean> {
+    if (this.helloSaid !== undefined) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const settle = (accepted: boolean) => {
+        clearTimeout(timer);
+        this.helloWaiters.delete(onHello);
+        stream.removeEventListener('close', onClose);
+        resolve(accepted);
+      };
+      const onHello = () => settle(true);
+      const onClose = () => settle(false);
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      this.helloWaiters.add(onHello);
+      stream.addEventListener('close', onClose, { once: true });
+    });
+  }
 }
 
 /** What the parts of a P2P node share: its chain, options, peers and records. */
@@ -52,59 +172,6 @@ export interface P2PContext {
   host(): Libp2p<Services> | undefined;
   /** The TCP port listened on. */
   listenPort(): number;
-}
-
-/** The state of a connection just opened (no hello yet). */
-export function newPeerState(connection: Connection, address: PeerAddress): PeerState {
-  const requests = new RequestStreams();
-  return {
-    connection,
-    peerId: connection.remotePeer.toString(),
-    address,
-    ip: address.ip,
-    server: connection.direction === 'outbound',
-    openedAt: Date.now(),
-    hello: undefined,
-    timediff: 0,
-    head: undefined,
-    syncRetryAt: 0,
-    helloTimer: undefined,
-    helloInFlight: undefined,
-    helloWaiters: new Set(),
-    inboundStreams: new Map(),
-    requests,
-    retiring: false,
-    openStream: (protocol) =>
-      requests.opened(() =>
-        connection.newStream(protocol, { signal: AbortSignal.timeout(10_000) }),
-      ),
-  };
-}
-
-/**
- * Resolves true once `peer`'s hello is accepted, false if `stream` ends or `timeoutMs` passes
- * first: a request stream opened alongside the hello (a node starting behind asks its first blocks
- * that way) is served after it instead of being refused.
- */
-export function helloAccepted(
-  peer: PeerState,
-  stream: Stream,
-  timeoutMs: number,
-): Promise<boolean> {
-  if (peer.hello !== undefined) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const settle = (accepted: boolean) => {
-      clearTimeout(timer);
-      peer.helloWaiters.delete(onHello);
-      stream.removeEventListener('close', onClose);
-      resolve(accepted);
-    };
-    const onHello = () => settle(true);
-    const onClose = () => settle(false);
-    const timer = setTimeout(() => settle(false), timeoutMs);
-    peer.helloWaiters.add(onHello);
-    stream.addEventListener('close', onClose, { once: true });
-  });
 }
 
 /** Where a peer accepts connections: the dialled address, or its IP with its hello's port. */

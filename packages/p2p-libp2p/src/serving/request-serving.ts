@@ -3,7 +3,6 @@ import type { Connection, Libp2p, Stream } from '@libp2p/interface';
 import type { PeerDiscipline } from '../discipline/peer-discipline';
 import { isValidIp } from '../peers/address';
 import {
-  helloAccepted,
   isSelf,
   type P2PContext,
   type PeerState,
@@ -116,7 +115,7 @@ export class RequestServing {
     // left alone (resetting it there rejects inside the muxer).
     if (
       protocol !== 'hello' &&
-      !(await helloAccepted(peer, stream, 2 * this.ctx.opts.helloTimeoutMs))
+      !(await peer.waitForHello(stream, 2 * this.ctx.opts.helloTimeoutMs))
     ) {
       if (stream.status === 'open' && peer.connection.status === 'open') {
         abortStream(stream, new Error('no hello'));

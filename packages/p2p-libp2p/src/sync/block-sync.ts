@@ -287,7 +287,7 @@ export class BlockSync {
               'sync request failed',
             );
           }
-          if (!progressed) peer.syncRetryAt = Date.now() + this.retryMs;
+          if (!progressed) peer.postponeSync(Date.now() + this.retryMs);
         }
       } while (this.again && !this.stopped);
     } finally {
@@ -324,7 +324,7 @@ export class BlockSync {
         this.fault(peer, 'MALFORMED_RESPONSE', `malformed blocks response: ${error.message}`);
         return false;
       }
-      peer.head = response.head;
+      peer.learnTip(response.head);
       if (!response.found) {
         // Not even genesis in common: it is not this chain (the hello said it was).
         this.fault(peer, 'NO_COMMON_BLOCK', 'blocks response without a common block');
@@ -333,7 +333,7 @@ export class BlockSync {
       if (response.count === 0) {
         if (response.historyStart > response.forkHeight + 1) {
           // It joined from a snapshot above our common block: not a fault, ask another peer.
-          peer.syncRetryAt = Date.now() + BEFORE_HISTORY_RETRY_MS;
+          peer.postponeSync(Date.now() + BEFORE_HISTORY_RETRY_MS);
           return false;
         }
         // A tip better than ours with nothing after the common block is a claim it cannot back.

@@ -108,6 +108,8 @@ describe('far behind (SnapSync.farBehind)', () => {
     head: { height, hash: new Uint8Array(32), weight: 2 * height },
     syncRetryAt: 0,
     openStream: () => Promise.reject(new Error('not here')),
+    learnTip: () => undefined,
+    postponeSync: () => undefined,
     ...(work === undefined ? {} : { work }),
   });
 

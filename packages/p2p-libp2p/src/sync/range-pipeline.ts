@@ -266,7 +266,7 @@ export class RangePipeline {
       'sync peer stalled a range',
     );
     if (other === undefined) return this.openNext(start.height, peer);
-    peer.syncRetryAt = Date.now() + (this.opts.stalledAvoidMs ?? STALLED_PEER_AVOID_MS);
+    peer.postponeSync(Date.now() + (this.opts.stalledAvoidMs ?? STALLED_PEER_AVOID_MS));
     return other;
   }
 
@@ -376,7 +376,7 @@ export class RangePipeline {
       const header = await readBlocksResponse(reader);
       received += header.bytes;
       const { response } = header;
-      peer.head = response.head;
+      peer.learnTip(response.head);
       if (!response.found || response.forkHeight !== after || response.count === 0) {
         throw new Error(`no blocks after ${after} (fork height ${response.forkHeight})`);
       }

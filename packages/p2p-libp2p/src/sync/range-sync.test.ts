@@ -41,17 +41,26 @@ async function copyBlocks(from: Chain, to: Chain, first: number, last: number): 
  * A peer holding `chain`: each stream opened to it is a libp2p stream pair served by serveBlocks;
  * a `slowMs` one sends `slowBytes` every `slowMs` (a thin link).
  */
+/** A peer whose record the test sets as it needs (PeerState's are written by its methods only). */
+type TestSyncPeer = { -readonly [K in keyof SyncPeer]: SyncPeer[K] };
+
 function servingPeer(
   ip: string,
   chain: Chain,
   served: string[],
   slowMs = 0,
   slowBytes = 64,
-): SyncPeer {
+): TestSyncPeer {
   return {
     ip,
     head: chain.head(),
     syncRetryAt: 0,
+    learnTip(tip) {
+      this.head = tip;
+    },
+    postponeSync(until) {
+      this.syncRetryAt = until;
+    },
     async openStream() {
       const [outbound, inbound] = await streamPair();
       if (slowMs > 0) thinLink(inbound, slowMs, slowBytes);
@@ -179,7 +188,7 @@ describe('pipelined range sync', () => {
     const fresh = await openChain();
     const served: string[] = [];
     const opened = new Map<string, Stream[]>();
-    const counted = (peer: SyncPeer): SyncPeer => {
+    const counted = (peer: TestSyncPeer): TestSyncPeer => {
       const open = peer.openStream.bind(peer);
       peer.openStream = async (protocol) => {
         const stream = await open(protocol);

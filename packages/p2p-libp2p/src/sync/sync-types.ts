@@ -10,12 +10,16 @@ import type { HelloWork, TipInfo } from '../wire/messages';
 export interface SyncPeer {
   readonly ip: string;
   /** The peer's tip as it last said (hello, sync response). */
-  head: TipInfo | undefined;
+  readonly head: TipInfo | undefined;
   /** What catching up with it costs, as its last hello said (peers of an older version: none). */
-  work?: HelloWork | undefined;
+  readonly work?: HelloWork | undefined;
   /** Unix ms until which the peer is not asked again (it failed or misled). */
-  syncRetryAt: number;
+  readonly syncRetryAt: number;
   openStream(protocol: string): Promise<Stream>;
+  /** Its tip, as a sync response told it. */
+  learnTip(tip: TipInfo): void;
+  /** Not asked again before `until` (Unix ms). */
+  postponeSync(until: number): void;
 }
 
 export interface SyncHooks {
