@@ -2,6 +2,7 @@ import { bytesToHex, equalBytes } from '@chain/crypto';
 import { type Chain, ErrorCode } from '@chain/ledger';
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Libp2p, PeerId } from '@libp2p/interface';
+import type { Component } from '../components/lifecycle';
 import type { PeerDiscipline } from '../discipline/peer-discipline';
 import {
   type P2PContext,
@@ -29,7 +30,10 @@ interface GossipHooks {
  * The block and operations topics: validating what peers publish (blocks one at a time, in
  * arrival order), and publishing what this node produces or is submitted.
  */
-export class Gossip {
+export class Gossip implements Component {
+  readonly name = 'gossip';
+  readonly needs = ['host', 'hello'] as const;
+  private rebroadcast: ReturnType<typeof setInterval> | undefined;
   private readonly topics: Readonly<Record<GossipTopic, string>>;
   private blockValidation: Promise<unknown> = Promise.resolve();
   private pendingOps: Uint8Array[] = [];
@@ -49,8 +53,20 @@ export class Gossip {
     };
   }
 
+  /** Subscribes to the topics of the started host; pending operations rebroadcast when stuck. */
+  start(): void {
+    const host = this.ctx.host();
+    if (host === undefined) throw new Error('gossip started before the host');
+    this.subscribe(host);
+    this.rebroadcast = setInterval(
+      () => this.rebroadcastIfStuck(),
+      this.ctx.opts.rebroadcastIntervalMs,
+    );
+    this.rebroadcast.unref?.();
+  }
+
   /** Validates and subscribes to the topics on a started host. */
-  subscribe(host: Libp2p<Services>): void {
+  private subscribe(host: Libp2p<Services>): void {
     const pubsub = host.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) =>
       this.validateBlockMessage(peer, message.data),
@@ -64,6 +80,8 @@ export class Gossip {
 
   /** Networking off: operations waiting for their batch are dropped (the mempool keeps them). */
   stop(): void {
+    clearInterval(this.rebroadcast);
+    this.rebroadcast = undefined;
     if (this.opsFlush !== undefined) clearTimeout(this.opsFlush);
     this.opsFlush = undefined;
     this.pendingOps = [];

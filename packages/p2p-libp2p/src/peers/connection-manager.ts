@@ -1,5 +1,6 @@
 import type { Connection, MultiaddrConnection } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
+import type { Component } from '../components/lifecycle';
 import {
   addressOfMultiaddr,
   formatPeerAddress,
@@ -42,7 +43,10 @@ interface ConnectionHooks {
  * Connections: admission of inbound ones (inbound off, blacklist, per-IP cap), one kept per peer (duplicates
  * closed), the hello deadline, and dialling the known servers.
  */
-export class ConnectionManager {
+export class ConnectionManager implements Component {
+  readonly name = 'connections';
+  readonly needs = ['host', 'hello', 'gossip', 'sync'] as const;
+  private timers: Array<ReturnType<typeof setInterval>> = [];
   private readonly dialing = new Set<string>();
   /** IPs whose inbound connections were refused while inbound is off (each logged once). */
   private readonly refusedInbound = new Set<string>();
@@ -205,8 +209,19 @@ export class ConnectionManager {
     }
   }
 
+  /** Dials the known servers now and every dialIntervalMs; asks for tips every statusIntervalMs. */
+  start(): void {
+    this.timers.push(
+      setInterval(() => this.dialKnownServers(), this.ctx.opts.dialIntervalMs),
+      setInterval(() => this.refreshStatus(), this.ctx.opts.statusIntervalMs),
+    );
+    for (const timer of this.timers) timer.unref?.();
+    this.dialKnownServers();
+  }
+
   /** Networking off: the connections are gone with the host. */
   stop(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
     for (const peer of this.ctx.peers.all()) {
       peer.clearHelloDeadline();
     }

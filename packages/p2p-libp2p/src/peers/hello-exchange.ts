@@ -1,6 +1,7 @@
 import { bytesToHex, equalBytes } from '@chain/crypto';
 import { ErrorCode } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
+import { type Component, notWired } from '../components/lifecycle';
 import type { PeerDiscipline } from '../discipline/peer-discipline';
 import { abortStream, FrameReader, writeFrame } from '../wire/framing';
 import { LIMITS } from '../wire/limits';
@@ -21,7 +22,7 @@ function netVerAOf(bytes: Uint8Array): number | undefined {
 const HELLO_TAG = 'chain-hello';
 const HELLO_TAG_VALUE = 100;
 
-interface HelloHooks {
+export interface HelloHooks {
   /** Records of the snapshot this node serves (0: none), for the work its hello tells. */
   snapshotRecords(): number;
   /** A peer's session began (its first hello on its kept connection). */
@@ -31,15 +32,26 @@ interface HelloHooks {
 }
 
 /** `/chain/hello/1`: who a peer is and where its chain stands, both ways, and its session start. */
-export class HelloExchange {
+export class HelloExchange implements Component {
+  readonly name = 'hello';
+  readonly needs = ['host'] as const;
   /** Some peer completed a hello since networking started. */
   helloSeen = false;
+  private hooks: HelloHooks = notWired('hello');
 
   constructor(
     private readonly ctx: P2PContext,
     private readonly discipline: PeerDiscipline,
-    private readonly hooks: HelloHooks,
   ) {}
+
+  /** Its hooks reach parts built after it (the mempool exchange of request-serving). */
+  wire(hooks: HelloHooks): void {
+    this.hooks = hooks;
+  }
+
+  start(): void {
+    this.helloSeen = false;
+  }
 
   /**
    * This node's hello; with the work of catching up with it when both this node and the peer

@@ -3,9 +3,10 @@ import type { MultiaddrConnection } from '@libp2p/interface';
 interface InboundConnectionsOptions {
   /** Inbound connections from one IP at once, being set up or open. */
   maxPerIp: number;
-  /** A connection admitted here closed before its handshake (encryption, muxer) completed. */
-  onFailedHandshake(ip: string, port: number): void;
 }
+
+/** A connection admitted here closed before its handshake (encryption, muxer) completed. */
+type FailedHandshake = (ip: string, port: number) => void;
 
 interface Admitted {
   ip: string;
@@ -25,7 +26,14 @@ export class InboundConnections {
   /** Admitted connections still in their handshake, by IP. */
   private readonly handshaking = new Map<string, Set<MultiaddrConnection>>();
 
+  private failedHandshake: FailedHandshake | undefined;
+
   constructor(private readonly options: InboundConnectionsOptions) {}
+
+  /** Who is told of a failed handshake (the discipline, built after this). */
+  wire(failedHandshake: FailedHandshake): void {
+    this.failedHandshake = failedHandshake;
+  }
 
   /** Counts the connection in unless its IP already has `maxPerIp`; false = refuse it. */
   admit(maConn: MultiaddrConnection, ip: string, port: number): boolean {
@@ -72,6 +80,6 @@ export class InboundConnections {
     if (count > 0) this.perIp.set(entry.ip, count);
     else this.perIp.delete(entry.ip);
     this.leftHandshake(maConn, entry.ip);
-    if (!entry.upgraded) this.options.onFailedHandshake(entry.ip, entry.port);
+    if (!entry.upgraded) this.failedHandshake?.(entry.ip, entry.port);
   }
 }
