@@ -94,7 +94,7 @@ class ChainP2PNode implements P2PNode {
     let accepted = 0;
     for (const address of addresses) {
       if (ctx.blacklist.has(address.ip)) continue;
-      ctx.book.add(address);
+      ctx.book.addPinned(address);
       accepted++;
     }
     connections.dialKnownServers();

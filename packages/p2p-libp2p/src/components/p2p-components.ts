@@ -141,7 +141,7 @@ export function buildP2PComponents(
     dialKnownServers: () => connections.dialKnownServers(),
     serveSnapshot: (stream, peer) => snapshots.serve(stream, peer.ip),
   });
-  const discovery = new Discovery(ctx, () => requests.exchangePeers());
+  const discovery = new Discovery(ctx, connections, (peers) => requests.exchangePeers(peers));
 
   // Step two: the hooks that point to parts built later.
   inbound.wire((ip, port) => {
@@ -156,7 +156,10 @@ export function buildP2PComponents(
   });
   hello.wire({
     snapshotRecords: () => snapshots.servedRecords(),
-    greeted: (peer) => void requests.fetchMempool(peer),
+    greeted: (peer) => {
+      void requests.fetchMempool(peer);
+      discovery.greeted(peer);
+    },
     tipLearnt: () => {
       sync.trigger();
       history.trigger();
@@ -222,7 +225,7 @@ function storesComponent(ctx: P2PContext, initialPeers: readonly string[]): Comp
       await ctx.blacklist.load();
       await ctx.book.load();
       for (const address of parsePeerList(initialPeers.join(';'), ctx.opts.defaultPeerPort)) {
-        ctx.book.add(address);
+        ctx.book.addPinned(address);
       }
     },
     async close() {

@@ -8,6 +8,7 @@ import {
   peerMultiaddrString,
 } from './address';
 import type { InboundConnections } from './inbound-connections';
+import { type KnownServer, networkGroup } from './peer-book';
 import { closeDuplicate, reattachGossip } from './peer-connections';
 import { isSelf, type P2PContext, PeerState, readyPeers } from './peer-state';
 
@@ -47,6 +48,11 @@ export class ConnectionManager implements Component {
   readonly name = 'connections';
   readonly needs = ['host', 'hello', 'gossip', 'sync'] as const;
   private timers: Array<ReturnType<typeof setInterval>> = [];
+  /**
+   * With discovery on: the connections to keep that this node dialled; it dials no more once it
+   * has them, to servers of network groups it has no peer in first. Undefined: every known server.
+   */
+  outboundTarget: number | undefined;
   private readonly dialing = new Set<string>();
   /** IPs whose inbound connections were refused while inbound is off (each logged once). */
   private readonly refusedInbound = new Set<string>();
@@ -188,8 +194,11 @@ export class ConnectionManager implements Component {
     const { book, blacklist } = this.ctx;
     const host = this.ctx.host();
     if (host === undefined) return;
-    for (const server of book.due()) {
+    const target = this.outboundTarget;
+    const outbound = target === undefined ? 0 : this.outboundCount();
+    for (const server of this.dialOrder(book.due())) {
       if (this.dialing.size >= MAX_DIALS) break;
+      if (target !== undefined && outbound + this.dialing.size >= target) break;
       const key = formatPeerAddress(server);
       if (this.dialing.has(key) || this.isConnectedTo(server) || isSelf(this.ctx, server)) continue;
       if (blacklist.has(server.ip)) continue;
@@ -217,6 +226,29 @@ export class ConnectionManager implements Component {
     );
     for (const timer of this.timers) timer.unref?.();
     this.dialKnownServers();
+  }
+
+  /** Peers this node dialled (their kept connections), open now. */
+  private outboundCount(): number {
+    return this.ctx.peers.keptAll().filter((p) => p.server && p.connection.status === 'open')
+      .length;
+  }
+
+  /**
+   * With discovery on, the servers to dial in the order that makes the peers diverse: those of a
+   * network group no connected peer is in first, then those reached before (alive once), then
+   * those with fewer failures. Without, as the book lists them.
+   */
+  private dialOrder(due: KnownServer[]): KnownServer[] {
+    if (this.outboundTarget === undefined) return due;
+    const groups = new Set(this.ctx.peers.keptAll().map((p) => networkGroup(p.ip)));
+    const rank = (s: KnownServer) => (groups.has(networkGroup(s.ip)) ? 1 : 0);
+    return [...due].sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        Number(b.lastcon > 0) - Number(a.lastcon > 0) ||
+        a.attempts - b.attempts,
+    );
   }
 
   /** Networking off: the connections are gone with the host. */

@@ -71,3 +71,29 @@ describe('peer book redial after a link comes back', () => {
     expect(book.get(B)!.attempts).toBe(6);
   });
 });
+
+describe('PeerBook.forgetDead', () => {
+  it('forgets servers that failed that many times in a row, never a pinned one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'peer-book-'));
+    try {
+      const book = new PeerBook(dir);
+      const pinned = { ip: '198.18.0.80', port: 4004 };
+      const dead = { ip: '198.18.0.81', port: 4004 };
+      const alive = { ip: '198.18.0.82', port: 4004 };
+      book.addPinned(pinned);
+      book.add(dead);
+      book.add(alive);
+      for (let i = 0; i < 8; i++) {
+        book.failed(pinned);
+        book.failed(dead);
+      }
+      book.failed(alive);
+      expect(book.forgetDead(8)).toBe(1);
+      expect(book.list().map((s) => s.ip)).toEqual([pinned.ip, alive.ip]);
+      expect(book.get(pinned)!.attempts).toBe(8);
+      await book.flush();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

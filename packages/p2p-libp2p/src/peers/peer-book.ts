@@ -14,6 +14,12 @@ export interface KnownServer extends PeerAddress {
   peerId?: string;
 }
 
+/** Servers of one network (an IPv4 /16, an IPv6 /32): discovery prefers peers of different ones. */
+export function networkGroup(ip: string): string {
+  if (ip.includes(':')) return ip.split(':').slice(0, 2).join(':');
+  return ip.split('.').slice(0, 2).join('.');
+}
+
 const MAX_SERVERS = 1000;
 /** Longest wait before dialling again a server this node never reached. */
 export const MAX_BACKOFF_MS = 60_000;
@@ -33,6 +39,8 @@ const BASE_BACKOFF_MS = 1000;
  */
 export class PeerBook {
   private readonly servers = new Map<string, KnownServer>();
+  /** Servers the operator gave (--peers, addNode): never forgotten. */
+  private readonly pinned = new Set<string>();
   private readonly path: string;
   private readonly saver: FileSaver;
 
@@ -73,6 +81,28 @@ export class PeerBook {
     this.servers.set(key, { ...address, lastcon: 0, attempts: 0, retryAt: 0 });
     void this.saver.save().catch(() => undefined);
     return true;
+  }
+
+  /** Adds a server the operator gave: it is never forgotten. */
+  addPinned(address: PeerAddress): boolean {
+    this.pinned.add(formatPeerAddress(address));
+    return this.add(address);
+  }
+
+  /**
+   * Forgets the servers that failed `attempts` times in a row (their addresses are dead, or were
+   * never reachable: a peer exchange may pass on a stale one), except the pinned ones. Returns how
+   * many were forgotten.
+   */
+  forgetDead(attempts: number): number {
+    let forgotten = 0;
+    for (const [key, server] of this.servers) {
+      if (server.attempts < attempts || this.pinned.has(key)) continue;
+      this.servers.delete(key);
+      forgotten++;
+    }
+    if (forgotten > 0) void this.saver.save().catch(() => undefined);
+    return forgotten;
   }
 
   remove(address: PeerAddress): void {

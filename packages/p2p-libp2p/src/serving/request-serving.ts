@@ -203,10 +203,10 @@ export class RequestServing {
     }
   }
 
-  /** Peer exchange: asks every ready peer for the servers it knows, then dials the ones due. */
-  async exchangePeers(): Promise<void> {
+  /** Peer exchange: asks `peers` (every ready peer) for the servers they know, then dials the ones due. */
+  async exchangePeers(peers: readonly PeerState[] = readyPeers(this.ctx)): Promise<void> {
     const { traffic, book, log } = this.ctx;
-    for (const peer of readyPeers(this.ctx)) {
+    for (const peer of peers) {
       let stream: Stream | undefined;
       try {
         stream = await peer.openStream(PEERS_PROTOCOL);
