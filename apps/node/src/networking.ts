@@ -27,6 +27,7 @@ export async function startNetworking(
     | 'snapOperations'
     | 'fetchHistory'
     | 'serveSnapshots'
+    | 'discovery'
   >,
   chain: Chain,
   log: Logger,
@@ -46,7 +47,7 @@ export async function startNetworking(
     peers: options.peers,
     // Peer exchange from the start on every network but dev (docs/decisions.md): a real node is
     // given an address or two and finds the rest; dev nodes stay apart unless nodeSearch is asked.
-    discovery: chain.genesis.network !== 'dev',
+    discovery: options.discovery && chain.genesis.network !== 'dev',
     maxConnections: options.p2pMaxConnections,
     maxInboundPerIp: options.p2pMaxInboundPerIp,
     sync: options.sync,
