@@ -2,8 +2,10 @@ import { ErrorCode } from '@chain/ledger';
 import type { Connection, Libp2p, Stream } from '@libp2p/interface';
 import type { PeerDiscipline } from '../discipline/peer-discipline';
 import { isValidIp } from '../peers/address';
+import type { KnownServer } from '../peers/peer-book';
 import {
   isSelf,
+  listeningAddress,
   type P2PContext,
   type PeerState,
   readyPeers,
@@ -161,10 +163,15 @@ export class RequestServing {
 
   private async servePeers(stream: Stream, peer: PeerState): Promise<void> {
     const { book, blacklist } = this.ctx;
+    const own = listeningAddress(peer);
+    // Never the asker itself: behind a port forward (the lab's relay) the address this node
+    // reached it at is not one it knows as its own, and it would dial itself there.
+    const isAsker = (s: KnownServer) =>
+      s.peerId === peer.peerId || (own !== undefined && s.ip === own.ip && s.port === own.port);
     const list = encodePeerList(
       book
         .list()
-        .filter((s) => s.lastcon > 0 && !blacklist.has(s.ip))
+        .filter((s) => s.lastcon > 0 && !blacklist.has(s.ip) && !isAsker(s))
         .slice(0, 200),
     );
     await writeFrame(stream, list);
