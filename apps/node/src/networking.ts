@@ -27,6 +27,7 @@ export async function startNetworking(
     | 'snapOperations'
     | 'fetchHistory'
     | 'serveSnapshots'
+    | 'discovery'
   >,
   chain: Chain,
   log: Logger,
@@ -44,6 +45,9 @@ export async function startNetworking(
     appVersion: APP_VERSION,
     netProtocol: NET_PROTOCOL,
     peers: options.peers,
+    // Peer exchange from the start on every network but dev (docs/decisions.md): a real node is
+    // given an address or two and finds the rest; dev nodes stay apart unless nodeSearch is asked.
+    discovery: options.discovery && chain.genesis.network !== 'dev',
     maxConnections: options.p2pMaxConnections,
     maxInboundPerIp: options.p2pMaxInboundPerIp,
     sync: options.sync,

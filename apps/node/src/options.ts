@@ -58,6 +58,11 @@ export interface NodeOptions {
   fetchHistory: boolean;
   /** Serve snapshots to joining peers (kept on disk: about twice the state's entries). */
   serveSnapshots: boolean;
+  /**
+   * Peer discovery from the start (peer exchange, the outbound target): on every network but dev,
+   * where it stays off whatever this says until nodeSearch (docs/decisions.md).
+   */
+  discovery: boolean;
   /** Key-store wallets whose keys sign blocks, unlocked at start (see mine-wallets.ts). */
   mineWallets: string[];
   /** File whose first line is the mine wallets' passphrase (else CHAIN_MINE_PASSPHRASE). */
@@ -248,6 +253,7 @@ const P2P_DEFAULTS = {
   snapOperations: DEFAULT_P2P_OPTIONS.snapOperations,
   fetchHistory: DEFAULT_P2P_OPTIONS.fetchHistory,
   serveSnapshots: DEFAULT_P2P_OPTIONS.serveSnapshots,
+  discovery: true,
 };
 const P2P_FLAGS: StartFlagGroup = {
   title: 'Peer-to-peer',
@@ -311,6 +317,12 @@ const P2P_FLAGS: StartFlagGroup = {
       type: 'boolean',
       describe:
         'serve state snapshots to joining peers, two kept on disk (--no-serve-snapshots: none)',
+    },
+    discovery: {
+      option: 'discovery',
+      type: 'boolean',
+      describe:
+        'find peers by peer exchange from the start, off on dev networks (--no-discovery: dial only the known servers)',
     },
   },
 };

@@ -1,3 +1,16 @@
+export type { BlacklistEntry } from './discipline/blacklist';
+export { BAN_SCORE, DECAY_PER_MINUTE, type Offence, PENALTY } from './discipline/misbehaviour';
+export type { MessageRate } from './discipline/rate-limiter';
+export { blacklistReason, NetworkError } from './errors';
+export type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
+export { createP2PNode } from './p2p-node';
+export {
+  DEFAULT_P2P_OPTIONS,
+  DEFAULT_P2P_PORT,
+  type Libp2pMetricsFactory,
+  type P2PLogger,
+  type P2PNodeOptions,
+} from './p2p-options';
 export {
   formatPeerAddress,
   isValidIp,
@@ -5,11 +18,12 @@ export {
   type PeerAddress,
   parsePeerAddress,
   parsePeerList,
-} from './address';
-export type { BlacklistEntry } from './blacklist';
-export { locatorHeights, type Reorganization, type SyncProgress } from './block-sync';
-export { blacklistReason, NetworkError } from './errors';
-export { LIMITS } from './limits';
+} from './peers/address';
+export type { KnownServer } from './peers/peer-book';
+export type { Direction, IpTraffic, KindTraffic, MessageKind } from './stats/traffic';
+export { locatorHeights } from './sync/blocks-client';
+export type { Reorganization, SyncProgress } from './sync/sync-types';
+export { LIMITS } from './wire/limits';
 export {
   BLOCKS_PROTOCOL,
   HELLO_PROTOCOL,
@@ -20,17 +34,4 @@ export {
   type RateLimits,
   type RequestProtocol,
   STREAM_LIMITS,
-} from './message-table';
-export { BAN_SCORE, DECAY_PER_MINUTE, type Offence, PENALTY } from './misbehaviour';
-export type { ConnectionInfo, NetStats, P2PNode } from './p2p-api';
-export { createP2PNode } from './p2p-node';
-export {
-  DEFAULT_P2P_OPTIONS,
-  DEFAULT_P2P_PORT,
-  type Libp2pMetricsFactory,
-  type P2PLogger,
-  type P2PNodeOptions,
-} from './p2p-options';
-export type { KnownServer } from './peer-book';
-export type { MessageRate } from './rate-limiter';
-export type { Direction, IpTraffic, KindTraffic, MessageKind } from './traffic';
+} from './wire/message-table';

@@ -1,8 +1,8 @@
 import type { ConnectionEntry, NetStats } from '@chain/spec';
-import type { BlacklistEntry } from './blacklist';
-import type { Reorganization, SyncProgress } from './block-sync';
-import type { KnownServer } from './peer-book';
-import type { IpTraffic } from './traffic';
+import type { BlacklistEntry } from './discipline/blacklist';
+import type { KnownServer } from './peers/peer-book';
+import type { IpTraffic } from './stats/traffic';
+import type { Reorganization, SyncProgress } from './sync/sync-types';
 
 /** netStats: the wire contract's object (@chain/spec). */
 export type { NetStats };

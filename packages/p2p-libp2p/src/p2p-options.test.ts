@@ -4,9 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_P2P_OPTIONS, resolveP2POptions } from './p2p-options';
 
 /** The modules `@chain/p2p-libp2p/options` loads, and what each may import at run time. */
-const OPTIONS_ENTRY = ['p2p-options.ts', 'message-table.ts'];
-// @chain/ledger/options: the chain's defaults (maxRollback), an entry that loads no LevelDB.
-const RUNTIME_IMPORTS_ALLOWED = ['@chain/spec', '@chain/ledger/options', './message-table'];
+const OPTIONS_ENTRY = ['p2p-options.ts', 'wire/message-table.ts'];
+const RUNTIME_IMPORTS_ALLOWED = ['@chain/spec', './wire/message-table'];
 
 describe('@chain/p2p-libp2p/options', () => {
   it('loads nothing heavy: its modules import only types at run time, libp2p none', () => {

@@ -1,8 +1,7 @@
 import type { Chain } from '@chain/ledger';
-import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { withDefaults } from '@chain/spec';
 import type { Libp2pInit } from 'libp2p';
-import { RATE_LIMITS, type RateLimits } from './message-table';
+import { RATE_LIMITS, type RateLimits } from './wire/message-table';
 
 export const DEFAULT_P2P_PORT = 9714;
 
@@ -78,14 +77,27 @@ export interface P2PNodeOptions {
   /** Peer exchange interval once discovery is on (nodeSearch). */
   discoveryIntervalMs?: number;
   /**
+   * Discovery on from the start: the node asks each peer it greets for the servers it knows (peer
+   * exchange) and keeps `outboundPeers` connections it dialled, to servers of different networks
+   * first; servers that keep failing are forgotten. Off: only the known servers are dialled, all
+   * of them, until nodeSearch turns it on. The node turns it on for every network but dev
+   * (docs/decisions.md).
+   */
+  discovery?: boolean;
+  /** With discovery on: connections this node dials and keeps (inbound ones come on top). */
+  outboundPeers?: number;
+  /**
+   * With discovery on: failed attempts in a row after which a server is forgotten (one given by
+   * `peers` or addNode never is).
+   */
+  forgetAfterAttempts?: number;
+  /**
    * Pending operations are gossiped again when the chain has not moved for this long (so one that
    * reached nobody, e.g. submitted while networking was off, is not stuck on this node).
    */
   rebroadcastIntervalMs?: number;
   /** Pause before asking a peer for blocks again after it failed. */
   syncRetryMs?: number;
-  /** The chain's maxRollback: a peer's branch forking deeper is refused (logged at WARN). */
-  maxRollback?: number;
   /**
    * A reorganisation that drops more blocks than this is a deep one: logged at WARN (a shallower
    * one at INFO); every one adopted is reported (P2PNode.onReorganized, lastReorganization).
@@ -143,9 +155,13 @@ export const DEFAULT_P2P_OPTIONS = {
   manualBlacklistMs: 24 * 60 * 60 * 1000,
   startupGraceMs: 3000,
   discoveryIntervalMs: 30_000,
+  discovery: false,
+  /** As Bitcoin's eight outbound: enough paths that one partitioned or lying peer does not isolate. */
+  outboundPeers: 8,
+  /** About four minutes of backoff (1 s doubling to a minute) without one success. */
+  forgetAfterAttempts: 8,
   rebroadcastIntervalMs: 10_000,
   syncRetryMs: 3000,
-  maxRollback: DEFAULT_CHAIN_OPTIONS.maxRollback,
   /**
    * Clique forks of one or two blocks are routine (two producers out of turn at once, a block
    * that reached half the network); three is rare; more means a partition or another chain

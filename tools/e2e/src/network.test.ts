@@ -28,7 +28,8 @@ beforeAll(async () => {
   a = await startNetworkNode({ datadir, args: ['--block-time', '0'] });
   extraDatadirs.push(datadir);
   b = await startNetworkNode({ peers: [a], args: ['--no-mine'] });
-  c = await startNetworkNode({ peers: [b], args: ['--no-mine'] });
+  // Without discovery: c knows b only, until nodeSearch (the last test of the group).
+  c = await startNetworkNode({ peers: [b], args: ['--no-mine', '--no-discovery'] });
 }, 120_000);
 
 afterAll(async () => {
@@ -244,7 +245,8 @@ describe('network methods', () => {
   });
 
   it('addNode dials ip:port without a peer id, the default port when missing, and refuses garbage', async () => {
-    const d = await startNetworkNode({ args: ['--no-mine'] });
+    // Without discovery, d knows exactly the servers it was given.
+    const d = await startNetworkNode({ args: ['--no-mine', '--no-discovery'] });
     extra.push(d);
     expect(await call(d.url, 'addNode', { nodes: `${a.p2pAddress};${b.host}` })).toBe(2);
     await waitFor('d to connect to a', async () =>

@@ -36,6 +36,11 @@ export interface LabConfig {
   prebuildBlocks: number;
   /** Where the delay relay runs: its own process (default) or inside the lab's. */
   relayMode: RelayMode;
+  /**
+   * `all`: each of the network's nodes is given every other's address (a full mesh from the
+   * start); `one`: each is given node 1's only and finds the rest by peer exchange (discovery).
+   */
+  bootstrap: 'all' | 'one';
   log: (line: string) => void;
 }
 
@@ -106,7 +111,12 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
         manifest,
         // The network's nodes dial each other; a late joiner dials them, as a node joining a
         // network does: they learn its address from its hello.
-        peers: all.filter((j) => j !== index && j <= config.nodes),
+        peers:
+          config.bootstrap === 'one'
+            ? index === 1
+              ? []
+              : [1]
+            : all.filter((j) => j !== index && j <= config.nodes),
         blockTimeMs: config.blockTimeMs,
         logDir,
         rpcPassword,

@@ -338,10 +338,11 @@ export class ChainCore {
     origin: BlockOrigin,
     operations: () => OperationObject[],
     optypes: readonly number[],
+    bytes: Uint8Array,
   ): void {
     for (const listener of this.blockListeners) {
       try {
-        listener(info, origin, operations, optypes);
+        listener(info, origin, operations, optypes, bytes);
       } catch (error) {
         // Listeners must not undo a committed block; the next listener runs all the same.
         try {

@@ -174,12 +174,14 @@ export type BlockOrigin = 'produced' | 'imported';
  * getBlockOperations does; call it during the call only (it reads the state as the block left it),
  * and only when needed (it costs a presentation per operation). `optypes` are the operations' types
  * in block order, for a listener that needs no more (counting them cost a read of the block).
+ * `bytes` are the block's as committed (gossip publishes a produced block without reading it back).
  */
 export type BlockListener = (
   info: BlockInfo,
   origin: BlockOrigin,
   operations: () => OperationObject[],
   optypes: readonly number[],
+  bytes: Uint8Array,
 ) => void;
 
 /**

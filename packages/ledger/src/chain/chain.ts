@@ -86,6 +86,8 @@ export interface Chain {
   readonly genesisHash: Uint8Array;
   readonly prefix: string;
   readonly actPrice: bigint;
+  /** Blocks that can be rolled back (ChainOptions.maxRollback): a deeper fork is not followed. */
+  readonly maxRollback: number;
   readonly registry: OperationRegistry;
   /** Blocks including block 0. */
   blockCount(): number;

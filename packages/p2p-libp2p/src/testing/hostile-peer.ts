@@ -7,11 +7,11 @@ import type { Connection, Libp2p, Stream } from '@libp2p/interface';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
-import { FrameReader, writeFrame } from '../framing';
-import { LIMITS } from '../limits';
-import { HELLO_PROTOCOL } from '../message-table';
-import { encodeHello } from '../messages';
 import { installPromiseWithResolvers } from '../polyfill';
+import { FrameReader, writeFrame } from '../wire/framing';
+import { LIMITS } from '../wire/limits';
+import { HELLO_PROTOCOL } from '../wire/message-table';
+import { encodeHello } from '../wire/messages';
 import { type TestPeer, waitUntil } from './temp-network';
 
 /**

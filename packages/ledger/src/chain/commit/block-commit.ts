@@ -297,6 +297,7 @@ export async function commitBlock(
     origin,
     () => ops.map((op, index) => presentMined(core, loaded, op, index)),
     ops.map((op) => op.optype),
+    executed.bytes,
   );
   return { info, written };
 }

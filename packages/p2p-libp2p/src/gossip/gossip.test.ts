@@ -1,0 +1,56 @@
+import { DEV_PRIVATE_KEY } from '@chain/ledger';
+import { describe, expect, it } from 'vitest';
+import { useP2PFixture } from '../testing/p2p-fixture';
+import { sameHead, sendFromDev, waitUntil } from '../testing/temp-network';
+
+const { peer } = useP2PFixture();
+
+const SENT = 40;
+
+describe('gossip', () => {
+  it("submits a message's operations in one submitRaw of its blob, never one by one", async () => {
+    const a = await peer('127.0.0.51');
+    await a.p2p.start();
+    const b = await peer('127.0.0.52', { peers: [a.address()] });
+    const blobs: number[] = [];
+    const raw = b.chain.submitRaw.bind(b.chain);
+    b.chain.submitRaw = (blob, options) => {
+      blobs.push(b.chain.decodeRaw(blob).length);
+      return raw(blob, options);
+    };
+    let oneByOne = 0;
+    const single = b.chain.submitOperation.bind(b.chain);
+    b.chain.submitOperation = (bytes, options) => {
+      oneByOne++;
+      return single(bytes, options);
+    };
+    await b.p2p.start();
+    await waitUntil('b to connect', () => b.p2p.connections().length === 1);
+    // Submitted in one turn: a gossips them in one message (its ~5 ms batch).
+    await Promise.all(Array.from({ length: SENT }, (_, i) => sendFromDev(a.chain, BigInt(i + 1))));
+
+    await waitUntil('b to take them', () => b.chain.pendingCount() === SENT);
+    expect(oneByOne).toBe(0);
+    expect(blobs.reduce((sum, n) => sum + n, 0)).toBe(SENT);
+    expect(blobs.length).toBeLessThanOrEqual(2);
+  });
+
+  it('publishes a produced block with the bytes it committed, without reading it back', async () => {
+    const a = await peer('127.0.0.53');
+    await a.p2p.start();
+    const b = await peer('127.0.0.54', { peers: [a.address()] });
+    await b.p2p.start();
+    await waitUntil('b to connect', () => b.p2p.connections().length === 1);
+    const reads: number[] = [];
+    const read = a.chain.getBlockBytes.bind(a.chain);
+    a.chain.getBlockBytes = (height) => {
+      reads.push(height);
+      return read(height);
+    };
+    await sendFromDev(a.chain, 5n);
+    const produced = await a.chain.produceBlock(DEV_PRIVATE_KEY);
+    await waitUntil('b to follow', () => sameHead(a, b));
+    expect(b.chain.head().height).toBe(produced!.block);
+    expect(reads).not.toContain(produced!.block);
+  });
+});

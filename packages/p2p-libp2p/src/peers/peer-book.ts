@@ -1,0 +1,167 @@
+import { join } from 'node:path';
+import { formatPeerAddress, isValidIp, type PeerAddress } from './address';
+import { FileSaver, readJsonFile } from './json-file';
+
+/** A server (a peer that accepts connections) this node knows of: nodeStatus's `nodeservers`. */
+export interface KnownServer extends PeerAddress {
+  /** Unix seconds of the last successful connection (0: never). */
+  lastcon: number;
+  /** Failed connection attempts since the last success. */
+  attempts: number;
+  /** Unix ms before which it is not dialled again. */
+  retryAt: number;
+  /** The libp2p peer id learnt on connecting, if any. */
+  peerId?: string;
+}
+
+/** Servers of one network (an IPv4 /16, an IPv6 /32): discovery prefers peers of different ones. */
+export function networkGroup(ip: string): string {
+  if (ip.includes(':')) return ip.split(':').slice(0, 2).join(':');
+  return ip.split('.').slice(0, 2).join('.');
+}
+
+const MAX_SERVERS = 1000;
+/** Longest wait before dialling again a server this node never reached. */
+export const MAX_BACKOFF_MS = 60_000;
+/**
+ * Longest wait before dialling again a server this node was connected to: its loss is most likely
+ * a link or a restart that ends soon (a cut network heals), and the network wants it back quickly.
+ */
+export const MAX_BACKOFF_KNOWN_MS = 8000;
+const BASE_BACKOFF_MS = 1000;
+
+/**
+ * Known servers (from --peers, addNode, peer exchange and peers that connected to us, by their
+ * listening port), persisted in `peers.json`, so that a restarted node dials them again; each
+ * failure doubles the wait before the next attempt, up to a minute (8 s for a server reached
+ * before). When a failing server is reached again, the network is back: the other servers reached
+ * before are dialled again at once instead of after their wait.
+ */
+export class PeerBook {
+  private readonly servers = new Map<string, KnownServer>();
+  /** Servers the operator gave (--peers, addNode): never forgotten. */
+  private readonly pinned = new Set<string>();
+  private readonly path: string;
+  private readonly saver: FileSaver;
+
+  constructor(
+    dir: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.path = join(dir, 'peers.json');
+    this.saver = new FileSaver(this.path, () => ({ version: 1, servers: this.list() }));
+  }
+
+  async load(): Promise<void> {
+    const file = (await readJsonFile(this.path)) as { servers?: unknown } | undefined;
+    if (!Array.isArray(file?.servers)) return;
+    for (const raw of file.servers as Partial<KnownServer>[]) {
+      if (typeof raw.ip !== 'string' || !isValidIp(raw.ip)) continue;
+      if (typeof raw.port !== 'number' || raw.port < 1 || raw.port > 65535) continue;
+      this.servers.set(formatPeerAddress({ ip: raw.ip, port: raw.port }), {
+        ip: raw.ip,
+        port: raw.port,
+        lastcon: typeof raw.lastcon === 'number' ? raw.lastcon : 0,
+        attempts: 0,
+        retryAt: 0,
+        ...(typeof raw.peerId === 'string' ? { peerId: raw.peerId } : {}),
+      });
+    }
+  }
+
+  /** Adds a server; false when it was known already (its retry wait is then reset). */
+  add(address: PeerAddress): boolean {
+    const key = formatPeerAddress(address);
+    const known = this.servers.get(key);
+    if (known !== undefined) {
+      known.retryAt = 0;
+      return false;
+    }
+    if (this.servers.size >= MAX_SERVERS) return false;
+    this.servers.set(key, { ...address, lastcon: 0, attempts: 0, retryAt: 0 });
+    void this.saver.save().catch(() => undefined);
+    return true;
+  }
+
+  /** Adds a server the operator gave: it is never forgotten. */
+  addPinned(address: PeerAddress): boolean {
+    this.pinned.add(formatPeerAddress(address));
+    return this.add(address);
+  }
+
+  /**
+   * Forgets the servers that failed `attempts` times in a row (their addresses are dead, or were
+   * never reachable: a peer exchange may pass on a stale one), except the pinned ones. Returns how
+   * many were forgotten.
+   */
+  forgetDead(attempts: number): number {
+    let forgotten = 0;
+    for (const [key, server] of this.servers) {
+      if (server.attempts < attempts || this.pinned.has(key)) continue;
+      this.servers.delete(key);
+      forgotten++;
+    }
+    if (forgotten > 0) void this.saver.save().catch(() => undefined);
+    return forgotten;
+  }
+
+  remove(address: PeerAddress): void {
+    if (this.servers.delete(formatPeerAddress(address))) {
+      void this.saver.save().catch(() => undefined);
+    }
+  }
+
+  get(address: PeerAddress): KnownServer | undefined {
+    return this.servers.get(formatPeerAddress(address));
+  }
+
+  list(): KnownServer[] {
+    return [...this.servers.values()];
+  }
+
+  /** Servers whose wait is over. */
+  due(): KnownServer[] {
+    const now = this.now();
+    return this.list().filter((s) => s.retryAt <= now);
+  }
+
+  attempted(address: PeerAddress): void {
+    const server = this.get(address);
+    if (server === undefined) return;
+    server.retryAt = this.now() + BASE_BACKOFF_MS;
+  }
+
+  connected(address: PeerAddress, peerId: string): void {
+    const server = this.get(address);
+    if (server === undefined) return;
+    if (server.attempts > 0) this.reachableAgain(server);
+    server.lastcon = Math.floor(this.now() / 1000);
+    server.attempts = 0;
+    server.peerId = peerId;
+    void this.saver.save().catch(() => undefined);
+  }
+
+  /**
+   * A server that failed is reachable again: a link or the network came back, so the other servers
+   * reached before that are waiting out a failure are due now (their own wait may have grown long
+   * while the network was cut).
+   */
+  private reachableAgain(back: KnownServer): void {
+    for (const server of this.servers.values()) {
+      if (server !== back && server.lastcon > 0 && server.attempts > 0) server.retryAt = 0;
+    }
+  }
+
+  failed(address: PeerAddress): void {
+    const server = this.get(address);
+    if (server === undefined) return;
+    server.attempts++;
+    const cap = server.lastcon > 0 ? MAX_BACKOFF_KNOWN_MS : MAX_BACKOFF_MS;
+    server.retryAt =
+      this.now() + Math.min(cap, BASE_BACKOFF_MS * 2 ** Math.min(server.attempts, 6));
+  }
+
+  flush(): Promise<void> {
+    return this.saver.flush();
+  }
+}
