@@ -10,6 +10,7 @@ import {
   opLocation,
 } from '../chain-records';
 import type { BlockOrigin } from '../chain-types';
+import { TimeSlice } from '../execution/time-slice';
 import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { PendingEntry } from '../mempool/mempool';
 import type { AdmissionCore } from '../mempool/mempool-admission';
@@ -169,6 +170,7 @@ export async function commitBlock(
   executed: ExecutedBlock,
   origin: BlockOrigin,
   writeBehind = false,
+  slice = new TimeSlice(),
 ): Promise<CommittedBlock> {
   const store = core.requireStore();
   const { header, ops } = executed;
@@ -182,11 +184,15 @@ export async function commitBlock(
   core.clique.writeWeight(batch, store, weight);
   batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
   batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
+  // The batch is built in steps, giving the event loop back between them (TimeSlice): nothing
+  // else commits meanwhile (the chain's tasks run one at a time), and admissions only add entries.
   for (let i = 0; i < ops.length; i++) {
+    if (i % 1024 === 1023) await slice.pause();
     const op = ops[i]!;
     const key = operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex);
     batch.putPrefixed(key, opLocation(height, i));
   }
+  await slice.pause();
   batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
   batch.put(heightKey(height), encodeReward(executed.reward), { sublevel: store.rewards });
   if (core.historyIndex) {
@@ -194,12 +200,14 @@ export async function commitBlock(
     const resolve = (hash: Uint8Array) => layer.numberOf(hash);
     const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
     indexBlock(batch, store, keys, height);
+    await slice.pause();
   }
   if (height - core.maxRollback >= 1) {
     batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
   }
   const checksum = core.checksum.copy();
   writeChanges(core, batch, executed.changes, checksum);
+  await slice.pause();
   const mempool = core.mempool;
   const included: PendingEntry[] = [];
   const released = new Map<JournalRecord, number>();

@@ -10,6 +10,7 @@ import { stateRootOf } from '../../state/state-lattice';
 import type { StateLayer } from '../../state/state-layer';
 import type { ChainCore } from '../chain-core';
 import { feeSummary } from '../chain-records';
+import type { TimeSlice } from './time-slice';
 
 /**
  * The tail every block's execution shares, produced or imported: once its operations are in its
@@ -35,12 +36,13 @@ export interface SettledBody {
   hookKeys: Set<StateKey>;
 }
 
-export function settleBody(
+export async function settleBody(
   core: BlockBodyCore,
   layer: StateLayer,
   env: ApplyEnv,
   block: { producer: number; ops: readonly Operation[]; before: LtHash },
-): SettledBody {
+  slice: TimeSlice,
+): Promise<SettledBody> {
   const { fees, zeroFee } = feeSummary(block.ops);
   const { reward, hookKeys } = runBlockHooks(core, layer, env, {
     height: env.height,
@@ -50,6 +52,7 @@ export function settleBody(
     operations: block.ops.length,
   });
   const changes = collectChanges(layer, core.registry);
+  await slice.pause();
   const stateVector = core.lattice.apply(block.before, changes);
   return {
     fees,

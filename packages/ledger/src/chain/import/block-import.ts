@@ -20,6 +20,7 @@ import type { CommitCore } from '../commit/block-commit';
 import { commitBlock } from '../commit/block-commit';
 import { recentSignerWindow } from '../consensus/fork-choice';
 import { settleBody } from '../execution/block-body';
+import { TimeSlice } from '../execution/time-slice';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations } from '../state/state-access';
 import { sameKey } from './signature-cache';
@@ -222,7 +223,11 @@ function decodedBlock(core: ImportCore, bytes: Uint8Array): Block {
 }
 
 /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
-export async function executeImported(core: ImportCore, bytes: Uint8Array): Promise<ExecutedBlock> {
+export async function executeImported(
+  core: ImportCore,
+  bytes: Uint8Array,
+  slice = new TimeSlice(),
+): Promise<ExecutedBlock> {
   const ahead = core.decodedAhead.get(bytes);
   // Its bytes may live on (a caller's queue, the block cache): what was found ahead must not.
   core.decodedAhead.delete(bytes);
@@ -325,6 +330,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
   const checkSignature: SignatureCheck = (op, publicKey) =>
     (ops[i] === op && sameKey(verifiedKeys[i], publicKey)) || coreCheck(op, publicKey);
   for (; i < ops.length; i++) {
+    if (i % 256 === 255) await slice.pause();
     const op = ops[i]!;
     try {
       applyOperation(
@@ -343,11 +349,13 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
       );
     }
   }
-  const body = settleBody(core, layer, env, {
-    producer: header.producer,
-    ops,
-    before: head.stateVector,
-  });
+  const body = await settleBody(
+    core,
+    layer,
+    env,
+    { producer: header.producer, ops, before: head.stateVector },
+    slice,
+  );
   if (!equalBytes(header.stateRoot, body.stateRoot)) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
   }

@@ -2,8 +2,9 @@ import type { Operation } from '../../operation/operation';
 import type { OperationType } from '../../operation/registry';
 import type { ApplyEnv } from '../../state/apply-context';
 import { applyOperation } from '../../state/apply-operation';
-import { NEXT_NUMBER_STATE_KEY, type StateKey } from '../../state/state-delta';
+import type { StateKey } from '../../state/state-delta';
 import type { StateLayer } from '../../state/state-layer';
+import type { TimeSlice } from '../execution/time-slice';
 import type { JournalRecord } from '../storage/journal';
 import { ownStateEntries, type PendingEntry, pendingEntryBytes } from './mempool';
 import type { AdmissionCore } from './mempool-admission';
@@ -52,20 +53,24 @@ export interface PoolBlock {
  * an earlier block, one that reads the timestamp, one behind an entry that changed): the block is
  * the one a full re-execution makes.
  */
-export function fillFromPool(
+export async function fillFromPool(
   core: AdmissionCore,
   layer: StateLayer,
   env: ApplyEnv,
   limit: number,
-): PoolBlock {
+  slice: TimeSlice,
+): Promise<PoolBlock> {
   const included: PendingEntry[] = [];
   const dropped: PendingEntry[] = [];
   const dirty = new Set<StateKey>();
   /** Keys an entry applied again wrote: the pool's values there are not the block's. */
   const changed = new Set<StateKey>();
   const revision = core.revision;
+  let seen = 0;
+  // Entries admitted during a pause join the end of the pool: the iteration takes them in order.
   for (const entry of core.mempool.entries.values()) {
     if (included.length >= limit) break;
+    if (++seen % 256 === 0) await slice.pause();
     const delta = entry.delta;
     if (entry.revision === revision && !delta.readBlockEnv && !delta.touchesAny(changed)) {
       delta.mergeInto(layer);
@@ -119,9 +124,9 @@ export function settlePool(
     return;
   }
   if (dropped.length > 0 || mempool.touchesAny(dirty)) recheckPending(core, dirty);
-  else if (!mempool.touchesAny([NEXT_NUMBER_STATE_KEY])) {
-    mempool.layer.nextNumber = core.root.nextNumber;
-  }
+  // Below the committed state's only when the block made accounts the pool did not (a peer's):
+  // then no pending entry makes one, or the recheck above ran.
+  else mempool.layer.nextNumber = Math.max(mempool.layer.nextNumber, core.root.nextNumber);
 }
 
 /**

@@ -15,6 +15,7 @@ import type { CommitCore } from '../commit/block-commit';
 import { commitBlock } from '../commit/block-commit';
 import { recentSignerWindow } from '../consensus/fork-choice';
 import { settleBody } from '../execution/block-body';
+import { TimeSlice } from '../execution/time-slice';
 import type { AdmissionCore } from '../mempool/mempool-admission';
 import { dropEntries, fillFromPool } from '../mempool/pool-execution';
 import type { BlockInfo } from '../state/presentation';
@@ -102,17 +103,22 @@ export function produceBlock(
     await loadForOperations(core, firstPending(core, limit));
     const env = core.blockEnv(height, timestamp);
     const layer = core.root.child();
-    const { included, dropped, dirty } = fillFromPool(core, layer, env, limit);
+    const slice = new TimeSlice();
+    const { included, dropped, dirty } = await fillFromPool(core, layer, env, limit, slice);
     if (included.length === 0) {
       dropEntries(core, dropped.splice(0));
       if (options.allowEmpty !== true) return undefined;
     }
     const ops = included.map((e) => e.op);
-    const body = settleBody(core, layer, env, {
-      producer,
-      ops,
-      before: core.headState.stateVector,
-    });
+    await slice.pause();
+    const body = await settleBody(
+      core,
+      layer,
+      env,
+      { producer, ops, before: core.headState.stateVector },
+      slice,
+    );
+    await slice.pause();
     for (const key of body.hookKeys) dirty.add(key);
     const header: BlockHeader = {
       height,
@@ -153,6 +159,7 @@ export function produceBlock(
       reward: body.reward,
       fromPool: { dropped, dirty },
     };
-    return (await commitBlock(core, executed, 'produced')).info;
+    await slice.pause();
+    return (await commitBlock(core, executed, 'produced', false, slice)).info;
   });
 }
