@@ -2,7 +2,7 @@ import type { Operation } from '../../operation/operation';
 import type { OperationType } from '../../operation/registry';
 import type { ApplyEnv } from '../../state/apply-context';
 import { applyOperation } from '../../state/apply-operation';
-import type { StateKey } from '../../state/state-delta';
+import type { StateDelta, StateKey } from '../../state/state-delta';
 import type { StateLayer } from '../../state/state-layer';
 import type { TimeSlice } from '../execution/time-slice';
 import type { JournalRecord } from '../storage/journal';
@@ -10,7 +10,7 @@ import { ownStateEntries, type PendingEntry, pendingEntryBytes } from './mempool
 import type { AdmissionCore } from './mempool-admission';
 
 /**
- * Apply-once (docs/decisions.md, "One execute path"): each admitted operation is applied once, to
+ * Apply-once (docs/decisions.md, "Apply once, and the re-check rule"): each admitted operation is applied once, to
  * the pending layer, and keeps what it did (its StateDelta). A block made from the pool takes the
  * deltas of a prefix of it instead of applying the operations again; what stays pending is still
  * valid on the new head, so nothing is rebuilt. Only a change of the state that the pool did not
@@ -29,7 +29,7 @@ export function applyPending(
   env: ApplyEnv,
   op: Operation,
   type: OperationType,
-): { signer: number; publicKey: Uint8Array; delta: NonNullable<PendingEntry['delta']> } {
+): { signer: number; publicKey: Uint8Array; delta: StateDelta } {
   const applied = applyOperation(layer, env, op, type, core.checkSignature, RECORD);
   return { signer: applied.signer, publicKey: applied.publicKey, delta: applied.delta! };
 }
