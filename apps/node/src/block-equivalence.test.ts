@@ -32,7 +32,7 @@ type Command =
   | { kind: 'transfer'; from: number; to: number; amount: number }
   | { kind: 'token'; from: number; to: number; amount: number }
   | { kind: 'activate' }
-  | { kind: 'block' }
+  | { kind: 'block'; max: number }
   | { kind: 'peer'; from: number }
   | { kind: 'reorg'; from: number }
   | { kind: 'restart' };
@@ -58,14 +58,51 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'activate' as const }) },
-  { weight: 2, arbitrary: fc.constant({ kind: 'block' as const }) },
+  {
+    weight: 2,
+    // 0: the whole pool; else a block smaller than it, so that entries wait across blocks.
+    arbitrary: fc.record({
+      kind: fc.constant('block' as const),
+      max: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('peer' as const), from: wallet }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reorg' as const), from: wallet }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 );
 
 /** Over all runs: what the runs exercised, so that a run of nothing passes no one's notice. */
-const tally = { mined: 0, droppedByPeer: 0, restartsWithPending: 0, tokenTransfers: 0, reorgs: 0 };
+const tally = {
+  mined: 0,
+  droppedByPeer: 0,
+  restartsWithPending: 0,
+  tokenTransfers: 0,
+  reorgs: 0,
+  partialBlocks: 0,
+  merged: 0,
+  reapplied: 0,
+};
+
+/** The chain's pool, as far as this test looks into it. */
+interface PoolInternals {
+  mempool: {
+    layer: { account(n: number): { balance: bigint; nOperation: number } | undefined };
+    applyOnce: { merged: number; reapplied: number; rechecked: number };
+  };
+}
+
+/**
+ * The pending state of the test's wallets (balance and n_operation): what the pool kept across
+ * blocks must be what applying every pending operation again to the committed state gives.
+ */
+function pendingView(chain: Chain): string[] {
+  const pool = (chain as unknown as PoolInternals).mempool;
+  return WALLETS.map((w) => {
+    const number = chain.walletInfo(w.address).account;
+    const account = typeof number === 'number' ? pool.layer.account(number) : undefined;
+    return `${w.address} ${account?.balance} ${account?.nOperation}`;
+  });
+}
 
 let fresh = 0;
 const freshWallet = () => namespacedWallet('equivalence-fresh', `f${fresh++}-${Date.now()}`);
@@ -182,7 +219,11 @@ async function producedBlocksMatchReExecution(commands: readonly Command[]): Pro
         }
         case 'block':
           if (chain.pendingCount() > 0) {
-            await chain.produceBlock(DEV_PRIVATE_KEY);
+            if (step.max > 0 && chain.pendingCount() > step.max) tally.partialBlocks++;
+            await chain.produceBlock(
+              DEV_PRIVATE_KEY,
+              step.max > 0 ? { maxOperations: step.max } : {},
+            );
             await follow(peer.chain, chain);
           }
           break;
@@ -238,7 +279,11 @@ async function producedBlocksMatchReExecution(commands: readonly Command[]): Pro
         }
         case 'restart': {
           const before = chain.pendingOperations().map((op) => op.ophash);
+          const viewBefore = pendingView(chain);
           if (before.length > 0) tally.restartsWithPending++;
+          const { applyOnce } = (chain as unknown as PoolInternals).mempool;
+          tally.merged += applyOnce.merged;
+          tally.reapplied += applyOnce.reapplied;
           await chain.close();
           producer = await openTempChain({
             registry: registry(),
@@ -246,10 +291,14 @@ async function producedBlocksMatchReExecution(commands: readonly Command[]): Pro
             verifyThreads: 0,
           });
           expect(producer.chain.pendingOperations().map((op) => op.ophash)).toEqual(before);
+          expect(pendingView(producer.chain)).toEqual(viewBefore);
           break;
         }
       }
     }
+    const { applyOnce } = (producer.chain as unknown as PoolInternals).mempool;
+    tally.merged += applyOnce.merged;
+    tally.reapplied += applyOnce.reapplied;
     for (let i = 0; i < 10 && producer.chain.pendingCount() > 0; i++) {
       await producer.chain.produceBlock(DEV_PRIVATE_KEY);
     }
@@ -289,5 +338,9 @@ describe('blocks produced from the pool', () => {
     expect(tally.droppedByPeer).toBeGreaterThan(0);
     expect(tally.restartsWithPending).toBeGreaterThan(0);
     expect(tally.reorgs).toBeGreaterThan(0);
+    expect(tally.partialBlocks).toBeGreaterThan(0);
+    // Both ways a block takes an entry were taken: from its delta, and applied again.
+    expect(tally.merged).toBeGreaterThan(50);
+    expect(tally.reapplied).toBeGreaterThan(0);
   }, 240_000);
 });

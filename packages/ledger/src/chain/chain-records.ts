@@ -6,8 +6,10 @@ import { ByteWriter } from '../codec/byte-writer';
 import { type InvalidBlockReason, LedgerError } from '../errors';
 import type { Operation } from '../operation/operation';
 import type { BlockChanges } from '../state/block-changes';
+import type { StateKey } from '../state/state-delta';
 import type { StateLayer } from '../state/state-layer';
 import type { VerifiedAhead } from './import/verifier-pool';
+import type { PendingEntry } from './mempool/mempool';
 
 /**
  * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and
@@ -55,6 +57,12 @@ export interface ExecutedBlock {
   stateVector: LtHash;
   /** An imported block's: the key each operation's signature verified against. */
   verifiedKeys?: readonly (Uint8Array | undefined)[];
+  /**
+   * A block made from the pool: the entries that no longer applied, and the keys where the pool's
+   * values are not the block's (the hooks', the dropped entries'). For any other block, every key
+   * it wrote is such a key.
+   */
+  fromPool?: { dropped: readonly PendingEntry[]; dirty: Set<StateKey> };
 }
 
 /** A block queued for import, its signatures checked ahead (see verifyBlockAhead). */

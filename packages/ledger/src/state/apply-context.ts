@@ -18,6 +18,12 @@ export interface ApplyEnv {
 
 /** ApplyContext over one state layer. */
 export class LayerContext implements ApplyContext {
+  /**
+   * The operation read what the pool's surroundings guess of the block's (its timestamp, whether
+   * it is pending): its effect then depends on the block that takes it.
+   */
+  readBlockEnv = false;
+
   constructor(
     readonly layer: StateLayer,
     readonly env: ApplyEnv,
@@ -28,9 +34,11 @@ export class LayerContext implements ApplyContext {
     return this.env.height;
   }
   get timestamp(): number {
+    this.readBlockEnv = true;
     return this.env.timestamp;
   }
   get pending(): boolean {
+    this.readBlockEnv = true;
     return this.env.pending;
   }
   get genesis(): Genesis {

@@ -5,6 +5,7 @@ import { NEW_ACCOUNT, type Operation } from '../operation/operation';
 import type { OperationType } from '../operation/registry';
 import { type Account, spendableAt } from './account';
 import { type ApplyEnv, LayerContext } from './apply-context';
+import { StateDelta } from './state-delta';
 import type { StateLayer } from './state-layer';
 
 /** Checks an operation's signature against a public key (the chain caches verified digests). */
@@ -15,6 +16,8 @@ interface AppliedOperation {
   signer: number;
   /** The public key the signature was checked against. */
   publicKey: Uint8Array;
+  /** What it changed and read, when asked for (`record`). */
+  delta: StateDelta | undefined;
 }
 
 function refuse<R extends LedgerReason>(
@@ -33,6 +36,8 @@ interface ApplyOptions {
    * changes never survive. Saves a layer, a copy of each account touched and a merge per operation.
    */
   inPlace?: boolean;
+  /** Keep what the operation read and wrote (StateDelta): the pending pool's apply-once. */
+  record?: boolean;
 }
 
 /** applyOperation's options for the operations of a block that is dropped whole on any failure. */
@@ -175,6 +180,7 @@ export function applyOperation(
 
   const inPlace = options?.inPlace === true;
   const child = inPlace ? layer : layer.child();
+  if (options?.record === true && !inPlace) child.reads = new Set();
   let signer: Account;
   if (op.signer === NEW_ACCOUNT) {
     signer = child.createAccount(signerHash!);
@@ -188,6 +194,7 @@ export function applyOperation(
   signer.updatedActive = env.height;
   if (usesZeroFee) signer.lastZeroFeeBlock = env.height;
   type.apply(ctx, op);
+  const delta = child.reads === undefined ? undefined : StateDelta.of(child, ctx.readBlockEnv);
   if (!inPlace) child.mergeIntoParent();
-  return { signer: signer.number, publicKey };
+  return { signer: signer.number, publicKey, delta };
 }

@@ -1,4 +1,11 @@
 import { type Account, cloneAccount, copyAccountHash, newAccount } from './account';
+import {
+  ACTIVATIONS_STATE_KEY,
+  addressStateKey,
+  PRODUCERS_STATE_KEY,
+  type StateKey,
+  spaceStateKey,
+} from './state-delta';
 
 /** Marks a space entry deleted in a layer (shadowing the parent's value). */
 export const DELETED: unique symbol = Symbol('deleted');
@@ -49,6 +56,11 @@ export class StateLayer implements StateView {
   producerList: number[] | undefined;
   /** Accounts created by their own activation in this layer (never counted in a root). */
   newAccountActivations = 0;
+  /**
+   * When set, every key this layer read from its parent (an operation's layer in the pool: what
+   * decides whether it would apply the same way again, StateDelta).
+   */
+  reads: Set<StateKey> | undefined;
 
   constructor(parent?: StateView) {
     this.parent = parent;
@@ -62,7 +74,9 @@ export class StateLayer implements StateView {
 
   account(number: number): Account | undefined {
     const own = this.accounts.get(number);
-    return own !== undefined ? own : this.parent?.account(number);
+    if (own !== undefined) return own;
+    this.reads?.add(number);
+    return this.parent?.account(number);
   }
 
   numberOf(hash160: Uint8Array): number | undefined {
@@ -70,6 +84,7 @@ export class StateLayer implements StateView {
       const own = this.numbers.get(numberKey(hash160));
       if (own !== undefined) return own;
     }
+    this.reads?.add(addressStateKey(numberKey(hash160)));
     return this.parent?.numberOf(hash160);
   }
 
@@ -77,6 +92,7 @@ export class StateLayer implements StateView {
   editAccount(number: number): Account | undefined {
     const own = this.accounts.get(number);
     if (own !== undefined) return own;
+    this.reads?.add(number);
     const inherited = this.parent?.account(number);
     if (inherited === undefined) return undefined;
     const copy = cloneAccount(inherited);
@@ -95,6 +111,7 @@ export class StateLayer implements StateView {
   spaceGet(space: string, key: string): unknown {
     const found = this.spaceEntries.get(space)?.get(key);
     if (found !== undefined) return found === DELETED ? undefined : found;
+    this.reads?.add(spaceStateKey(space, key));
     return this.parent?.spaceGet(space, key);
   }
 
@@ -110,6 +127,7 @@ export class StateLayer implements StateView {
 
   producers(): readonly number[] {
     if (this.producerList !== undefined) return this.producerList;
+    this.reads?.add(PRODUCERS_STATE_KEY);
     return this.parent?.producers() ?? [];
   }
 
@@ -119,6 +137,7 @@ export class StateLayer implements StateView {
 
   /** New-account activations above the committed state: in the block, or in the pending state. */
   activationsAboveRoot(): number {
+    this.reads?.add(ACTIVATIONS_STATE_KEY);
     let count = 0;
     for (
       let layer: StateView | undefined = this;

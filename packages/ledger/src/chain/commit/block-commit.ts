@@ -1,7 +1,5 @@
-import type { BlockHookInfo, BlockStartState, StateSpace } from '../../operation/registry';
-import { type ApplyEnv, LayerContext } from '../../state/apply-context';
 import { type BlockChanges, encodeUndo } from '../../state/block-changes';
-import type { StateLayer } from '../../state/state-layer';
+import { forEachWrittenKey, type StateKey } from '../../state/state-delta';
 import type { ChainCore } from '../chain-core';
 import {
   type ExecutedBlock,
@@ -12,10 +10,11 @@ import {
   opLocation,
 } from '../chain-records';
 import type { BlockOrigin } from '../chain-types';
+import { TimeSlice } from '../execution/time-slice';
 import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { PendingEntry } from '../mempool/mempool';
 import type { AdmissionCore } from '../mempool/mempool-admission';
-import { rebuildPending } from '../mempool/mempool-admission';
+import { type PendingCandidate, rebuildPending, settlePool } from '../mempool/pool-execution';
 import type { PresentationCore } from '../state/chain-presentation';
 import { blockInfoOf, presentMined } from '../state/chain-presentation';
 import type { BlockInfo } from '../state/presentation';
@@ -71,49 +70,6 @@ export type CommitCore = Pick<
  * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
  */
 
-/** The block hooks' context, which adds up what they credit: the block's reward. */
-class PayoutContext extends LayerContext {
-  paid = 0n;
-
-  override credit(number: number, amount: bigint): void {
-    super.credit(number, amount);
-    this.paid += amount;
-  }
-}
-
-/**
- * Rewards: the registered hooks, or by default the fees to the producer's account. Returns what
- * they paid out (subsidy and fees, whoever received them), which getBlockInfo shows as the block's
- * reward: measured, not worked out again, so it is what the rules in force did to this block.
- */
-export function runBlockHooks(
-  core: CommitCore,
-  layer: StateLayer,
-  env: ApplyEnv,
-  info: BlockHookInfo,
-): bigint {
-  const hooks = core.registry.hooks();
-  const ctx = new PayoutContext(layer, env, -1);
-  if (hooks.length === 0) {
-    if (info.fees > 0n) ctx.credit(info.producer, info.fees);
-    return ctx.paid;
-  }
-  const start = blockStartState(layer);
-  for (const hook of hooks) hook.afterOperations(ctx, info, start);
-  return ctx.paid;
-}
-
-/** The state under a block's layer: its parent's, which the block's operations did not touch. */
-function blockStartState(layer: StateLayer): BlockStartState {
-  const before = layer.parent;
-  return {
-    get<T>(space: StateSpace<T>, key: string): T | undefined {
-      const value = before?.spaceGet(space.name, key) as T | undefined;
-      return value === undefined ? undefined : space.clone(value);
-    },
-  };
-}
-
 /** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
 export function writeChanges(
   core: CommitCore,
@@ -146,25 +102,42 @@ export function writeChanges(
   }
 }
 
+/** What a state change does to the pool (adoptCommitted). */
+type PoolChange =
+  /** A block committed: its entries leave, and those that read a `dirty` key are checked again. */
+  | { included: readonly PendingEntry[]; dropped: readonly PendingEntry[]; dirty: Set<StateKey> }
+  /** Every pending entry applied again, `returned` (a rolled-back block's) ahead of them. */
+  | { returned: readonly PendingCandidate[] };
+
 /**
  * Memory after a state change reached the disk (genesis, open, block committed, rollback): head,
- * state checksum and weight move together and the revision with them; then the pending state is
- * rebuilt on the new committed state, `returned` (operations of rolled-back blocks) ahead of those
- * already pending. The committed state layer itself is updated by the caller before.
+ * state checksum and weight move together and the revision with them; then the pool follows
+ * (`pool`). The committed state layer itself is updated by the caller before.
  */
 export function adoptCommitted(
   core: CommitCore,
   head: HeadState,
   checksum: StateChecksum,
   weight: number,
-  returned?: readonly PendingEntry[],
+  pool: PoolChange = { returned: [] },
 ): void {
   core.checksum = checksum;
   core.headState = head;
   core.revision++;
   core.headWeight = weight;
+  if ('included' in pool) {
+    settlePool(core, pool.included, pool.dropped, pool.dirty);
+    return;
+  }
   const existing = core.mempool.drain(core.root);
-  rebuildPending(core, returned === undefined ? existing : [...returned, ...existing]);
+  rebuildPending(core, [...pool.returned, ...existing]);
+}
+
+/** The state keys a block wrote: where a peer's block may disagree with the pool. */
+function writtenKeys(executed: ExecutedBlock): Set<StateKey> {
+  const keys = new Set<StateKey>();
+  forEachWrittenKey(executed.layer, (key) => keys.add(key));
+  return keys;
 }
 
 /**
@@ -197,6 +170,7 @@ export async function commitBlock(
   executed: ExecutedBlock,
   origin: BlockOrigin,
   writeBehind = false,
+  slice = new TimeSlice(),
 ): Promise<CommittedBlock> {
   const store = core.requireStore();
   const { header, ops } = executed;
@@ -210,11 +184,15 @@ export async function commitBlock(
   core.clique.writeWeight(batch, store, weight);
   batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
   batch.put(executed.hash, heightKey(height), { sublevel: store.hashes });
+  // The batch is built in steps, giving the event loop back between them (TimeSlice): nothing
+  // else commits meanwhile (the chain's tasks run one at a time), and admissions only add entries.
   for (let i = 0; i < ops.length; i++) {
+    if (i % 1024 === 1023) await slice.pause();
     const op = ops[i]!;
     const key = operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex);
     batch.putPrefixed(key, opLocation(height, i));
   }
+  await slice.pause();
   batch.put(heightKey(height), encodeUndo(executed.changes), { sublevel: store.undo });
   batch.put(heightKey(height), encodeReward(executed.reward), { sublevel: store.rewards });
   if (core.historyIndex) {
@@ -222,12 +200,14 @@ export async function commitBlock(
     const resolve = (hash: Uint8Array) => layer.numberOf(hash);
     const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
     indexBlock(batch, store, keys, height);
+    await slice.pause();
   }
   if (height - core.maxRollback >= 1) {
     batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
   }
   const checksum = core.checksum.copy();
   writeChanges(core, batch, executed.changes, checksum);
+  await slice.pause();
   const mempool = core.mempool;
   const included: PendingEntry[] = [];
   const released = new Map<JournalRecord, number>();
@@ -261,8 +241,11 @@ export async function commitBlock(
   core.operationTally.add(ops.length);
   core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
-  for (const entry of included) mempool.remove(entry.key);
-  adoptCommitted(core, head, checksum, weight);
+  adoptCommitted(core, head, checksum, weight, {
+    included,
+    dropped: executed.fromPool?.dropped ?? [],
+    dirty: executed.fromPool?.dirty ?? writtenKeys(executed),
+  });
   const loaded: LoadedBlock = {
     block: {
       header,

@@ -15,8 +15,8 @@ import type { ReorganizeResult } from '../chain-types';
 import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { ImportCore } from '../import/block-import';
 import { executeImported } from '../import/block-import';
-import type { PendingEntry } from '../mempool/mempool';
 import { notifyReturned } from '../mempool/mempool-admission';
+import type { PendingCandidate } from '../mempool/pool-execution';
 import type { QueriesCore } from '../state/chain-queries';
 import { headOf, loadBlock } from '../state/chain-queries';
 import {
@@ -254,7 +254,7 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
           returnedOps.map((op) => op.bytes),
         )
       : undefined;
-  const returnedEntries: PendingEntry[] = returnedOps.map((op) => ({
+  const returnedEntries: PendingCandidate[] = returnedOps.map((op) => ({
     op,
     type: core.registry.get(op.optype, op.subtype)!,
     key: op.digestHex,
@@ -276,6 +276,6 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   root.rolledBack(accountNow.keys(), removedHashes, spaceNow.keys(), nextNumber, producersNow);
   for (let h = head.height; h > toHeight; h--) core.blockCache.delete(h);
   core.clique.rolledBack(head.height, toHeight);
-  adoptCommitted(core, newHead, checksum, newWeight, returnedEntries);
+  adoptCommitted(core, newHead, checksum, newWeight, { returned: returnedEntries });
   return returnedOps;
 }

@@ -14,20 +14,13 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
-import { collectChanges } from '../../state/block-changes';
-import { carriedProducers } from '../../state/producer-list';
-import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
-import {
-  type AheadBlock,
-  type ExecutedBlock,
-  feeSummary,
-  invalidBlock,
-  nowSeconds,
-} from '../chain-records';
+import { type AheadBlock, type ExecutedBlock, invalidBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
-import { commitBlock, runBlockHooks } from '../commit/block-commit';
+import { commitBlock } from '../commit/block-commit';
 import { recentSignerWindow } from '../consensus/fork-choice';
+import { settleBody } from '../execution/block-body';
+import { TimeSlice } from '../execution/time-slice';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations } from '../state/state-access';
 import { sameKey } from './signature-cache';
@@ -230,7 +223,11 @@ function decodedBlock(core: ImportCore, bytes: Uint8Array): Block {
 }
 
 /** Full validation of a block extending the head, applied to a fresh layer (not committed). */
-export async function executeImported(core: ImportCore, bytes: Uint8Array): Promise<ExecutedBlock> {
+export async function executeImported(
+  core: ImportCore,
+  bytes: Uint8Array,
+  slice = new TimeSlice(),
+): Promise<ExecutedBlock> {
   const ahead = core.decodedAhead.get(bytes);
   // Its bytes may live on (a caller's queue, the block cache): what was found ahead must not.
   core.decodedAhead.delete(bytes);
@@ -333,6 +330,7 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
   const checkSignature: SignatureCheck = (op, publicKey) =>
     (ops[i] === op && sameKey(verifiedKeys[i], publicKey)) || coreCheck(op, publicKey);
   for (; i < ops.length; i++) {
+    if (i % 256 === 255) await slice.pause();
     const op = ops[i]!;
     try {
       applyOperation(
@@ -351,22 +349,17 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
       );
     }
   }
-  const { fees, zeroFee } = feeSummary(ops);
-  const reward = runBlockHooks(core, layer, env, {
-    height: header.height,
-    timestamp: header.timestamp,
-    producer: header.producer,
-    fees,
-    operations: ops.length,
-  });
-  const changes = collectChanges(layer, registry);
-  const stateVector = core.lattice.apply(head.stateVector, changes);
-  if (!equalBytes(header.stateRoot, stateRootOf(stateVector, core.hashes))) {
+  const body = await settleBody(
+    core,
+    layer,
+    env,
+    { producer: header.producer, ops, before: head.stateVector },
+    slice,
+  );
+  if (!equalBytes(header.stateRoot, body.stateRoot)) {
     throw invalidBlock('BAD_STATE_ROOT', 'the state root does not match the applied operations');
   }
-  if (
-    !sameProducerKeys(header.producers, carriedProducers(layer, changes.producers !== undefined))
-  ) {
+  if (!sameProducerKeys(header.producers, body.producers)) {
     throw invalidBlock(
       'WRONG_PRODUCER_SET',
       'the producer set the header carries is not the one the block leaves (or it left it unchanged)',
@@ -380,11 +373,11 @@ export async function executeImported(core: ImportCore, bytes: Uint8Array): Prom
     bytes: block.bytes,
     ops,
     layer,
-    changes,
-    stateVector,
-    fees,
-    zeroFee,
-    reward,
+    changes: body.changes,
+    stateVector: body.stateVector,
+    fees: body.fees,
+    zeroFee: body.zeroFee,
+    reward: body.reward,
     verifiedKeys,
   };
 }

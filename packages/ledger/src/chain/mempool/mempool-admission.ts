@@ -9,7 +9,6 @@ import {
   type Operation,
   operationSigningHash,
 } from '../../operation/operation';
-import { applyOperation } from '../../state/apply-operation';
 import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
 import type { ChainCore } from '../chain-core';
 import { identityOf, nowSeconds } from '../chain-records';
@@ -28,6 +27,7 @@ import {
   type Submission,
   type TurnQueue,
 } from './mempool';
+import { applyPending } from './pool-execution';
 
 /** What signing and admission uses of the chain's core. */
 export type AdmissionCore = Pick<
@@ -48,6 +48,7 @@ export type AdmissionCore = Pick<
   | 'publicKeyOf'
   | 'registry'
   | 'requireStore'
+  | 'revision'
   | 'root'
   | 'secp'
   | 'sigCache'
@@ -61,8 +62,8 @@ export type AdmissionCore = Pick<
   PresentationCore;
 
 /**
- * Mempool admission: signing, validating operations against the pending state, journaling local
- * ones, and rebuilding the pending state when the committed state moves.
+ * Mempool admission: signing, validating operations against the pending state (applied once:
+ * pool-execution.ts), journaling local ones.
  */
 
 export function buildSignedOperation(core: AdmissionCore, request: BuildRequest): Uint8Array {
@@ -111,7 +112,7 @@ export function admit(
   }
   const type = core.typeOf(op.optype, op.subtype);
   const entriesBefore = ownStateEntries(mempool.layer);
-  const applied = applyOperation(mempool.layer, core.pendingEnv(), op, type, core.checkSignature);
+  const applied = applyPending(core, mempool.layer, core.pendingEnv(), op, type);
   const entry: PendingEntry = {
     op,
     type,
@@ -122,6 +123,8 @@ export function admit(
     publicKey: applied.publicKey,
     journal,
     bytes: pendingEntryBytes(op, ownStateEntries(mempool.layer) - entriesBefore),
+    delta: applied.delta,
+    revision: core.revision,
   };
   mempool.insert(entry);
   return entry;
@@ -435,46 +438,6 @@ function signNow(core: AdmissionCore, request: SignRequest): Promise<OperationOb
     core.sigCache.add(op.digestHex, expected);
   }
   return admitAndJournal(core, op, true);
-}
-
-/**
- * Re-admits operations (in order) on the current committed state; the invalid ones are dropped
- * and their journal entries removed.
- */
-export function rebuildPending(core: AdmissionCore, entries: readonly PendingEntry[]): void {
-  const env = core.pendingEnv();
-  const mempool = core.mempool;
-  const stale: JournalRecord[] = [];
-  for (const entry of entries) {
-    try {
-      if (mempool.entries.has(entry.key)) continue;
-      const entriesBefore = ownStateEntries(mempool.layer);
-      const applied = applyOperation(mempool.layer, env, entry.op, entry.type, core.checkSignature);
-      entry.signer = applied.signer;
-      entry.publicKey = applied.publicKey;
-      entry.bytes = pendingEntryBytes(entry.op, ownStateEntries(mempool.layer) - entriesBefore);
-      mempool.insert(entry);
-    } catch {
-      if (entry.journal !== undefined) stale.push(entry.journal);
-    }
-  }
-  if (stale.length > 0) void core.journal?.release(stale).catch(() => undefined);
-}
-
-/** Removes entries (and their journal records); `rebuild` re-applies the rest to a fresh layer. */
-export function dropEntries(
-  core: AdmissionCore,
-  entries: readonly PendingEntry[],
-  rebuild: boolean,
-): void {
-  if (entries.length === 0) return;
-  const records: JournalRecord[] = [];
-  for (const entry of entries) {
-    core.mempool.remove(entry.key);
-    if (entry.journal !== undefined) records.push(entry.journal);
-  }
-  if (rebuild) rebuildPending(core, core.mempool.drain(core.root));
-  void core.journal?.release(records).catch(() => undefined);
 }
 
 /** Tells listeners about rolled-back operations that are pending again (to be relayed). */

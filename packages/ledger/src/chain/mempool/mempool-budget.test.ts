@@ -12,12 +12,12 @@ import {
   transferTo,
 } from '../../testing/temp-chain';
 import type { ChainCore } from '../chain-core';
-import { PENDING_ENTRY_BYTES, PENDING_STATE_ENTRY_BYTES } from './mempool';
+import { PENDING_DELTA_BYTES, PENDING_ENTRY_BYTES, PENDING_STATE_ENTRY_BYTES } from './mempool';
 
 const senders = Array.from({ length: 4 }, (_, i) => namespacedWallet('pool-budget', `s${i}`));
 /** A new receiver per transfer: each adds an account and an address to the pending layer. */
 const receiver = (i: number) => namespacedWallet('pool-budget-r', `r${i}`).address;
-const BUDGET = 256 * 1024;
+const BUDGET = 384 * 1024;
 /** A block takes at most this many operations, so the pool drains over several blocks. */
 const BLOCK_OPERATIONS = 50;
 
@@ -63,10 +63,10 @@ describe('the mempool byte budget', () => {
     const { acknowledged, refusal, next } = await fillUntilRefused(temp, 0);
     expect(refusal).toMatchObject({ code: 1038, reason: 'MEMPOOL_FULL' });
     expect(String(refusal.message)).toMatch(
-      /mempool is full .*0\.3 MB\): retry after the next block/,
+      /mempool is full .*0\.4 MB\): retry after the next block/,
     );
     // Refused at the budget, not before it (the count limit is far) and not much past it.
-    const perEntry = PENDING_ENTRY_BYTES + 2 * PENDING_STATE_ENTRY_BYTES;
+    const perEntry = PENDING_ENTRY_BYTES + PENDING_DELTA_BYTES + 2 * PENDING_STATE_ENTRY_BYTES;
     expect(core.mempool.bytes).toBeGreaterThanOrEqual(BUDGET);
     expect(core.mempool.bytes).toBeLessThan(BUDGET + senders.length * (perEntry + 200));
     expect(temp.chain.pendingCount()).toBe(acknowledged.length);

@@ -9,18 +9,15 @@ import {
 } from '../../block/block';
 import { LedgerError } from '../../errors';
 import type { Operation } from '../../operation/operation';
-import { applyOperation } from '../../state/apply-operation';
-import { collectChanges } from '../../state/block-changes';
-import { carriedProducers } from '../../state/producer-list';
-import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
-import { type ExecutedBlock, feeSummary, nowSeconds } from '../chain-records';
+import { type ExecutedBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
-import { commitBlock, runBlockHooks } from '../commit/block-commit';
+import { commitBlock } from '../commit/block-commit';
 import { recentSignerWindow } from '../consensus/fork-choice';
-import type { PendingEntry } from '../mempool/mempool';
+import { settleBody } from '../execution/block-body';
+import { TimeSlice } from '../execution/time-slice';
 import type { AdmissionCore } from '../mempool/mempool-admission';
-import { dropEntries } from '../mempool/mempool-admission';
+import { dropEntries, fillFromPool } from '../mempool/pool-execution';
 import type { BlockInfo } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations } from '../state/state-access';
@@ -106,33 +103,23 @@ export function produceBlock(
     await loadForOperations(core, firstPending(core, limit));
     const env = core.blockEnv(height, timestamp);
     const layer = core.root.child();
-    const included: PendingEntry[] = [];
-    const dropped: PendingEntry[] = [];
-    const checkSignature = core.checkSignature;
-    for (const entry of core.mempool.entries.values()) {
-      if (included.length >= limit) break;
-      try {
-        applyOperation(layer, env, entry.op, entry.type, checkSignature);
-        included.push(entry);
-      } catch {
-        dropped.push(entry);
-      }
-    }
+    const slice = new TimeSlice();
+    const { included, dropped, dirty } = await fillFromPool(core, layer, env, limit, slice);
     if (included.length === 0) {
-      dropEntries(core, dropped, true);
+      dropEntries(core, dropped.splice(0));
       if (options.allowEmpty !== true) return undefined;
     }
     const ops = included.map((e) => e.op);
-    const { fees, zeroFee } = feeSummary(ops);
-    const reward = runBlockHooks(core, layer, env, {
-      height,
-      timestamp,
-      producer,
-      fees,
-      operations: ops.length,
-    });
-    const changes = collectChanges(layer, core.registry);
-    const stateVector = core.lattice.apply(core.headState.stateVector, changes);
+    await slice.pause();
+    const body = await settleBody(
+      core,
+      layer,
+      env,
+      { producer, ops, before: core.headState.stateVector },
+      slice,
+    );
+    await slice.pause();
+    for (const key of body.hookKeys) dirty.add(key);
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,
@@ -142,11 +129,11 @@ export function produceBlock(
         ops.map((op) => op.digest),
         core.hashes,
       ),
-      stateRoot: stateRootOf(stateVector, core.hashes),
+      stateRoot: body.stateRoot,
       ver: core.genesis.ver,
       ver_a: core.genesis.ver_a,
       payload: new Uint8Array(0),
-      producers: carriedProducers(layer, changes.producers !== undefined),
+      producers: body.producers,
     };
     const headerBytes = encodeBlockHeader(header);
     const signature = core.secp.sign(
@@ -165,14 +152,14 @@ export function produceBlock(
       ),
       ops,
       layer,
-      changes,
-      stateVector,
-      fees,
-      zeroFee,
-      reward,
+      changes: body.changes,
+      stateVector: body.stateVector,
+      fees: body.fees,
+      zeroFee: body.zeroFee,
+      reward: body.reward,
+      fromPool: { dropped, dirty },
     };
-    // commitBlock rebuilds the pending state without them.
-    dropEntries(core, dropped, false);
-    return (await commitBlock(core, executed, 'produced')).info;
+    await slice.pause();
+    return (await commitBlock(core, executed, 'produced', false, slice)).info;
   });
 }
