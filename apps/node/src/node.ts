@@ -95,6 +95,14 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   const rpcLog = moduleLogger(log, 'rpc');
 
   async function start() {
+    // Where a start's time goes (issue 45: a restart at 10M accounts), said once it is done.
+    const phases: Record<string, number> = {};
+    let phaseStart = performance.now();
+    const phaseDone = (name: string) => {
+      const now = performance.now();
+      phases[name] = Math.round(now - phaseStart);
+      phaseStart = now;
+    };
     await mkdir(options.datadir, { recursive: true, mode: 0o700 });
     const genesis = await loadGenesis(options);
     // A bad participation parameter fails the start, not every block later.
@@ -117,6 +125,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       },
     });
     await chain.open();
+    phaseDone('chainOpenMs');
     warnOfPrebuiltLevelDb(chainLog);
     warnOfPureSecp256k1(chainLog);
     const prefix = chain.prefix;
@@ -127,6 +136,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       onIndexProgress: keyIndexLogger(keystoreLog),
     });
     await keystore.open();
+    phaseDone('keystoreOpenMs');
     logKeyDirectoryScan(keystoreLog, {
       invalid: keystore.invalidFiles(),
       unresolved: keystore.unresolved(),
@@ -155,6 +165,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     // asks it whether this node is at the network's tip)
     await loadMineWallets(options, chain, keystore, producerKeys, keystoreLog);
     p2p = await startNetworking(options, chain, log, metrics?.libp2pMetrics);
+    phaseDone('keysAndNetworkingMs');
     const network = p2p;
     // ----
 
@@ -220,6 +231,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       log: rpcLog,
     });
     const { url } = await rpc.start();
+    phaseDone('producerAndRpcMs');
+    log.debug(phases, 'start-up phases');
     stopHeapWatch = watchHeap(log);
     const metricsUrl = metrics ? await serveMetrics(metrics, rpc, network) : undefined;
     return {
