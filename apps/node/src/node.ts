@@ -298,12 +298,22 @@ function warnOfPureSecp256k1(log: Logger): void {
   );
 }
 
-/** The prebuilt LevelDB works, but compacts for reads: say so once, with the fix. */
+/**
+ * The prebuilt LevelDB works, but compacts for reads and maps its table files (counted in RSS); a
+ * build made before the second change only maps them: say so once, with the fix.
+ */
 function warnOfPrebuiltLevelDb(log: Logger): void {
   const build = levelDbBuild();
-  if (!build.seekCompactions) return;
-  log.warn(
-    { classicLevel: build.classicLevelDir, build: build.buildCommand },
-    'LevelDB is the prebuilt one, which compacts for reads: imports slow down at a large state; build it with the command in `build` (needs a C++ compiler and Python)',
-  );
+  const details = { classicLevel: build.classicLevelDir, build: build.buildCommand };
+  if (build.seekCompactions) {
+    log.warn(
+      details,
+      'LevelDB is the prebuilt one, which compacts for reads and maps its table files: imports slow down at a large state and RSS counts the files read; build it with the command in `build` (needs a C++ compiler and Python)',
+    );
+  } else if (build.mapsTableFiles) {
+    log.warn(
+      details,
+      'LevelDB was built before table files stopped being mapped: RSS counts the files read; build it again with the command in `build`',
+    );
+  }
 }
