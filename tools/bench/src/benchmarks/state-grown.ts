@@ -14,12 +14,13 @@
  * getBlockCount answer and to nodeStatus `ready` (at most 3 s), with the data directory's size.
  *
  * Opt-in (`--only state-grown`). BENCH_GROWN_ACCOUNTS sets the target (default 10,000,000: about
- * 40 minutes on two cores; 1,000,000 to 2,000,000 for a quick look).
+ * 40 minutes on two cores; 1,000,000 to 2,000,000 for a quick look); BENCH_GROWN_KEEP=1 keeps the
+ * data directory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChainClient } from '@chain/rpc-client';
+import { type ChainClient, createClient } from '@chain/rpc-client';
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
 import {
   createSenders,
@@ -44,6 +45,11 @@ const SAMPLE_MS = 500;
 /** A batch refused whole (pool full) is sent again this much later. */
 const RETRY_MS = 50;
 const MB = 1024 * 1024;
+/**
+ * A batch of 100 sendTo waits its turn behind the others under load (seconds on a loaded machine):
+ * a timeout would leave unknown which of its transfers were acknowledged, so the wait is long.
+ */
+const BATCH_TIMEOUT_MS = 120_000;
 
 const count = (n: number) => n.toLocaleString('en-US');
 const mb = (bytes: number) => Math.round(bytes / MB);
@@ -135,7 +141,7 @@ export async function measureGrownState(
     await node.start();
     const pid = node.pid;
     if (pid === undefined) throw new Error('the node has no process id');
-    const client = node.client;
+    const client = createClient({ url: node.rpcUrl, timeoutMs: BATCH_TIMEOUT_MS, retries: 0 });
     const senders = await createSenders(client, SENDERS, '1000000');
     const wallets = senders.map((sender) => sender.address);
     const startHeight = (await client.block.getBlockCount()) - 1;
@@ -224,7 +230,9 @@ export async function measureGrownState(
     };
   } finally {
     await node?.close();
-    await rm(datadir, { recursive: true, force: true });
+    // BENCH_GROWN_KEEP=1 keeps the grown data directory, to look into its LevelDB afterwards.
+    if (process.env.BENCH_GROWN_KEEP === '1') log(`  data directory kept: ${datadir}`);
+    else await rm(datadir, { recursive: true, force: true });
   }
 }
 
