@@ -15,6 +15,8 @@ export interface ResultsFile {
     cpuModel: string;
     /** Whether the node's LevelDB compacts for reads (the prebuilt classic-level) or not. */
     levelDbSeekCompactions: boolean;
+    /** Whether it maps its table files into the process (their pages then count in its RSS). */
+    levelDbMapsTableFiles: boolean;
   };
   figures: Figure[];
   errors: SuiteResult['errors'];
@@ -37,6 +39,7 @@ export async function writeResults(
       cpus: cpuList.length,
       cpuModel: cpuList[0]?.model ?? 'unknown',
       levelDbSeekCompactions: levelDbBuild().seekCompactions,
+      levelDbMapsTableFiles: levelDbBuild().mapsTableFiles,
     },
     figures: result.figures,
     errors: result.errors,

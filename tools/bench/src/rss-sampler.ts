@@ -60,6 +60,8 @@ export interface RssSummary {
    * where /proc does not tell (not Linux).
    */
   maxAnonBytes: number;
+  /** The largest file-backed part of a sample (code, mapped files); 0 where /proc does not tell. */
+  maxFileBytes: number;
 }
 
 export interface RssSampler {
@@ -74,6 +76,7 @@ export interface RssSampler {
 export function sampleRss(pid: number, intervalMs: number): RssSampler {
   let maxBytes = 0;
   let maxAnonBytes = 0;
+  let maxFileBytes = 0;
   let lastBytes = 0;
   let samples = 0;
   let inFlight: Promise<void> = Promise.resolve();
@@ -86,6 +89,7 @@ export function sampleRss(pid: number, intervalMs: number): RssSampler {
       lastBytes = rss;
       if (rss > maxBytes) maxBytes = rss;
       if (parts !== undefined && parts.anonBytes > maxAnonBytes) maxAnonBytes = parts.anonBytes;
+      if (parts !== undefined && parts.fileBytes > maxFileBytes) maxFileBytes = parts.fileBytes;
     });
   };
   take();
@@ -101,7 +105,7 @@ export function sampleRss(pid: number, intervalMs: number): RssSampler {
       clearInterval(timer);
       take();
       await inFlight;
-      return { maxBytes, lastBytes, samples, maxAnonBytes };
+      return { maxBytes, lastBytes, samples, maxAnonBytes, maxFileBytes };
     },
   };
 }

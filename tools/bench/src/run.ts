@@ -85,8 +85,11 @@ async function main(): Promise<number> {
     log: (message) => console.error(message),
   };
 
-  if (levelDbBuild().seekCompactions) {
+  const leveldb = levelDbBuild();
+  if (leveldb.seekCompactions) {
     ctx.log('LevelDB: the prebuilt one, which compacts for reads (npm ci builds the one without)');
+  } else if (leveldb.mapsTableFiles) {
+    ctx.log('LevelDB: a build that maps its table files (npm ci builds the one without)');
   }
   const result = await runSuite(selected, ctx);
   const pass = suitePassed(result);

@@ -24,6 +24,8 @@
  * between runs and copied for each. Those accounts and token holders are in no block: this measures
  * the state layer at scale; a follower syncing from genesis would not have them.
  *
+ * Its phase grown by real load (sendTo to new accounts from a fresh chain) is `state-grown`.
+ *
  * Opt-in (`--only state-scale`). BENCH_STATE_ACCOUNTS sets the large scale (e.g. 1000000 to try
  * the machinery); BENCH_FIXTURE_DIR where the fixtures are cached.
  */
@@ -316,7 +318,8 @@ export async function measureScale(
           drainTimeoutMs: Math.max(60_000, scale.sendToSec * 3_000),
         });
         ({ maxBytes: sendToPeakBytes, maxAnonBytes: sendToPeakAnonBytes } = await sampler.stop());
-        // LevelDB maps the table files it reads: file-backed pages the kernel can reclaim.
+        // The prebuilt LevelDB maps the table files it reads (file-backed pages the kernel can
+        // reclaim); the project's build reads them by pread (docs/decisions.md).
         const parts = await readResidentParts(pid);
         const split =
           parts === undefined
@@ -437,8 +440,9 @@ export function stateScaleFigures(
       targetOf: 'max',
       higherIsBetter: false,
     }),
-    // LevelDB maps the table files it reads (MAP_SHARED, read-only): those pages are the page
-    // cache, counted in RSS while mapped and reclaimed by the kernel under pressure.
+    // The prebuilt LevelDB maps the table files it reads (MAP_SHARED, read-only): those pages are
+    // the page cache, counted in RSS while mapped and reclaimed by the kernel under pressure. The
+    // project's build reads them by pread: then this is the node's memory and its code.
     compareWithCeiling({
       name: `peak node RSS under sendTo load, ${at}, with LevelDB's mapped table files`,
       value: large.sendToPeakBytes / MB,

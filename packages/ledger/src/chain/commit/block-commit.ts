@@ -229,6 +229,7 @@ export async function commitBlock(
   };
   batch.put(META_HEAD, encodeHead(head), { sublevel: store.meta });
   batch.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
+  core.operationTally.add(ops.length, batch, store);
   const written = store.commit(batch, durable, behind);
   if (!behind) {
     // Blocks queued behind this one are being checked: help rather than wait for the disk.
@@ -238,7 +239,6 @@ export async function commitBlock(
   }
 
   afterRelease();
-  core.operationTally.add(ops.length);
   core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
   adoptCommitted(core, head, checksum, weight, {

@@ -150,6 +150,7 @@ export async function loadCommitted(core: BootCore, store: ChainStore): Promise<
   const weight = await core.clique.load(store, loaded.root.producers(), loaded.head.height);
   core.root = loaded.root;
   core.indexFrom = await loadIndexFrom(store, loaded.head.height);
+  await core.operationTally.load(store);
   adoptCommitted(core, loaded.head, loaded.checksum, weight);
 }
 

@@ -266,8 +266,8 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     // Set when rebuildPending applies it.
     bytes: 0,
   }));
+  core.operationTally.add(-returnedOps.length, batch, store);
   await store.commit(batch);
-  core.operationTally.add(-returnedOps.length);
 
   // Memory follows the disk: what the caches hold of the restored entries is forgotten.
   for (const number of accountNow.keys()) {

@@ -6,6 +6,7 @@ import {
   produceTransferBlocks,
   testWallet,
 } from '../../testing/temp-chain';
+import { ChainStore } from '../storage/store';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -38,14 +39,44 @@ describe('operationCount (what a replay from block 0 applies)', () => {
     expect(chain.operationCount()).toBe(3);
   });
 
-  it('is counted again from the index after a restart', async () => {
+  it('is read from the data directory after a restart, with no pass over the index', async () => {
     const t = await openTempChain();
     cleanups.push(t.cleanup);
-    await produceTransferBlocks(t.chain, 5, testWallet('carol').address);
+    const carol = testWallet('carol').address;
+    await produceTransferBlocks(t.chain, 5, carol);
+    expect(await counted(t.chain)).toBe(5);
+    await produceTransferBlocks(t.chain, 2, carol);
     await t.chain.close();
+    const again = await openTempChain({ dataDir: t.dir });
+    cleanups.push(again.cleanup);
+    expect(again.chain.operationCount()).toBe(7);
+    await again.chain.rollback(4);
+    await again.chain.close();
+    const third = await openTempChain({ dataDir: t.dir });
+    cleanups.push(third.cleanup);
+    expect(third.chain.operationCount()).toBe(4);
+  });
+
+  it('is counted from the index in a data directory that does not hold it, then kept', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    const carol = testWallet('carol').address;
+    await produceTransferBlocks(t.chain, 5, carol);
+    await counted(t.chain);
+    await t.chain.close();
+    // As a data directory made before the total was kept.
+    const store = await ChainStore.open(t.dir);
+    await store.meta.del('operation-count');
+    await store.close();
+
     const again = await openTempChain({ dataDir: t.dir });
     cleanups.push(again.cleanup);
     expect(again.chain.operationCount()).toBeUndefined();
     expect(await counted(again.chain)).toBe(5);
+    await produceTransferBlocks(again.chain, 1, carol);
+    await again.chain.close();
+    const third = await openTempChain({ dataDir: t.dir });
+    cleanups.push(third.cleanup);
+    expect(third.chain.operationCount()).toBe(6);
   });
 });

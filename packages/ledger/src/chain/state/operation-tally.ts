@@ -1,14 +1,20 @@
-import type { ChainStore } from '../storage/store';
+import type { ChainBatch, ChainStore } from '../storage/store';
 
 /**
  * The operations in the stored blocks: what a peer replaying this chain from block 0 would apply,
- * the estimate a joining node weighs against a snapshot's records (snap sync). Counted from the
- * operation index the first time it is asked for, in the background (until then it is unknown),
- * then moved by each commit and rollback. An estimate: a commit during the count may be counted
- * twice or not at all, and a node restored from a snapshot counts the blocks it holds.
+ * the estimate a joining node weighs against a snapshot's records (snap sync). Kept in the data
+ * directory (META_OPERATION_COUNT, written in each commit's and rollback's batch) and read at open:
+ * a pass over the operation index at every start cost a restart at 10M operations seconds of the
+ * LevelDB thread and the event loop (issue 45). A data directory without it (made before it, or
+ * restored from a snapshot) is counted from the index the first time it is asked for, in the
+ * background (until then it is unknown), and its total written by the next commit. An estimate: a
+ * commit during that count may be counted twice or not at all, and a node restored from a snapshot
+ * counts the blocks it holds.
  */
 /** Keys read per step of the count. */
 const COUNT_BATCH = 10_000;
+/** The tally's total (u64 LE) as of the head block. */
+export const META_OPERATION_COUNT = 'operation-count';
 
 export class OperationTally {
   private counted: number | undefined;
@@ -16,9 +22,30 @@ export class OperationTally {
   /** Operations committed minus rolled back since this tally was made. */
   private moved = 0;
 
-  /** A block of `count` operations committed (negative: rolled back). */
-  add(count: number): void {
+  /** Takes the total the data directory holds; without one, it is counted when first asked. */
+  async load(store: ChainStore): Promise<void> {
+    const stored = await store.read(store.meta, META_OPERATION_COUNT);
+    this.moved = 0;
+    this.counted =
+      stored === undefined || stored.byteLength !== 8
+        ? undefined
+        : Number(new DataView(stored.buffer, stored.byteOffset, 8).getBigUint64(0, true));
+  }
+
+  /**
+   * A block of `count` operations committed by `batch` (negative: rolled back); once the total is
+   * known, `batch` also writes it.
+   */
+  add(count: number, batch?: ChainBatch, store?: ChainStore): void {
     this.moved += count;
+    if (batch === undefined || store === undefined || this.counted === undefined) return;
+    const total = new Uint8Array(8);
+    new DataView(total.buffer).setBigUint64(
+      0,
+      BigInt(Math.max(0, this.counted + this.moved)),
+      true,
+    );
+    batch.put(META_OPERATION_COUNT, total, { sublevel: store.meta });
   }
 
   /** The estimate; undefined until a count (started by the first call) is done. */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,17 +105,57 @@ describe('the LevelDB that chain-node builds (scripts/build-leveldb.mjs)', () =>
   );
 });
 
+describe('the LevelDB that chain-node builds: table files', () => {
+  it.skipIf(build.mapsTableFiles)(
+    'reads table files by pread, none of them mapped into the process',
+    async () => {
+      const db = await openDb();
+      try {
+        await putRange(
+          db,
+          Array.from({ length: OLD_KEYS }, (_, i) => i),
+        );
+        await db.compactRange(key(0), key(OLD_KEYS));
+        const reads = Array.from({ length: 2_000 }, (_, i) => key((i * 7_919) % OLD_KEYS));
+        for (let i = 0; i < reads.length; i += 100) {
+          const values = await db.getMany(reads.slice(i, i + 100));
+          expect(values.every((v) => v !== undefined)).toBe(true);
+        }
+        // The reads went to table files (the memtable was flushed by the compaction)...
+        const tables = (await readdir(db.location)).filter((name) => name.endsWith('.ldb'));
+        expect(tables.length).toBeGreaterThan(0);
+        // ...and the process maps none of them: the prebuilt binary maps each one it opens.
+        const maps = await readFile('/proc/self/maps', 'utf8');
+        const mapped = maps.split('\n').filter((line) => line.includes(db.location));
+        expect(mapped).toEqual([]);
+      } finally {
+        await db.close();
+      }
+    },
+  );
+});
+
 describe('scripts/build-leveldb.mjs', () => {
   const script = fileURLToPath(new URL('../../../scripts/build-leveldb.mjs', import.meta.url));
   const VERSION_SET = 'deps/leveldb/leveldb-1.20/db/version_set.cc';
+  const ENV_POSIX = 'deps/leveldb/leveldb-1.20/util/env_posix.cc';
+  /** The code of version_set.cc the script changes. */
+  const SEEK_CHARGE = `    f->allowed_seeks--;
+    if (f->allowed_seeks <= 0 && file_to_compact_ == NULL) {`;
 
   /** A classic-level directory with only what the script reads before it builds. */
-  async function fakeClassicLevel(version: string, versionSet: string): Promise<string> {
+  async function fakeClassicLevel(
+    version: string,
+    versionSet: string,
+    envPosix = 'void other() {}\n',
+  ): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'fake-classic-level-'));
     dirs.push(dir);
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'classic-level', version }));
     await mkdir(join(dir, 'deps/leveldb/leveldb-1.20/db'), { recursive: true });
+    await mkdir(join(dir, 'deps/leveldb/leveldb-1.20/util'), { recursive: true });
     await writeFile(join(dir, VERSION_SET), versionSet);
+    await writeFile(join(dir, ENV_POSIX), envPosix);
     return dir;
   }
 
@@ -132,8 +172,16 @@ describe('scripts/build-leveldb.mjs', () => {
 
   it('keeps the prebuilt binary when the source is not the one it changes, and leaves it as it was', async () => {
     const dir = await fakeClassicLevel('3.0.0', 'void other() {}\n');
-    expect(run(dir)).toMatch(/prebuilt LevelDB kept \(seek compactions on\)/);
+    expect(run(dir)).toMatch(/prebuilt LevelDB kept \(seek compactions on, table files mapped\)/);
     expect(existsSync(join(dir, 'build'))).toBe(false);
     expect(await readFile(join(dir, VERSION_SET), 'utf8')).toBe('void other() {}\n');
+  });
+
+  it('changes no file when one of them is not the one it knows', async () => {
+    const dir = await fakeClassicLevel('3.0.0', SEEK_CHARGE, 'void other() {}\n');
+    // Here, with a compiler: env_posix.cc named; without one the script stops before any patch.
+    expect(run(dir)).toMatch(/env_posix\.cc does not hold the code|no node-gyp|no Node headers/);
+    expect(existsSync(join(dir, 'build'))).toBe(false);
+    expect(await readFile(join(dir, VERSION_SET), 'utf8')).toBe(SEEK_CHARGE);
   });
 });

@@ -1,14 +1,20 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /**
  * Which LevelDB classic-level loads: the one `scripts/build-leveldb.mjs` built without seek
- * compactions (node-gyp-build prefers `build/Release` to the prebuilt binaries), or the prebuilt
- * one, which compacts for random reads of a large state (docs/decisions.md).
+ * compactions and mapped table files (node-gyp-build prefers `build/Release` to the prebuilt
+ * binaries), or the prebuilt one, which compacts for random reads of a large state and maps up to
+ * 1000 table files into the process (docs/decisions.md).
  */
 export interface LevelDbBuild {
   readonly seekCompactions: boolean;
+  /**
+   * Table files mapped into the process: the pages reads touch count in its RSS (RssFile). True of
+   * the prebuilt binary and of a build made before the script stopped mapping them.
+   */
+  readonly mapsTableFiles: boolean;
   /** The classic-level the node loads. */
   readonly classicLevelDir: string;
   /** The command that builds it without seek compactions (needs a C++ compiler and Python). */
@@ -17,19 +23,37 @@ export interface LevelDbBuild {
 
 /**
  * Written beside the binary by scripts/build-leveldb.mjs once its build succeeded (a failed one
- * leaves no build directory): its presence is what says the binary is that build.
+ * leaves no build directory): its presence is what says the binary is that build, its `changes`
+ * which changes it carries (a build before the second one wrote `change: 'no seek compactions'`).
  */
 const MARKER = 'chain-node-leveldb.json';
+const NO_MAPPED_TABLES = 'no mapped table files';
+
+function markerChanges(path: string): readonly string[] | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const marker = JSON.parse(readFileSync(path, 'utf8')) as {
+      changes?: unknown;
+      change?: unknown;
+    };
+    if (Array.isArray(marker.changes)) return marker.changes.map(String);
+    return typeof marker.change === 'string' ? [marker.change] : [];
+  } catch {
+    return [];
+  }
+}
 
 export function levelDbBuild(): LevelDbBuild {
   const require = createRequire(import.meta.url);
   const classicLevelDir = dirname(require.resolve('classic-level/package.json'));
   const release = join(classicLevelDir, 'build', 'Release');
   const ledgerDir = dirname(require.resolve('@chain/ledger/package.json'));
+  const changes = existsSync(join(release, 'classic_level.node'))
+    ? markerChanges(join(release, MARKER))
+    : undefined;
   return {
-    seekCompactions: !(
-      existsSync(join(release, 'classic_level.node')) && existsSync(join(release, MARKER))
-    ),
+    seekCompactions: changes === undefined,
+    mapsTableFiles: !(changes?.includes(NO_MAPPED_TABLES) ?? false),
     classicLevelDir,
     buildCommand: `node ${join(ledgerDir, 'scripts', 'build-leveldb.mjs')}`,
   };
