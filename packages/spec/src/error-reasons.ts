@@ -73,6 +73,10 @@ export const LEDGER_REASONS = {
   FEE_TOO_LOW: 'FEE_TOO_LOW',
   ZERO_FEE_USED: 'FEE_TOO_LOW',
   DUPLICATE_OPERATION: 'DUPLICATE_OPERATION',
+  // sendTo's and sendToken's client reference (raised by the node): used before for another
+  // operation; or its operation's n_operation taken by another, so it was never paid.
+  REFERENCE_REUSED: 'DUPLICATE_OPERATION',
+  REFERENCE_SUPERSEDED: 'INVALID_N_OPERATION',
   MEMPOOL_FULL: 'MEMPOOL_FULL',
   NEW_ACCOUNTS_FULL: 'MEMPOOL_FULL',
   // Bytes that do not decode, or values that do not encode.

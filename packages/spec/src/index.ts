@@ -133,6 +133,7 @@ export {
   type PushResults,
   pushMethods,
 } from './push.js';
+export { MAX_REFERENCE_LENGTH, REFERENCE_PARAM } from './reference.js';
 export type * from './results.js';
 export { statsMethods } from './stats.js';
 export {

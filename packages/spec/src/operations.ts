@@ -1,5 +1,6 @@
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
+import { REFERENCE_PARAM } from './reference.js';
 import type { DecodedOpHash, ExecuteRawResult, OperationObject, RawSendResult } from './results.js';
 import { MAX_PAYLOAD_BYTES } from './token.js';
 
@@ -18,6 +19,7 @@ export const operationMethods = defineMethods({
       receiver: p.wallet(),
       amount: p.amount(),
       payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+      reference: REFERENCE_PARAM,
     },
     result: result<OperationObject>('OperationObject'),
   },

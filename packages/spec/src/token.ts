@@ -1,6 +1,7 @@
 import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
 import { p, result } from './param.js';
+import { REFERENCE_PARAM } from './reference.js';
 import type {
   CreateTokenResult,
   OperationObject,
@@ -124,6 +125,7 @@ export const tokenMethods = defineMethods({
       amount: p.amount(),
       token: p.wallet(),
       payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+      reference: REFERENCE_PARAM,
     },
     result: result<OperationObject>('OperationObject'),
   },
