@@ -99,4 +99,4 @@ export type {
   WebSocketConstructor,
   WebSocketLike,
 } from './push-connection.js';
-export { isIdempotentRead } from './read-methods.js';
+export { isIdempotentRead, isRetriableCall } from './read-methods.js';

@@ -165,6 +165,9 @@ const EXTENSIONS: Record<string, Expected> = {
   walletRefresh: { details: { kind: 'boolean', optional: true, default: false } },
   activeWallet: { passphrase: { kind: 'string', optional: true, secret: true } },
   getKeyStoreInfo: { after: { kind: 'wallet', optional: true } },
+  // Withdrawals safe to retry (issue 41): the client's reference.
+  sendTo: { reference: { kind: 'string', optional: true } },
+  sendToken: { reference: { kind: 'string', optional: true } },
 };
 
 /** Methods beyond SPEC.md, added by issues (push over WebSocket, issue 16), with their params. */

@@ -13,6 +13,7 @@ export const operationMethods = defineMethods({
     group: 'operations',
     readOnly: false,
     summary: 'Transfer native coin from a wallet of the key store.',
+    idempotentWith: 'reference',
     params: {
       sender: p.wallet(),
       passphrase: p.string().secret(),

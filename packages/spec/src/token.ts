@@ -118,6 +118,7 @@ export const tokenMethods = defineMethods({
     group: 'token',
     readOnly: false,
     summary: 'Transfer tokens.',
+    idempotentWith: 'reference',
     params: {
       sender: p.wallet(),
       passphrase: p.string().secret(),
