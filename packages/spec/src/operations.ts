@@ -1,4 +1,5 @@
 import { defineMethods } from './method.js';
+import type { AnyOperation, TransferOperation } from './operation-types.js';
 import { p, result } from './param.js';
 import { REFERENCE_PARAM } from './reference.js';
 import type { DecodedOpHash, ExecuteRawResult, OperationObject, RawSendResult } from './results.js';
@@ -22,7 +23,7 @@ export const operationMethods = defineMethods({
       payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
       reference: REFERENCE_PARAM,
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TransferOperation>('OperationObject'),
   },
   rawSendTo: {
     name: 'rawSendTo',
@@ -50,7 +51,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Decode a raw operation blob.',
     params: { rawoperation: p.hex() },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   excuteRaw: {
     name: 'excuteRaw',
@@ -71,7 +72,7 @@ export const operationMethods = defineMethods({
       receiver: p.wallet(),
       amount: p.amount(),
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TransferOperation>('OperationObject'),
     keyMaterial: true,
   },
   getPendingOperation: {
@@ -80,7 +81,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Operations not yet in the chain.',
     params: {},
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   getPendingCount: {
     name: 'getPendingCount',
@@ -96,7 +97,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Operations of a block.',
     params: { block: p.integer({ min: 0 }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   getActPrice: {
     name: 'getActPrice',
@@ -112,7 +113,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Find an operation by its ophash.',
     params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   findOperationByNOperation: {
     name: 'findOperationByNOperation',
@@ -121,7 +122,7 @@ export const operationMethods = defineMethods({
     summary:
       "Extension: a signer's operation by its n_operation, pending or mined (empty when it has none): what to look up before signing again after a lost reply.",
     params: { wallet: p.wallet(), n_operation: p.integer({ min: 1, max: U32_MAX }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   decodeOpHash: {
     name: 'decodeOpHash',

@@ -1,6 +1,7 @@
 import { defineMethods } from './method.js';
+import type { AnyOperation } from './operation-types.js';
 import { p, result } from './param.js';
-import type { BlockInfo, OperationObject, Reorganization } from './results.js';
+import type { BlockInfo, Reorganization } from './results.js';
 
 /**
  * Push over WebSocket (docs/rpc.md "Push"): `subscribe` and `unsubscribe` work only on a WebSocket
@@ -31,12 +32,12 @@ export function hasHistory(event: PushEvent): boolean {
 export const PUSH_NOTIFICATION_METHOD = 'subscription';
 
 /** A mined operation of walletOperations / tokenTransfers; `removed` when a reorg took it off. */
-export type PushedOperation = OperationObject & { removed?: true };
+export type PushedOperation = AnyOperation & { removed?: true };
 
 /** The `result` of one notification of each event. */
 export interface PushResults {
   newBlocks: BlockInfo;
-  pendingOperations: OperationObject;
+  pendingOperations: AnyOperation;
   walletOperations: PushedOperation;
   tokenTransfers: PushedOperation;
   /** Each reorganisation the node adopts, after the new branch's blocks (newBlocks) came. */

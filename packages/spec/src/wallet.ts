@@ -1,5 +1,6 @@
 import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
+import type { AnyOperationsPage } from './operation-types.js';
 import { p, result } from './param.js';
 import type {
   ActivationResult,
@@ -60,7 +61,7 @@ export const walletMethods = defineMethods({
     summary:
       'Extension: the mined operations touching a wallet (signer, receiver, token wallets, participation wallets), newest first or from a block on, paged by cursor, each with its confirmations.',
     params: { wallet: p.wallet(), ...HISTORY_PAGE_PARAMS },
-    result: result<OperationsPage>('OperationsPage'),
+    result: result<OperationsPage, AnyOperationsPage>('OperationsPage'),
   },
   getWalletTokens: {
     name: 'getWalletTokens',
