@@ -179,7 +179,10 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
-    pushHub = createPushHub(chain, log, { onError: () => metrics?.listenerFailed('push') });
+    pushHub = createPushHub(chain, log, {
+      onError: () => metrics?.listenerFailed('push'),
+      keystore,
+    });
     const hub = pushHub;
     network.onReorganized((adopted) => hub.reorganized(reorganizationObject(adopted)));
     references = await openWithdrawalReferences(

@@ -72,3 +72,31 @@ export type AnyHistoryOperation = AnyOperation & {
 export type AnyOperationsPage = Omit<OperationsPage, 'operations'> & {
   operations: AnyHistoryOperation[];
 };
+
+/** The extension fields of an operation read over the whole key store. */
+interface KeyStoreFields {
+  /** The key-store wallets the operation touches (signer, sender or receiver). */
+  wallets: string[];
+  /** Blocks from the operation's block to the head, both counted (1 = in the head). */
+  confirmations: number;
+}
+
+/** getKeyStoreOperations (extension): one page of the key-store wallets' operations, oldest first. */
+export interface KeyStoreOperationsPage {
+  operations: (OperationObject & KeyStoreFields)[];
+  /** Pass as `cursor` for the next page; null once the page reached the head. */
+  cursor: string | null;
+  /** The last block read to its end: everything of the key store up to it was listed. */
+  toBlock: number;
+}
+
+/** getKeyStoreOperations as a client reads it: operations by type. */
+export type AnyKeyStoreOperationsPage = Omit<KeyStoreOperationsPage, 'operations'> & {
+  operations: (AnyOperation & KeyStoreFields)[];
+};
+
+/** A keyStoreOperations notification: a mined operation with its key-store wallets. */
+export type PushedKeyStoreOperation = AnyOperation & {
+  wallets: string[];
+  removed?: true;
+};

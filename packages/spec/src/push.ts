@@ -1,5 +1,5 @@
 import { defineMethods } from './method.js';
-import type { AnyOperation } from './operation-types.js';
+import type { AnyOperation, PushedKeyStoreOperation } from './operation-types.js';
 import { p, result } from './param.js';
 import type { BlockInfo, Reorganization } from './results.js';
 
@@ -16,12 +16,18 @@ export const PUSH_EVENTS = [
   'walletOperations',
   'tokenTransfers',
   'reorganizations',
+  'keyStoreOperations',
 ] as const;
 
 export type PushEvent = (typeof PUSH_EVENTS)[number];
 
 /** The events whose history `fromBlock` replays (the others are live only). */
-export const HISTORY_EVENTS = ['newBlocks', 'walletOperations', 'tokenTransfers'] as const;
+export const HISTORY_EVENTS = [
+  'newBlocks',
+  'walletOperations',
+  'tokenTransfers',
+  'keyStoreOperations',
+] as const;
 
 /** Whether `fromBlock` replays the event's history (false: from now only). */
 export function hasHistory(event: PushEvent): boolean {
@@ -42,6 +48,8 @@ export interface PushResults {
   tokenTransfers: PushedOperation;
   /** Each reorganisation the node adopts, after the new branch's blocks (newBlocks) came. */
   reorganizations: Reorganization;
+  /** Extension: each mined operation touching any key-store wallet, with those wallets. */
+  keyStoreOperations: PushedKeyStoreOperation;
 }
 
 /** The `params` of a notification. */
@@ -56,7 +64,7 @@ export const pushMethods = defineMethods({
     group: 'push',
     readOnly: false,
     summary:
-      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers, reorganizations) from now, or from block `fromBlock` on; returns the subscription id.',
+      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers, reorganizations, keyStoreOperations: every operation touching any key-store wallet) from now, or from block `fromBlock` on; returns the subscription id.',
     params: {
       event: p.oneOf(PUSH_EVENTS),
       wallet: p.wallet().optional(),
