@@ -185,6 +185,12 @@ const BEYOND_SPEC: Record<string, Expected> = {
   getWalletTokens: { wallet: w },
   getBlockByHash: { hash: { kind: 'hex' } },
   findOperationByNOperation: { wallet: w, n_operation: i },
+  // Every key-store wallet at once (issue 41).
+  getKeyStoreOperations: {
+    fromBlock: i,
+    max: { kind: 'integer', optional: true, default: 100 },
+    cursor: { kind: 'string', optional: true },
+  },
 };
 
 /** Rows `| method | params | result |` of the tables under "## Endpoints". */

@@ -56,6 +56,8 @@ export async function keyStoreOperationsOf(
 
 /** getKeyStoreOperations: at most this many blocks are read for one page (a quiet stretch). */
 export const MAX_BLOCKS_PER_PAGE = 1000;
+/** The fewest operations of a block presented and looked up at once. */
+const MIN_SLICE = 100;
 
 export interface KeyStorePage {
   operations: (KeyStoreOperation & { confirmations: number })[];
@@ -75,7 +77,9 @@ export function parseKeyStoreCursor(cursor: string): { height: number; index: nu
 /**
  * A page of the key-store wallets' operations from block `height`, position `index` on, oldest
  * first: blocks are read in order until `max` operations are found, the head is passed, or
- * MAX_BLOCKS_PER_PAGE blocks were read (the cursor then goes on from the next block).
+ * MAX_BLOCKS_PER_PAGE blocks were read (the cursor then goes on from the next block). A block is
+ * presented and looked up a slice at a time (the operations still wanted, at least MIN_SLICE), so
+ * a page of a full block costs its page, not the whole block.
  */
 export async function keyStorePage(
   chain: Pick<Chain, 'blockCount' | 'blockOperations'>,
@@ -84,21 +88,22 @@ export async function keyStorePage(
   max: number,
 ): Promise<KeyStorePage> {
   const operations: KeyStorePage['operations'] = [];
-  const count = chain.blockCount();
-  const head = count - 1;
+  const head = chain.blockCount() - 1;
   let height = Math.max(start.height, 1);
   let index = start.height >= 1 ? start.index : 0;
   const last = Math.min(head, height + MAX_BLOCKS_PER_PAGE - 1);
   for (; height <= last; height++, index = 0) {
-    const found = await keyStoreOperationsOf(
-      (await chain.blockOperations(height)).slice(index),
-      keystore,
-    );
-    for (const operation of found) {
-      if (operations.length === max) {
-        return { operations, cursor: `${height}.${operation.opblock}`, toBlock: height - 1 };
+    for (let from = index; ; ) {
+      const size = Math.max(max - operations.length, MIN_SLICE);
+      const slice = await chain.blockOperations(height, { from, to: from + size });
+      for (const operation of await keyStoreOperationsOf(slice, keystore)) {
+        if (operations.length === max) {
+          return { operations, cursor: `${height}.${operation.opblock}`, toBlock: height - 1 };
+        }
+        operations.push({ ...operation, confirmations: head - height + 1 });
       }
-      operations.push({ ...operation, confirmations: head - height + 1 });
+      if (slice.length < size) break;
+      from += size;
     }
   }
   const done = height > head;
