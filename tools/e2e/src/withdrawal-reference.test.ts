@@ -107,6 +107,9 @@ describe('sendTo with a reference across kill -9', () => {
       }
     }
     // At least the kill before the journal write and the one just after it lost the reply.
-    expect(lost.length, `crash points that lost the reply: ${lost.join(', ')}`).toBeGreaterThanOrEqual(2);
+    expect(
+      lost.length,
+      `crash points that lost the reply: ${lost.join(', ')}`,
+    ).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });
