@@ -1,13 +1,14 @@
 import { rm } from 'node:fs/promises';
 import { addressFromPublicKey, getPublicKey, randomPrivateKey } from '@chain/crypto';
-import { type ChainClient, createClient } from '@chain/rpc-client';
+import { createClient } from '@chain/rpc-client';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { COIN, devWallet, waitFor } from './harness/chain';
+import { type Credit, creditDeposits } from './harness/exchange-back-end';
 import { freePort, makeDatadir, type NodeProcess, startNode } from './harness/node-process';
 
-// An exchange's back end written from docs/integration.md (issue 41's done-when, without its
-// reorganisation: see the report): deposit wallets in the node's key store, deposits detected by
+// An exchange's back end written from docs/integration.md (issue 41's done-when; its
+// reorganisation is exchange-reorg.test.ts, three producers): deposit wallets in the node's key store, deposits detected by
 // the one key-store push subscription and credited from the key-store reads at N confirmations,
 // a kill -9 of the node in the middle, a withdrawal whose reply was lost retried with its
 // reference. Every deposit is credited exactly once and the withdrawal is paid once.
@@ -15,51 +16,6 @@ const CONFIRMATIONS = 3;
 const DEPOSIT_WALLETS = 8;
 const DEPOSITS = 24;
 const ARGS = ['--block-time', '100', '--empty-block-time', '300'];
-
-// ---- docs/integration.md, "Deposits": the back end's own code, as the guide shows it.
-
-interface Credit {
-  wallet: string;
-  amount: bigint;
-  block: number;
-}
-
-/**
- * Credits every deposit to one of `wallets` with at least `confirmations`, once (by ophash), from
- * `fromBlock` on: start from the block of the last deposit credited; reading again is harmless.
- */
-async function creditDeposits(
-  node: ChainClient,
-  wallets: ReadonlySet<string>,
-  fromBlock: number,
-  confirmations: number,
-  credited: Map<string, Credit>,
-): Promise<void> {
-  let cursor: string | undefined;
-  do {
-    const page = await node.wallet.getKeyStoreOperations({
-      fromBlock,
-      max: 1000,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    for (const op of page.operations) {
-      if (op.confirmations < confirmations) return; // oldest first: the rest are younger
-      if (op.optype !== 2) continue; // coins only: a token's amount is in the token's units
-      // The ophash without its block number names the operation in whichever block it is.
-      const id = op.ophash.slice(8);
-      for (const receiver of op.receivers) {
-        if (wallets.has(receiver.account) && !credited.has(id)) {
-          credited.set(id, {
-            wallet: receiver.account,
-            amount: BigInt(op.amount),
-            block: op.block,
-          });
-        }
-      }
-    }
-    cursor = page.cursor ?? undefined;
-  } while (cursor !== undefined);
-}
 
 // ---- the test around it
 
