@@ -7,6 +7,11 @@ export {
   readDevnet,
 } from './commands/devnet-setup';
 export {
+  type KeyStoreLookup,
+  keyStoreOperationsOf,
+  keyStorePage,
+} from './keystore-operations/keystore-operations';
+export {
   createLogger,
   createNodeLogger,
   LOG_MODULES,
@@ -26,5 +31,6 @@ export {
   type NodeOptions,
   resolveNodeOptions,
 } from './options';
+export { createPushHub, type PushHub } from './push/push-hub';
 export { createNodeRegistry } from './registry';
 export { APP_NAME, APP_VERSION, NET_PROTOCOL } from './version';

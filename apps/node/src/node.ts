@@ -36,6 +36,10 @@ import {
   watchUnloadedProducerWallets,
 } from './producer-wallets';
 import { createPushHub, type PushHub } from './push/push-hub';
+import {
+  openWithdrawalReferences,
+  type WithdrawalReferences,
+} from './references/withdrawal-references';
 import { createNodeRegistry } from './registry';
 import type { NodeContext } from './rpc/context';
 import { createHandlers } from './rpc/handlers';
@@ -77,6 +81,21 @@ function stateVersionOf(chain: Chain, keystore: KeyStore): () => number {
   return () => chain.stateRevision() + keystore.revision();
 }
 
+/** Forgets expired withdrawal references as blocks come, one prune at a time, off the block's path. */
+function pruneReferences(chain: Chain, references: WithdrawalReferences, log: Logger): () => void {
+  let running = false;
+  return chain.onBlock(({ block: height }) => {
+    if (running) return;
+    running = true;
+    references
+      .prune(height)
+      .catch((err: unknown) => log.warn({ err }, 'pruning withdrawal references failed'))
+      .finally(() => {
+        running = false;
+      });
+  });
+}
+
 export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): ChainNode {
   const options = resolveNodeOptions(partialOptions);
   let chain: Chain | undefined;
@@ -87,6 +106,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let closing: Promise<void> | undefined;
   let stopHeapWatch: (() => void) | undefined;
   let pushHub: PushHub | undefined;
+  let references: WithdrawalReferences | undefined;
+  let stopPruning: (() => void) | undefined;
   let metrics: NodeMetrics | undefined;
   let metricsServer: MetricsServer | undefined;
   const producerKeys = createProducerKeys();
@@ -170,12 +191,21 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     const network = p2p;
     // ----
 
-    pushHub = createPushHub(chain, log, { onError: () => metrics?.listenerFailed('push') });
+    pushHub = createPushHub(chain, log, {
+      onError: () => metrics?.listenerFailed('push'),
+      keystore,
+    });
     const hub = pushHub;
     network.onReorganized((adopted) => hub.reorganized(reorganizationObject(adopted)));
+    references = await openWithdrawalReferences(
+      join(options.datadir, 'references'),
+      options.referenceBlocks,
+    );
+    stopPruning = pruneReferences(chain, references, chainLog);
     const context: NodeContext = {
       chain,
       push: pushHub,
+      references,
       keystore,
       log: rpcLog,
       producerKeys,
@@ -266,6 +296,8 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     await p2p?.close();
     producerKeys.clear();
     await keystore?.close();
+    stopPruning?.();
+    await references?.close();
     await chain?.close();
   }
 

@@ -74,6 +74,11 @@ export interface NodeOptions {
    * pending, so that confirmations keep counting on a quiet chain; 0 = never (docs/decisions.md).
    */
   emptyBlockMs: number;
+  /**
+   * Blocks for which sendTo's and sendToken's client `reference` is remembered after its first use
+   * (docs/decisions.md, "Withdrawal references"): a repeat within them never pays twice.
+   */
+  referenceBlocks: number;
   /** Produce blocks when this node holds a producer key; false makes it a follower. */
   mine: boolean;
   /** Key-store passphrase of the dev wallet on the dev network. */
@@ -332,6 +337,8 @@ const BLOCK_DEFAULTS = {
   minePassphraseFile: '',
   blockTimeMs: 1000,
   emptyBlockMs: 0,
+  // About a week of 5-second blocks: far beyond any client's retry loop.
+  referenceBlocks: 120_000,
   mine: true,
   devPassphrase: 'dev',
 };
@@ -359,6 +366,11 @@ const BLOCK_FLAGS: StartFlagGroup = {
       option: 'emptyBlockMs',
       type: 'number',
       describe: 'ms after the last block for an empty block while nothing is pending (0 = never)',
+    },
+    'reference-blocks': {
+      option: 'referenceBlocks',
+      type: 'number',
+      describe: 'blocks a sendTo/sendToken reference is remembered after its first use',
     },
     mine: {
       option: 'mine',

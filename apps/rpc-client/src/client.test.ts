@@ -397,6 +397,26 @@ describe('retries', () => {
     },
   );
 
+  it.each(['reset', 503] as const)(
+    'retries a sendTo that carries its reference, which the node pays once (%s)',
+    async (how) => {
+      const node = await start(flaky(1, how));
+      const client = createClient({ url: node.url, retries: 3, retryDelayMs: 5, timeoutMs: 600 });
+
+      await expect(
+        client.operations.sendTo({
+          sender: WALLET,
+          passphrase: 'pw',
+          receiver: RECEIVER,
+          amount: '1',
+          reference: 'withdrawal-77',
+        }),
+      ).resolves.toBe(7);
+      expect(node.requests.map(methodOf)).toEqual(['sendTo', 'sendTo']);
+      expect(new Set(node.requests.map((request) => JSON.stringify(request.body))).size).toBe(1);
+    },
+  );
+
   it('retries a batch of reads, but not a batch with one write', async () => {
     const node = await start((request, response, index) => {
       if (index === 0 || index === 2) return response.socket?.destroy();

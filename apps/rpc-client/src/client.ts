@@ -18,7 +18,7 @@ import {
   type Subscription,
   type WebSocketConstructor,
 } from './push-connection.js';
-import { isIdempotentRead } from './read-methods.js';
+import { isRetriableCall } from './read-methods.js';
 
 export interface ClientOptions {
   /** The node's JSON-RPC endpoint, e.g. `http://127.0.0.1:9713`. */
@@ -151,7 +151,7 @@ export function createClient(given: ClientOptions): ChainClient {
 
   async function call(method: string, params?: unknown): Promise<unknown> {
     const { body } = request(method, params);
-    const reply = await transport.post(JSON.stringify(body), isIdempotentRead(method));
+    const reply = await transport.post(JSON.stringify(body), isRetriableCall(method, params));
     // Some replies carry a fixed id instead of the request's (SPEC, protocol rule 3): with one call
     // in flight per request the reply needs no matching.
     const single = asReply(reply.body);
@@ -164,7 +164,7 @@ export function createClient(given: ClientOptions): ChainClient {
   async function batch(calls: readonly BatchCall[]): Promise<unknown[]> {
     if (calls.length === 0) return [];
     const requests = calls.map((entry) => request(entry.method, entry.params));
-    const retryable = calls.every((entry) => isIdempotentRead(entry.method));
+    const retryable = calls.every((entry) => isRetriableCall(entry.method, entry.params));
     const reply = await transport.post(
       JSON.stringify(requests.map((entry) => entry.body)),
       retryable,

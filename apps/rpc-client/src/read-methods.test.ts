@@ -1,6 +1,6 @@
 import { catalogue, type MethodName, type MethodSpec } from '@chain/spec';
 import { describe, expect, it } from 'vitest';
-import { isIdempotentRead } from './read-methods.js';
+import { isIdempotentRead, isRetriableCall } from './read-methods.js';
 
 const METHODS: MethodSpec[] = Object.values(catalogue);
 
@@ -72,5 +72,19 @@ describe('isIdempotentRead', () => {
     expect(isIdempotentRead('getblockcount')).toBe(false);
     expect(isIdempotentRead('getSomethingNew')).toBe(false);
     expect(isIdempotentRead('toString')).toBe(false);
+  });
+});
+
+describe('isRetriableCall', () => {
+  it('retries sendTo and sendToken only with a reference, by name or position', () => {
+    const named = { sender: 'x', passphrase: 'p', receiver: 'y', amount: '1' };
+    expect(isRetriableCall('sendTo', named)).toBe(false);
+    expect(isRetriableCall('sendTo', { ...named, reference: 'w-1' })).toBe(true);
+    expect(isRetriableCall('sendToken', { ...named, token: 't', reference: 'w-1' })).toBe(true);
+    expect(isRetriableCall('sendTo', ['x', 'p', 'y', '1'])).toBe(false);
+    expect(isRetriableCall('sendTo', ['x', 'p', 'y', '1', undefined, 'w-1'])).toBe(true);
+    // Only the methods the catalogue marks: a `reference` elsewhere means nothing.
+    expect(isRetriableCall('privSendTo', { ...named, reference: 'w-1' })).toBe(false);
+    expect(isRetriableCall('getBlockCount', undefined)).toBe(true);
   });
 });

@@ -13,3 +13,24 @@ export function isIdempotentRead(
   if (!Object.hasOwn(methods, method)) return false;
   return methods[method]!.readOnly === true;
 }
+
+/**
+ * True for the calls the client may send again after a lost reply: the idempotent reads, and a
+ * call that carries its method's `idempotentWith` param (sendTo or sendToken with a `reference`,
+ * which the node pays once however often it comes), by name or at its place in positional params.
+ */
+export function isRetriableCall(
+  method: string,
+  params: unknown,
+  methods: Readonly<Record<string, MethodSpec>> = catalogue,
+): boolean {
+  if (isIdempotentRead(method, methods)) return true;
+  if (!Object.hasOwn(methods, method)) return false;
+  const spec = methods[method]!;
+  const name = spec.idempotentWith;
+  if (name === undefined || params === null || typeof params !== 'object') return false;
+  const value = Array.isArray(params)
+    ? params[Object.keys(spec.params).indexOf(name)]
+    : (params as Record<string, unknown>)[name];
+  return value !== undefined && value !== null;
+}

@@ -165,6 +165,9 @@ const EXTENSIONS: Record<string, Expected> = {
   walletRefresh: { details: { kind: 'boolean', optional: true, default: false } },
   activeWallet: { passphrase: { kind: 'string', optional: true, secret: true } },
   getKeyStoreInfo: { after: { kind: 'wallet', optional: true } },
+  // Withdrawals safe to retry (issue 41): the client's reference.
+  sendTo: { reference: { kind: 'string', optional: true } },
+  sendToken: { reference: { kind: 'string', optional: true } },
 };
 
 /** Methods beyond SPEC.md, added by issues (push over WebSocket, issue 16), with their params. */
@@ -182,6 +185,12 @@ const BEYOND_SPEC: Record<string, Expected> = {
   getWalletTokens: { wallet: w },
   getBlockByHash: { hash: { kind: 'hex' } },
   findOperationByNOperation: { wallet: w, n_operation: i },
+  // Every key-store wallet at once (issue 41).
+  getKeyStoreOperations: {
+    fromBlock: i,
+    max: { kind: 'integer', optional: true, default: 100 },
+    cursor: { kind: 'string', optional: true },
+  },
 };
 
 /** Rows `| method | params | result |` of the tables under "## Endpoints". */

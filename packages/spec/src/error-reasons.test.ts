@@ -4,6 +4,7 @@ import {
   DOMAIN_ERROR_REASONS,
   KEYSTORE_REASONS,
   LEDGER_REASONS,
+  NODE_REASONS,
   PARTICIPATION_REASONS,
   reasonsByCode,
   TOKEN_REASONS,
@@ -12,7 +13,13 @@ import {
 describe('DOMAIN_ERROR_REASONS', () => {
   it('gives a reason raised by two packages the same code', () => {
     const seen = new Map<string, string>();
-    for (const table of [LEDGER_REASONS, TOKEN_REASONS, PARTICIPATION_REASONS, KEYSTORE_REASONS]) {
+    for (const table of [
+      LEDGER_REASONS,
+      TOKEN_REASONS,
+      PARTICIPATION_REASONS,
+      KEYSTORE_REASONS,
+      NODE_REASONS,
+    ]) {
       for (const [reason, name] of Object.entries(table)) {
         expect(seen.get(reason) ?? name, reason).toBe(name);
         seen.set(reason, name);

@@ -196,6 +196,14 @@ export const KEYSTORE_REASONS = {
   KEYSTORE_CLOSED: 'NOT_ALLOWED',
 } as const satisfies Record<string, DomainErrorName>;
 
+/** The node's own reasons (chain-node's handlers, beyond what the packages raise). */
+export const NODE_REASONS = {
+  /** sendTo's or sendToken's `reference` used before by the sender for another operation. */
+  REFERENCE_REUSED: 'DUPLICATE_OPERATION',
+  /** The reference's operation lost its n_operation to another operation: it was never paid. */
+  REFERENCE_SUPERSEDED: 'INVALID_N_OPERATION',
+} as const satisfies Record<string, DomainErrorName>;
+
 export type LedgerReason = keyof typeof LEDGER_REASONS;
 export type BlockImportReason = keyof typeof BLOCK_IMPORT_REASONS;
 export type TokenReason = keyof typeof TOKEN_REASONS;
@@ -208,6 +216,7 @@ export const DOMAIN_ERROR_REASONS: Readonly<Record<string, DomainErrorName>> = O
   ...TOKEN_REASONS,
   ...PARTICIPATION_REASONS,
   ...KEYSTORE_REASONS,
+  ...NODE_REASONS,
 });
 
 /** The code a reason of one of the tables above is answered with. */

@@ -69,12 +69,16 @@ export type HandlerParamsOf<M extends MethodName> = CoercedParams<ParamsSpecOf<M
 
 /** The value a handler of M returns. */
 export type HandlerResultOf<M extends MethodName> =
-  Catalogue[M]['result'] extends ResultMarker<infer T> ? T : never;
+  Catalogue[M]['result'] extends ResultMarker<infer T, infer _C> ? T : never;
+
+/** What a client is told M's result is: the handler's type, or the catalogue's sharper one. */
+type ClientResultOf<M extends MethodName> =
+  Catalogue[M]['result'] extends ResultMarker<infer _T, infer C> ? C : never;
 
 /** The `result` of a reply to M, as a client receives it. */
 export type ResultOf<M extends MethodName> = Catalogue[M] extends { readonly nestedResult: true }
-  ? NestedResult<HandlerResultOf<M>>
-  : HandlerResultOf<M>;
+  ? NestedResult<ClientResultOf<M>>
+  : ClientResultOf<M>;
 
 export { blockMethods } from './block.js';
 export { echoed } from './echo.js';
@@ -98,6 +102,7 @@ export {
   type KeyStoreReason,
   LEDGER_REASONS,
   type LedgerReason,
+  NODE_REASONS,
   PARTICIPATION_REASONS,
   type ParticipationReason,
   type ReasonsCoded,
@@ -108,6 +113,7 @@ export {
 export { DEFAULT_HISTORY_PAGE, HISTORY_PAGE_PARAMS, MAX_HISTORY_PAGE } from './history.js';
 export { defineMethods, type MethodGroup, type MethodSpec } from './method.js';
 export { MAX_BLACKLIST_WHY_LENGTH, networkMethods } from './network.js';
+export type * from './operation-types.js';
 export { operationMethods } from './operations.js';
 export { type GivenOptions, type WithDefaults, withDefaults } from './options.js';
 export {
@@ -133,6 +139,7 @@ export {
   type PushResults,
   pushMethods,
 } from './push.js';
+export { MAX_REFERENCE_LENGTH, REFERENCE_PARAM } from './reference.js';
 export type * from './results.js';
 export { statsMethods } from './stats.js';
 export {

@@ -26,6 +26,11 @@ export interface MethodSpec {
    */
   readonly readOnly: boolean;
   /**
+   * A param that, when given, makes a repeat of the call harmless (sendTo, sendToken: `reference`,
+   * the node answers a repeat with the first operation): the SDK retries such a call too.
+   */
+  readonly idempotentWith?: string;
+  /**
    * Carries or returns raw private keys: refused off loopback unless the server allows keys.
    */
   readonly keyMaterial?: true;

@@ -1,5 +1,7 @@
 import { defineMethods } from './method.js';
+import type { AnyOperation, TransferOperation } from './operation-types.js';
 import { p, result } from './param.js';
+import { REFERENCE_PARAM } from './reference.js';
 import type { DecodedOpHash, ExecuteRawResult, OperationObject, RawSendResult } from './results.js';
 import { MAX_PAYLOAD_BYTES } from './token.js';
 
@@ -12,14 +14,16 @@ export const operationMethods = defineMethods({
     group: 'operations',
     readOnly: false,
     summary: 'Transfer native coin from a wallet of the key store.',
+    idempotentWith: 'reference',
     params: {
       sender: p.wallet(),
       passphrase: p.string().secret(),
       receiver: p.wallet(),
       amount: p.amount(),
       payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+      reference: REFERENCE_PARAM,
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TransferOperation>('OperationObject'),
   },
   rawSendTo: {
     name: 'rawSendTo',
@@ -47,7 +51,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Decode a raw operation blob.',
     params: { rawoperation: p.hex() },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   excuteRaw: {
     name: 'excuteRaw',
@@ -68,7 +72,7 @@ export const operationMethods = defineMethods({
       receiver: p.wallet(),
       amount: p.amount(),
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TransferOperation>('OperationObject'),
     keyMaterial: true,
   },
   getPendingOperation: {
@@ -77,7 +81,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Operations not yet in the chain.',
     params: {},
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   getPendingCount: {
     name: 'getPendingCount',
@@ -93,7 +97,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Operations of a block.',
     params: { block: p.integer({ min: 0 }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   getActPrice: {
     name: 'getActPrice',
@@ -109,7 +113,7 @@ export const operationMethods = defineMethods({
     readOnly: true,
     summary: 'Find an operation by its ophash.',
     params: { ophash: p.hex({ exactBytes: OPHASH_BYTES }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   findOperationByNOperation: {
     name: 'findOperationByNOperation',
@@ -118,7 +122,7 @@ export const operationMethods = defineMethods({
     summary:
       "Extension: a signer's operation by its n_operation, pending or mined (empty when it has none): what to look up before signing again after a lost reply.",
     params: { wallet: p.wallet(), n_operation: p.integer({ min: 1, max: U32_MAX }) },
-    result: result<OperationObject[]>('OperationObject[]'),
+    result: result<OperationObject[], AnyOperation[]>('OperationObject[]'),
   },
   decodeOpHash: {
     name: 'decodeOpHash',

@@ -131,13 +131,19 @@ export const p = {
   },
 } as const;
 
-/** Phantom marker of a method's result type, with the result's documented name. */
-export interface ResultMarker<T> {
+/**
+ * Phantom marker of a method's result type, with the result's documented name. `T` is what the
+ * handler returns; `C`, what a client is told it receives, when the catalogue knows more than the
+ * handler's type says (operations as a union by optype, operation-types.ts): the same JSON.
+ */
+export interface ResultMarker<T, C = T> {
   readonly name: string;
   /** Phantom: never set at run time. */
   readonly type?: T;
+  /** Phantom: never set at run time. */
+  readonly clientType?: C;
 }
 
-export function result<T>(name: string): ResultMarker<T> {
+export function result<T, C = T>(name: string): ResultMarker<T, C> {
   return { name };
 }

@@ -1,4 +1,5 @@
 import { defineMethods } from './method.js';
+import type { ParticipationOperation } from './operation-types.js';
 import { p, result } from './param.js';
 import type {
   HardwareCheckResult,
@@ -7,8 +8,9 @@ import type {
   ParticipationEntry,
 } from './results.js';
 
-const operation = () => result<OperationObject>('OperationObject');
-const hardwareCheck = () => result<HardwareCheckResult>('HardwareCheckResult');
+const operation = () => result<OperationObject, ParticipationOperation>('OperationObject');
+const hardwareCheck = () =>
+  result<HardwareCheckResult, HardwareCheckResult & ParticipationOperation>('HardwareCheckResult');
 const participationList = () => result<ParticipationEntry[]>('ParticipationEntry[]');
 
 export const participationMethods = defineMethods({

@@ -1,6 +1,7 @@
 import { defineMethods } from './method.js';
+import type { AnyOperation, PushedKeyStoreOperation } from './operation-types.js';
 import { p, result } from './param.js';
-import type { BlockInfo, OperationObject, Reorganization } from './results.js';
+import type { BlockInfo, Reorganization } from './results.js';
 
 /**
  * Push over WebSocket (docs/rpc.md "Push"): `subscribe` and `unsubscribe` work only on a WebSocket
@@ -15,12 +16,18 @@ export const PUSH_EVENTS = [
   'walletOperations',
   'tokenTransfers',
   'reorganizations',
+  'keyStoreOperations',
 ] as const;
 
 export type PushEvent = (typeof PUSH_EVENTS)[number];
 
 /** The events whose history `fromBlock` replays (the others are live only). */
-export const HISTORY_EVENTS = ['newBlocks', 'walletOperations', 'tokenTransfers'] as const;
+export const HISTORY_EVENTS = [
+  'newBlocks',
+  'walletOperations',
+  'tokenTransfers',
+  'keyStoreOperations',
+] as const;
 
 /** Whether `fromBlock` replays the event's history (false: from now only). */
 export function hasHistory(event: PushEvent): boolean {
@@ -31,16 +38,18 @@ export function hasHistory(event: PushEvent): boolean {
 export const PUSH_NOTIFICATION_METHOD = 'subscription';
 
 /** A mined operation of walletOperations / tokenTransfers; `removed` when a reorg took it off. */
-export type PushedOperation = OperationObject & { removed?: true };
+export type PushedOperation = AnyOperation & { removed?: true };
 
 /** The `result` of one notification of each event. */
 export interface PushResults {
   newBlocks: BlockInfo;
-  pendingOperations: OperationObject;
+  pendingOperations: AnyOperation;
   walletOperations: PushedOperation;
   tokenTransfers: PushedOperation;
   /** Each reorganisation the node adopts, after the new branch's blocks (newBlocks) came. */
   reorganizations: Reorganization;
+  /** Extension: each mined operation touching any key-store wallet, with those wallets. */
+  keyStoreOperations: PushedKeyStoreOperation;
 }
 
 /** The `params` of a notification. */
@@ -55,7 +64,7 @@ export const pushMethods = defineMethods({
     group: 'push',
     readOnly: false,
     summary:
-      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers, reorganizations) from now, or from block `fromBlock` on; returns the subscription id.',
+      'WebSocket only: notifications of an event (newBlocks, pendingOperations, walletOperations, tokenTransfers, reorganizations, keyStoreOperations: every operation touching any key-store wallet) from now, or from block `fromBlock` on; returns the subscription id.',
     params: {
       event: p.oneOf(PUSH_EVENTS),
       wallet: p.wallet().optional(),

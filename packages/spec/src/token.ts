@@ -1,6 +1,8 @@
 import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
+import type { AnyOperationsPage, CreateTokenOperation, TokenOperation } from './operation-types.js';
 import { p, result } from './param.js';
+import { REFERENCE_PARAM } from './reference.js';
 import type {
   CreateTokenResult,
   OperationObject,
@@ -43,7 +45,7 @@ export const tokenMethods = defineMethods({
     summary:
       "Extension: a token's mined operations (creation, sends, administration), newest first or from a block on, paged by cursor, each with its confirmations.",
     params: { token: p.wallet(), ...HISTORY_PAGE_PARAMS },
-    result: result<OperationsPage>('OperationsPage'),
+    result: result<OperationsPage, AnyOperationsPage>('OperationsPage'),
   },
   createToken: {
     name: 'createToken',
@@ -60,7 +62,7 @@ export const tokenMethods = defineMethods({
       totalAmount: p.amount(),
       decimal: p.integer({ min: 0, max: 18 }),
     },
-    result: result<CreateTokenResult>('CreateTokenResult'),
+    result: result<CreateTokenResult, CreateTokenOperation>('CreateTokenResult'),
   },
   adminToken: {
     name: 'adminToken',
@@ -82,7 +84,7 @@ export const tokenMethods = defineMethods({
        */
       lockBlocks: p.integer({ min: 0, max: 0xffffffff }).optional(),
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TokenOperation>('OperationObject'),
   },
   holderToken: {
     name: 'holderToken',
@@ -117,6 +119,7 @@ export const tokenMethods = defineMethods({
     group: 'token',
     readOnly: false,
     summary: 'Transfer tokens.',
+    idempotentWith: 'reference',
     params: {
       sender: p.wallet(),
       passphrase: p.string().secret(),
@@ -124,7 +127,8 @@ export const tokenMethods = defineMethods({
       amount: p.amount(),
       token: p.wallet(),
       payload: p.hex({ maxBytes: MAX_PAYLOAD_BYTES }).optional(),
+      reference: REFERENCE_PARAM,
     },
-    result: result<OperationObject>('OperationObject'),
+    result: result<OperationObject, TokenOperation>('OperationObject'),
   },
 });

@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
+  AnyOperation,
   HandlerParamsOf,
   HandlerResultOf,
   MethodName,
@@ -8,6 +9,7 @@ import type {
   OperationObject,
   ParamsOf,
   ResultOf,
+  TransferOperation,
   WalletInfo,
 } from './index.js';
 
@@ -45,7 +47,9 @@ describe('catalogue types', () => {
   });
 
   it('infers results, nesting getNodePart', () => {
-    expectTypeOf<ResultOf<'sendTo'>>().toEqualTypeOf<OperationObject>();
+    expectTypeOf<ResultOf<'sendTo'>>().toEqualTypeOf<TransferOperation>();
+    expectTypeOf<HandlerResultOf<'sendTo'>>().toEqualTypeOf<OperationObject>();
+    expectTypeOf<ResultOf<'getBlockOperations'>>().toEqualTypeOf<AnyOperation[]>();
     expectTypeOf<ResultOf<'getKeyStoreInfo'>>().toEqualTypeOf<WalletInfo[]>();
     expectTypeOf<ResultOf<'getBlockCount'>>().toEqualTypeOf<number>();
     expectTypeOf<HandlerResultOf<'getNodePart'>>().toEqualTypeOf<NodePart>();

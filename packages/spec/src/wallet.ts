@@ -1,5 +1,10 @@
 import { HISTORY_PAGE_PARAMS } from './history.js';
 import { defineMethods } from './method.js';
+import type {
+  AnyKeyStoreOperationsPage,
+  AnyOperationsPage,
+  KeyStoreOperationsPage,
+} from './operation-types.js';
 import { p, result } from './param.js';
 import type {
   ActivationResult,
@@ -60,7 +65,20 @@ export const walletMethods = defineMethods({
     summary:
       'Extension: the mined operations touching a wallet (signer, receiver, token wallets, participation wallets), newest first or from a block on, paged by cursor, each with its confirmations.',
     params: { wallet: p.wallet(), ...HISTORY_PAGE_PARAMS },
-    result: result<OperationsPage>('OperationsPage'),
+    result: result<OperationsPage, AnyOperationsPage>('OperationsPage'),
+  },
+  getKeyStoreOperations: {
+    name: 'getKeyStoreOperations',
+    group: 'wallet',
+    readOnly: true,
+    summary:
+      'Extension: every mined operation touching a key-store wallet (signer, sender, receiver), oldest first from a block on, paged by cursor (listsinceblock), each with the key-store wallets it touches and its confirmations.',
+    params: {
+      fromBlock: p.integer({ min: 0 }),
+      max: HISTORY_PAGE_PARAMS.max,
+      cursor: p.string({ minLength: 3, maxLength: 24 }).optional(),
+    },
+    result: result<KeyStoreOperationsPage, AnyKeyStoreOperationsPage>('KeyStoreOperationsPage'),
   },
   getWalletTokens: {
     name: 'getWalletTokens',

@@ -197,6 +197,7 @@ describe('discoverBenchmarks', () => {
       'burst',
       'execute-raw-throughput',
       'history-index',
+      'keystore-operations',
       'keystore-scale',
       'leveldb-write',
       'memory',
@@ -211,6 +212,7 @@ describe('discoverBenchmarks', () => {
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
+      'keystore-operations',
       'keystore-scale',
       'memory',
       'snap-join',

@@ -106,6 +106,23 @@ describe('chain-node call', () => {
     expect(info.balance).toBe((COIN + 1n).toString());
   });
 
+  it('retries a withdrawal with its reference: the same operation, paid once', async () => {
+    const { wallet } = await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' });
+    const words = ['sendTo', `sender=${dev}`, 'passphrase=dev', `receiver=${wallet}`, 'amount=2'];
+    const first = await chainCall([...words, 'reference=cli-order-7', '--json']);
+    expect(first.code).toBe(0);
+    const again = await chainCall([...words, 'reference=cli-order-7', '--json']);
+    expect(again.code).toBe(0);
+    const op = JSON.parse(first.stdout) as OperationObject;
+    expect((JSON.parse(again.stdout) as OperationObject).ophash.slice(8)).toBe(op.ophash.slice(8));
+    const other = await chainCall([...words.slice(0, 4), 'amount=3', 'reference=cli-order-7']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/REFERENCE_REUSED/);
+    await mined(node, op.ophash);
+    const info = await call<WalletInfo>(node.url, 'getWalletInfo', { wallet });
+    expect(info.balance).toBe((2n * COIN).toString());
+  });
+
   it('keeps every digit of a number in --params JSON', async () => {
     const receiver = (await call<{ wallet: string }>(node.url, 'newWallet', { passphrase: 'pw' }))
       .wallet;

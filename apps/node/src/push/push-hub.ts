@@ -21,6 +21,8 @@ import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import type { PushChannel, PushEvent, PushSubscription } from '@chain/rpc-jayson';
 import { InvalidParamsError } from '@chain/rpc-jayson';
 import { hasHistory, type Reorganization } from '@chain/spec';
+import type { KeyStoreLookup } from '../keystore-operations/keystore-operations';
+import { createKeyStorePush } from '../keystore-operations/keystore-push';
 import type { Logger } from '../logger';
 import { touchesToken, touchesWallet } from './operation-filters';
 
@@ -67,11 +69,30 @@ interface PushHubOptions {
   reorgDepth?: number;
   /** Told of each subscription's failure, after the hub logged it (the node counts them). */
   onError?: PushErrorListener;
+  /** The key store, for keyStoreOperations (its index's lookup by address). */
+  keystore?: KeyStoreLookup;
 }
 
 export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions = {}): PushHub {
   const reorgDepth = options.reorgDepth ?? DEFAULT_REORG_DEPTH;
   const listeners = new Set<Listener>();
+  const keystore = options.keystore;
+  const keyStorePush =
+    keystore === undefined
+      ? undefined
+      : createKeyStorePush(chain, keystore, reorgDepth, (push, err) => {
+          log.error(
+            { err, subscription: push.id, event: 'keyStoreOperations' },
+            'push: keyStoreOperations failed: the subscription is ended',
+          );
+          try {
+            options.onError?.(err);
+          } catch {
+            // Counting must not stop the other subscriptions.
+          }
+          keyStoreChannels.get(push.id)?.close(push.id);
+        });
+  const keyStoreChannels = new Map<string, PushChannel>();
 
   /** Logs and reports one subscription's failure; the others are served regardless. */
   function failed(listener: Listener, err: unknown, what: string): void {
@@ -173,6 +194,7 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
 
   const offBlock = chain.onBlock((info, _origin, operations) => {
     if (listeners.size > 0) onBlock(info, operations);
+    if (keyStorePush !== undefined && keyStorePush.size() > 0) keyStorePush.block(info.block);
   });
   const offPending = chain.onPending((bytes) => {
     if (listeners.size > 0) onPending(bytes);
@@ -180,6 +202,19 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
 
   return {
     subscribe(request, channel) {
+      if (request.event === 'keyStoreOperations') {
+        if (keyStorePush === undefined) {
+          throw new InvalidParamsError('keyStoreOperations needs a key store', 'event');
+        }
+        const ksPush = keyStorePush;
+        const push = channel.open(() => {
+          ksPush.stop(push);
+          keyStoreChannels.delete(push.id);
+        });
+        keyStoreChannels.set(push.id, channel);
+        ksPush.start(push, request.fromBlock);
+        return push.id;
+      }
       const matches = filterOf(request);
       if (request.fromBlock !== undefined && !hasHistory(request.event)) {
         throw new InvalidParamsError(
@@ -214,7 +249,7 @@ export function createPushHub(chain: Chain, log: Logger, options: PushHubOptions
       }
     },
     size() {
-      return listeners.size;
+      return listeners.size + (keyStorePush?.size() ?? 0);
     },
     close() {
       offBlock();

@@ -4,6 +4,7 @@ import type { P2PNode } from '@chain/p2p-libp2p';
 import type { Logger } from '../logger';
 import type { ProducerKeys } from '../producer-keys';
 import type { PushHub } from '../push/push-hub';
+import type { WithdrawalReferences } from '../references/withdrawal-references';
 
 /** What every RPC method group's handlers work with. */
 export interface NodeContext {
@@ -17,4 +18,6 @@ export interface NodeContext {
   readonly network: P2PNode;
   /** Push subscriptions (subscribe over WebSocket). */
   readonly push: PushHub;
+  /** The client references of sendTo and sendToken (withdrawals safe to retry). */
+  readonly references: WithdrawalReferences;
 }

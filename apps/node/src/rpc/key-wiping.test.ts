@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger';
 import { createProducerKeys } from '../producer-keys';
 import type { PushHub } from '../push/push-hub';
+import type { WithdrawalReferences } from '../references/withdrawal-references';
 import { createNodeRegistry } from '../registry';
 import type { NodeContext } from './context';
 import { operationsHandlers } from './operations';
@@ -67,6 +68,7 @@ describe('RPC handlers wipe the private keys they use', () => {
       datadir: temp.dir,
       network: {} as P2PNode,
       push: {} as PushHub,
+      references: {} as WithdrawalReferences,
     };
     other = namespacedWallet('node', 'receiver').address;
     decoded.length = 0;

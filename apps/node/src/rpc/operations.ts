@@ -14,6 +14,7 @@ import type { GroupHandlers } from '@chain/rpc-jayson';
 import { isTokenAddress } from '@chain/tokens';
 import type { NodeContext } from './context';
 import { keyForWallet, keyFromStore, submitSigned, usingKey, wallet } from './keys';
+import { checkedReference, intentOf, sendWithReference } from './referenced-send';
 
 /** A transfer's body as the ledger's transfer operation type encodes it. */
 function transferBody(
@@ -78,11 +79,10 @@ export function operationsHandlers(node: NodeContext): GroupHandlers<'operations
   return {
     async sendTo(params, caller) {
       const sender = checkedWallet(node, params.sender, 'sender').address;
-      const body = transferBody(
-        receiverOf(node, params.receiver),
-        coins(params.amount),
-        params.payload,
-      );
+      const receiver = checkedWallet(node, params.receiver, 'receiver');
+      const amount = coins(params.amount);
+      const body = transferBody({ hash160: receiver.hash160 }, amount, params.payload);
+      const reference = checkedReference(params.reference);
       const privateKey = await keyFromStore(
         node,
         sender,
@@ -90,9 +90,22 @@ export function operationsHandlers(node: NodeContext): GroupHandlers<'operations
         { wallet: 'sender', passphrase: 'passphrase' },
         caller,
       );
-      return usingKey(privateKey, () =>
-        submitSigned(node, transferRequest({ signer: sender, privateKey }, body), 'sender'),
-      );
+      return usingKey(privateKey, () => {
+        const request = transferRequest({ signer: sender, privateKey }, body);
+        if (reference === undefined) return submitSigned(node, request, 'sender');
+        return sendWithReference(node, {
+          signer: sender,
+          reference,
+          intent: intentOf({
+            method: 'sendTo',
+            receiver: receiver.address,
+            amount,
+            ...(params.payload === undefined ? {} : { payload: params.payload }),
+          }),
+          request,
+          signerParam: 'sender',
+        });
+      });
     },
 
     async privSendTo(params) {

@@ -23,6 +23,7 @@ import {
 import type { NodeContext } from './context';
 import { historyQuery } from './history';
 import { keyFromStore, submitSigned, usingKey, wallet } from './keys';
+import { checkedReference, intentOf, sendWithReference } from './referenced-send';
 
 /** Who signs a request: the wallet, with its key from the key store. */
 interface StoreSigning {
@@ -123,13 +124,38 @@ export function tokenHandlers(node: NodeContext): GroupHandlers<'token'> {
         payloadType: 0,
         payload: hexToBytes(params.payload ?? '', 'payload'),
       };
-      return submit(
+      const reference = checkedReference(params.reference);
+      if (reference === undefined) {
+        return submit(
+          node,
+          sender,
+          (signing) => sendTokenRequest(signing, body),
+          { wallet: 'sender', passphrase: 'passphrase' },
+          params.passphrase,
+          caller,
+        );
+      }
+      const privateKey = await keyFromStore(
         node,
         sender,
-        (signing) => sendTokenRequest(signing, body),
-        { wallet: 'sender', passphrase: 'passphrase' },
         params.passphrase,
+        { wallet: 'sender', passphrase: 'passphrase' },
         caller,
+      );
+      return usingKey(privateKey, () =>
+        sendWithReference(node, {
+          signer: sender,
+          reference,
+          intent: intentOf({
+            method: 'sendToken',
+            receiver,
+            amount: body.amount,
+            token,
+            ...(params.payload === undefined ? {} : { payload: params.payload }),
+          }),
+          request: sendTokenRequest({ signer: sender, privateKey }, body),
+          signerParam: 'sender',
+        }),
       );
     },
 

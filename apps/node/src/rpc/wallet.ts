@@ -18,6 +18,7 @@ import {
 } from '@chain/rpc-jayson';
 import { isTokenAddress, tokenAddressStateKey, walletTokens } from '@chain/tokens';
 import { logKeyDirectoryScan } from '../keystore-log';
+import { keyStorePage, parseKeyStoreCursor } from '../keystore-operations/keystore-operations';
 import { dropLockedProducerKey, restoreProducerKey } from '../producer-wallets';
 import type { NodeContext } from './context';
 import { historyQuery } from './history';
@@ -160,6 +161,18 @@ export function walletHandlers(node: NodeContext): GroupHandlers<'wallet'> {
     getWalletOperations({ wallet: given, max, cursor, fromBlock }) {
       const address = wallet(node, given, 'wallet');
       return node.chain.walletOperations(address, historyQuery(max, cursor, fromBlock));
+    },
+
+    getKeyStoreOperations({ fromBlock, max, cursor }) {
+      const start =
+        cursor === undefined ? { height: fromBlock, index: 0 } : parseKeyStoreCursor(cursor);
+      if (start === undefined) {
+        throw new InvalidParamsError(
+          "parameter 'cursor' is not a cursor of getKeyStoreOperations (block.position, as a page returned it)",
+          'cursor',
+        );
+      }
+      return keyStorePage(node.chain, node.keystore, start, max);
     },
 
     getWalletTokens(params) {

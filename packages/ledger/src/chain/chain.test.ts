@@ -166,6 +166,17 @@ describe('block production', () => {
     expect(chain.walletInfo(alice.address).balance).toBe('15');
   });
 
+  it("presents a range of a block's operations as the whole block presents them", async () => {
+    const { chain } = await tempChain();
+    for (let i = 1; i <= 5; i++) await send(chain, alice.address, BigInt(i));
+    await chain.produceBlock(devWallet.privateKey);
+    const all = await chain.blockOperations(1);
+    expect(all).toHaveLength(5);
+    expect(await chain.blockOperations(1, { from: 1, to: 3 })).toEqual(all.slice(1, 3));
+    expect(await chain.blockOperations(1, { from: 4, to: 100 })).toEqual(all.slice(4));
+    expect(await chain.blockOperations(1, { from: 5, to: 6 })).toEqual([]);
+  });
+
   it('refuses a producer key outside the producer set', async () => {
     const { chain } = await tempChain();
     await send(chain, alice.address, 1n);

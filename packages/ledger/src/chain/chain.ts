@@ -55,6 +55,7 @@ import {
   headOf,
   heightOfHash,
   inspectBlock,
+  type OperationRange,
   pendingOperationBytes,
   pendingOperations,
   stateEntry,
@@ -105,7 +106,12 @@ export interface Chain {
   blockInfo(height: number): Promise<BlockInfo>;
   /** A block by its hash (BLOCK_NOT_FOUND naming `hash` otherwise). */
   blockInfoByHash(hash: Uint8Array): Promise<BlockInfo>;
-  blockOperations(height: number): Promise<OperationObject[]>;
+  /**
+   * Operations of a block; with `range`, only those at positions `from` (inclusive) to `to`
+   * (exclusive), each presented with its own position: a reader paging a full block presents only
+   * its page.
+   */
+  blockOperations(height: number, range?: OperationRange): Promise<OperationObject[]>;
   findOperation(ophash: string): Promise<OperationObject[]>;
   /** A signer's operation by its n_operation, pending or mined ([] when none). */
   findByNOperation(address: string, nOperation: number): Promise<OperationObject[]>;
@@ -364,8 +370,8 @@ class LedgerChain extends ChainCore implements Chain {
     return blockInfoByHash(this, hash);
   }
 
-  blockOperations(height: number): Promise<OperationObject[]> {
-    return blockOperations(this, height);
+  blockOperations(height: number, range?: OperationRange): Promise<OperationObject[]> {
+    return blockOperations(this, height, range);
   }
 
   findOperation(ophash: string): Promise<OperationObject[]> {

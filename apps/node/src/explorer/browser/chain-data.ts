@@ -7,6 +7,7 @@
  * and "the chain changed" from here and never ask on a timer themselves.
  */
 import {
+  type AnyOperation,
   type BatchCall,
   type BatchResults,
   type BlockInfo,
@@ -14,14 +15,21 @@ import {
   ERROR_CODES,
   isRpcError,
   type MethodName,
-  type OperationObject,
   type ParamsArgs,
   type Reorganization,
   type ResultOf,
   type RpcError,
+  type OperationObject as SpecOperationObject,
   type WebSocketConstructor,
 } from '@chain/rpc-client';
 import { type TokenBook, type TokenMeta, tokenOf, unquote } from './chain-format';
+
+/**
+ * An operation of any type as the explorer's views take it: the SDK's union by optype, with every
+ * field of the spec's object possibly there, since one view shows every type and reads a field
+ * only where the type has it (a createToken operation has no senders: chain-format.ts).
+ */
+export type OperationObject = AnyOperation & Partial<SpecOperationObject>;
 
 export type {
   BlockInfo,
@@ -31,7 +39,6 @@ export type {
   NodePart,
   NodeStatus,
   NodeVersion,
-  OperationObject,
   ParticipationEntry,
   ProtocolVersion,
   Reorganization,

@@ -1,5 +1,5 @@
-import type { OperationObject } from '@chain/rpc-client';
 import { describe, expect, it } from 'vitest';
+import type { OperationObject } from './chain-data';
 import { directionOf, payloadText } from './chain-format';
 
 // The explorer's pure formatting rules (the pages that use them are tested in Chromium:

@@ -139,14 +139,26 @@ async function storedReward(core: QueriesCore, height: number): Promise<bigint |
   return bytes === undefined ? undefined : decodeReward(bytes);
 }
 
+/** Positions of a block's operations: `from` inclusive, `to` exclusive (past the end: the end). */
+export interface OperationRange {
+  from: number;
+  to: number;
+}
+
 export async function blockOperations(
   core: QueriesCore,
   height: number,
+  range?: OperationRange,
 ): Promise<OperationObject[]> {
   core.requireStore();
   checkHeight(core, height);
   const loaded = await loadBlock(core, height);
-  return loaded.ops.map((op, index) => presentMined(core, loaded, op, index));
+  if (range === undefined)
+    return loaded.ops.map((op, index) => presentMined(core, loaded, op, index));
+  const from = Math.max(0, range.from);
+  return loaded.ops
+    .slice(from, Math.max(from, range.to))
+    .map((op, i) => presentMined(core, loaded, op, from + i));
 }
 
 /**
