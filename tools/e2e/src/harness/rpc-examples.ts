@@ -376,6 +376,11 @@ export async function runRpcExamples(node: NodeProcess): Promise<RpcExample[]> {
     { wallet: alice, cursor: 'yesterday' },
     'a cursor no page returned',
   );
+  await s.example(
+    'getKeyStoreOperations',
+    { fromBlock: minedBlock, max: 2 },
+    "the key store's wallets' operations from a block on",
+  );
 
   // ---- participation: a TOP node (top), a MIDDLE node (middle) under it, a BOTTOM node (bottom)
   const joined = await s.settle(
