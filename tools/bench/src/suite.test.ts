@@ -193,6 +193,7 @@ describe('discoverBenchmarks', () => {
 
     expect(benchmarks.map((benchmark) => benchmark.name)).toEqual([
       'block-import',
+      'block-production',
       'block-propagation',
       'burst',
       'execute-raw-throughput',
@@ -208,6 +209,7 @@ describe('discoverBenchmarks', () => {
       'rpc-throughput',
       'sendto-throughput',
       'snap-join',
+      'state-grown',
       'state-scale',
       'token-throughput',
     ]);
@@ -216,6 +218,7 @@ describe('discoverBenchmarks', () => {
       'keystore-scale',
       'memory',
       'snap-join',
+      'state-grown',
       'state-scale',
     ]);
     expect(benchmarks.filter((b) => b.peer === 'anvil').map((b) => b.name)).toEqual(['peer-anvil']);
