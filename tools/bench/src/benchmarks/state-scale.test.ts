@@ -81,5 +81,5 @@ describe('state-scale benchmark', () => {
     // The fixtures were checked by the node itself (--verify-state) when built.
     expect(logs.filter((line) => /fixture: built and checked/.test(line))).toHaveLength(2);
     expect(logs.filter((line) => /block import \d+ transfers\/s/.test(line))).toHaveLength(4);
-  }, 120_000);
+  }, 300_000);
 });
