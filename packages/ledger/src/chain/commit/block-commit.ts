@@ -70,9 +70,13 @@ export type CommitCore = Pick<
  * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
  */
 
-/** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
+/**
+ * Puts a state change into `batch` and updates `checksum` accordingly: a block's changes when it
+ * commits, their inverse when it is rolled back (the only change that removes accounts, and their
+ * addresses with them).
+ */
 export function writeChanges(
-  core: CommitCore,
+  core: Pick<CommitCore, 'store'>,
   batch: ChainBatch,
   changes: BlockChanges,
   checksum: StateChecksum,
@@ -80,8 +84,13 @@ export function writeChanges(
   const store = core.store!;
   for (const a of changes.accounts) {
     const key = heightKey(a.number);
-    batch.put(key, a.afterBytes, { sublevel: store.accounts });
-    if (a.before === undefined) batch.put(a.after.hash160, key, { sublevel: store.addresses });
+    if (a.afterBytes === undefined) {
+      batch.del(key, { sublevel: store.accounts });
+      batch.del(a.hash160, { sublevel: store.addresses });
+    } else {
+      batch.put(key, a.afterBytes, { sublevel: store.accounts });
+      if (a.before === undefined) batch.put(a.hash160, key, { sublevel: store.addresses });
+    }
     checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
   }
   for (const s of changes.spaces) {
