@@ -23,6 +23,9 @@ export {
   type ChainOptions,
   createChain,
   DEFAULT_CHAIN_OPTIONS,
+  type ImportBlocksOptions,
+  type ImportedBlock,
+  type ImportRun,
   type PendingOrigin,
   type ReorganizeResult,
   type SignRequest,
@@ -51,7 +54,7 @@ export {
   type HistoryQuery,
   MAX_HISTORY_PAGE,
 } from './chain/history/history-reads';
-export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES, ImportsInFlight } from './chain/import/block-import';
+export { IMPORT_WINDOW, IMPORT_WINDOW_BYTES } from './chain/import/import-run';
 export {
   type BlockProducer,
   type BlockProducerOptions,

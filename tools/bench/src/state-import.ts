@@ -2,7 +2,7 @@
  * Block import at scale (issue 32): blocks of transfers to random existing accounts of a state
  * fixture, produced in-process by @chain/ledger on one copy of the fixture (the producer's data
  * directory), then imported into a second fresh copy of the same fixture as a syncing node imports
- * them (several in flight, within the ledger's ImportsInFlight window), the import alone timed. The chains use the node's
+ * them (several in flight, within the ledger's import window), the import alone timed. The chains use the node's
  * registry (createNodeRegistry: tokens and tiers, whose state the fixture holds) and the ledger's
  * defaults (state cache 64 MB), as the node does on default flags.
  */
@@ -14,7 +14,6 @@ import {
   createChain,
   createDevGenesis,
   DEV_PRIVATE_KEY,
-  ImportsInFlight,
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
 import { createNodeRegistry } from 'chain-node';
@@ -50,14 +49,10 @@ function transferBody(hash160: Uint8Array, amount: bigint) {
   return { receiver: { hash160 }, amount, payloadType: 0, payload: new Uint8Array(0) };
 }
 
-/** Imports `blocks` as a syncing node does: several in flight, within the ledger's window. */
+/** Imports `blocks` as a syncing node does (importBlocks: a window in flight). */
 async function importQueued(chain: Chain, blocks: readonly Uint8Array[]): Promise<void> {
-  const inFlight = new ImportsInFlight<Promise<void>>();
-  for (const bytes of blocks) {
-    while (inFlight.full(bytes.length)) await inFlight.shift();
-    inFlight.push(bytes.length, chain.importBlock(bytes));
-  }
-  await Promise.all(inFlight.takeAll());
+  const run = await chain.importBlocks(blocks);
+  if (run.refused !== undefined) throw run.refused.error;
 }
 
 function openFixtureChain(dataDir: string): Chain {

@@ -12,13 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { addressFromPublicKey, decodeAddress, decodePrivateKey } from '@chain/crypto';
 import { createKeyStore } from '@chain/keystore';
-import {
-  createChain,
-  type Genesis,
-  ImportsInFlight,
-  parseGenesis,
-  TRANSFER_OPTYPE,
-} from '@chain/ledger';
+import { createChain, type Genesis, parseGenesis, TRANSFER_OPTYPE } from '@chain/ledger';
 import { createNodeRegistry, type DevnetManifest } from 'chain-node';
 import { onCpus } from './host-cpus';
 import { CHAIN_NODE_BIN } from './lab-node';
@@ -106,12 +100,8 @@ export async function localImportRate(genesis: Genesis, blocks: Uint8Array[]): P
   await chain.open();
   try {
     const started = performance.now();
-    const inFlight = new ImportsInFlight<Promise<void>>();
-    for (const bytes of blocks) {
-      while (inFlight.full(bytes.length)) await inFlight.shift();
-      inFlight.push(bytes.length, chain.importBlock(bytes));
-    }
-    await Promise.all(inFlight.takeAll());
+    const run = await chain.importBlocks(blocks);
+    if (run.refused !== undefined) throw run.refused.error;
     const seconds = (performance.now() - started) / 1000;
     if (chain.blockCount() !== blocks.length + 1) {
       throw new Error(`local import: ${chain.blockCount() - 1} of ${blocks.length} blocks`);

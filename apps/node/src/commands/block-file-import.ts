@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import { type Chain, ImportsInFlight } from '@chain/ledger';
+import type { Chain, ImportRun } from '@chain/ledger';
 import {
   BlockFileError,
   type BlockFileHeader,
@@ -22,7 +22,7 @@ import {
   openOfflineChain,
   resolveDatadir,
 } from './offline-chain';
-import { createProgress, type Progress } from './progress';
+import { createProgress } from './progress';
 
 export interface ImportArgs extends DatadirArgs {
   file: string;
@@ -105,23 +105,33 @@ async function importFrom(
   }
   const toImport = Math.max(0, lastHeight - startTip);
   const progress = createProgress('import', toImport);
-  const window = new ImportWindow(chain, progress);
+  // The file's blocks after the chain's tip, handed to the chain's import (importBlocks keeps a
+  // window of them in flight); those it has not reported imported yet, oldest first.
+  const handed: FileBlock[] = [];
   let skipped = 0;
   let startedAt: number | undefined;
-  try {
+  async function* blocksAfterTip(): AsyncGenerator<Uint8Array> {
     for await (const block of new BlockFileReader(readChunks(file)).blocks()) {
       if (block.height <= startTip) {
         await checkSame(chain, block);
         skipped++;
         continue;
       }
-      if (control.stopped || window.failed) break;
+      if (control.stopped) return;
       startedAt ??= performance.now();
-      await window.push(block);
+      handed.push(block);
+      yield block.bytes;
     }
-    await window.drain();
+  }
+  let run: ImportRun;
+  try {
+    run = await chain.importBlocks(blocksAfterTip(), {
+      onImported: () => {
+        handed.shift();
+        progress.increment();
+      },
+    });
   } catch (error) {
-    await window.drain().catch(() => undefined);
     if (error instanceof CommandFailure) throw error;
     // Checked whole a moment ago: the file changed since.
     throw new CommandFailure(`${file} changed during the import: ${message(error)}`);
@@ -130,15 +140,15 @@ async function importFrom(
   }
   const tip = chain.blockCount() - 1;
   const tipHash = bytesToHex((await chain.blockHash(tip))!);
-  if (window.failed) {
-    const { block, error } = window.failed;
+  if (run.refused !== undefined) {
+    const block = handed[0]!;
     throw new CommandFailure(
-      `block ${block.height} (frame at byte ${block.offset}) is invalid: ${message(error)}; ` +
+      `block ${block.height} (frame at byte ${block.offset}) is invalid: ${message(run.refused.error)}; ` +
         `nothing after it was imported (this chain now ends at block ${tip}, ${tipHash})`,
     );
   }
   return {
-    imported: window.imported,
+    imported: run.imported,
     skipped,
     tip,
     tipHash,
@@ -163,44 +173,6 @@ async function checkSame(chain: Chain, block: FileBlock): Promise<void> {
       `block ${block.height} of the file (frame at byte ${block.offset}) differs from block ${block.height} ` +
         'of this chain: the file is of another branch; import it into a data directory of its own',
     );
-  }
-}
-
-/** Imports in flight within the ledger's window (ImportsInFlight); the first failure stops the run. */
-class ImportWindow {
-  imported = 0;
-  failed: { block: FileBlock; error: unknown } | undefined;
-  private readonly inFlight = new ImportsInFlight<{ block: FileBlock; done: Promise<unknown> }>();
-
-  constructor(
-    private readonly chain: Chain,
-    private readonly progress: Progress,
-  ) {}
-
-  async push(block: FileBlock): Promise<void> {
-    while (this.inFlight.full(block.bytes.length)) await this.settle(this.inFlight.shift()!);
-    if (this.failed) return;
-    const done = this.chain.importBlock(block.bytes).then(
-      () => undefined,
-      (error: unknown) => error ?? new Error('import failed'),
-    );
-    this.inFlight.push(block.bytes.length, { block, done });
-  }
-
-  async drain(): Promise<void> {
-    while (this.inFlight.length > 0) await this.settle(this.inFlight.shift()!);
-  }
-
-  private async settle(entry: { block: FileBlock; done: Promise<unknown> }): Promise<void> {
-    const error = await entry.done;
-    // The blocks after a failed one fail too (they do not extend the head): the first one counts.
-    if (this.failed) return;
-    if (error === undefined) {
-      this.imported++;
-      this.progress.increment();
-    } else {
-      this.failed = { block: entry.block, error };
-    }
   }
 }
 

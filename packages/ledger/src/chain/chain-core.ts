@@ -17,7 +17,7 @@ import { CommittedState } from '../state/committed-state';
 import { RecentMap } from '../state/recent-map';
 import { StateLattice } from '../state/state-lattice';
 import { hashKey } from '../state/state-layer';
-import { type AheadBlock, type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
+import { type HeadState, notOpen, nowSeconds, TaskQueue } from './chain-records';
 import {
   type BlockListener,
   type BlockOrigin,
@@ -127,12 +127,11 @@ export class ChainCore {
   private readonly publicKeys = new Map<string, Uint8Array>();
   opening: Promise<void> | undefined;
   closing: Promise<void> | undefined;
-  /** importBlock calls not finished yet. */
-  importsWaiting = 0;
-  /** Blocks inspectBlock decoded, by their bytes, for the import that usually follows. */
+  /**
+   * Blocks inspectBlock decoded, by their bytes, for the importBlock that usually follows (a
+   * gossiped block is inspected, then imported). An import run decodes its blocks itself.
+   */
   readonly inspected = new WeakMap<Uint8Array, Block>();
-  /** Blocks verifyAhead decoded, by their bytes, with what it found of their signatures. */
-  readonly decodedAhead = new WeakMap<Uint8Array, AheadBlock>();
 
   constructor(given: ChainOptions) {
     const options = withDefaults(DEFAULT_CHAIN_OPTIONS, given);

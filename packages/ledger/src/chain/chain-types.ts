@@ -203,3 +203,27 @@ export interface ReorganizeResult {
   adopted: boolean;
   head: ChainHead;
 }
+
+/** A block of an import run, once committed (importBlocks). */
+export interface ImportedBlock {
+  /** Its place in the run's source, from 0. */
+  index: number;
+  height: number;
+  bytes: Uint8Array;
+}
+
+export interface ImportBlocksOptions {
+  /** Told of each block once it is committed (in memory; on disk by the run's end at the latest). */
+  onImported?: (block: ImportedBlock) => void;
+}
+
+/** How a run of importBlocks ended. */
+export interface ImportRun {
+  /** The blocks imported: the first `imported` of the source. */
+  imported: number;
+  /**
+   * The block that ended the run, and why: refused by the chain's rules (INVALID_BLOCK), or the
+   * chain's own error (closed, a failed write). The blocks before it stay imported and are durable.
+   */
+  refused?: { index: number; bytes: Uint8Array; error: unknown };
+}

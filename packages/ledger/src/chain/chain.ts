@@ -9,6 +9,8 @@ import type {
   BuildRequest,
   ChainHead,
   ChainOptions,
+  ImportBlocksOptions,
+  ImportRun,
   PendingOrigin,
   ReorganizeResult,
   SignRequest,
@@ -24,6 +26,7 @@ import {
   walletTokenHashes,
 } from './history/history-reads';
 import { importBlock } from './import/block-import';
+import { importBlocks } from './import/import-run';
 import {
   buildSignedOperation,
   signAndSubmit,
@@ -73,6 +76,9 @@ export {
   type ChainHead,
   type ChainOptions,
   DEFAULT_CHAIN_OPTIONS,
+  type ImportBlocksOptions,
+  type ImportedBlock,
+  type ImportRun,
   type PendingOrigin,
   type ReorganizeResult,
   type SignRequest,
@@ -163,7 +169,19 @@ export interface Chain {
     producerKey: Uint8Array,
     options?: { maxOperations?: number; timestamp?: number; allowEmpty?: boolean },
   ): Promise<BlockInfo | undefined>;
+  /** A single block (a gossiped one), validated and committed in its turn: durable when it resolves. */
   importBlock(bytes: Uint8Array): Promise<void>;
+  /**
+   * A run of blocks in order (a sync, a block file): the chain keeps a window of them in flight
+   * (each decoded once, its entries loaded and its signatures checked on the verifier threads while
+   * the blocks before it apply), writes them behind while more follow, and is durable at the run's
+   * end. The first block refused ends the run (`refused`); the source's own error rejects, once
+   * the blocks taken from it are imported.
+   */
+  importBlocks(
+    source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+    options?: ImportBlocksOptions,
+  ): Promise<ImportRun>;
   rollback(toHeight: number): Promise<void>;
   /** Hash of the block at `height` on this chain. */
   blockHash(height: number): Promise<Uint8Array | undefined>;
@@ -485,6 +503,13 @@ class LedgerChain extends ChainCore implements Chain {
 
   importBlock(bytes: Uint8Array): Promise<void> {
     return importBlock(this, bytes);
+  }
+
+  importBlocks(
+    source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+    options?: ImportBlocksOptions,
+  ): Promise<ImportRun> {
+    return importBlocks(this, source, options);
   }
 
   rollback(toHeight: number): Promise<void> {

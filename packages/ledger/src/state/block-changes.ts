@@ -1,34 +1,67 @@
+import { ErrorCode } from '@chain/crypto';
 import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
+import { StoreError } from '../errors';
 import type { OperationRegistry } from '../operation/registry';
-import { type Account, encodeAccount } from './account';
+import { decodeAccount, encodeAccount } from './account';
 import { DELETED, type StateLayer } from './state-layer';
 
-interface AccountChange {
-  number: number;
-  after: Account;
-  afterBytes: Uint8Array;
-  /** Encoding before the block; undefined when the block created the account. */
-  before: Uint8Array | undefined;
+/** One entry's move: `before` is undefined where the entry did not exist, `afterBytes` where it no longer does. */
+interface EntryChange {
+  readonly before: Uint8Array | undefined;
+  readonly afterBytes: Uint8Array | undefined;
 }
 
-interface SpaceChange {
-  space: string;
-  key: string;
-  /** Decoded value after the block; undefined when deleted. */
-  afterValue: unknown;
-  afterBytes: Uint8Array | undefined;
-  before: Uint8Array | undefined;
+export interface AccountChange extends EntryChange {
+  readonly number: number;
+  /** The account's address (what the address index maps to its number). */
+  readonly hash160: Uint8Array;
+}
+
+export interface SpaceChange extends EntryChange {
+  readonly space: string;
+  readonly key: string;
+}
+
+/** What the state vector is moved by (StateLattice.apply): the entries' encodings before and after. */
+export interface ChangedEntries {
+  readonly accounts: readonly Pick<AccountChange, 'number' | 'before' | 'afterBytes'>[];
+  readonly spaces: readonly Pick<SpaceChange, 'space' | 'key' | 'before' | 'afterBytes'>[];
+  readonly producers: { readonly before: number[]; readonly after: number[] } | undefined;
 }
 
 /**
- * Everything one block changed, in canonical order, with the previous values: for undo, and for
- * the state vector (each value before removed, each value after added: state-lattice.ts).
+ * A block's state change: every entry it changed, in canonical order, with its value before and
+ * after. Commit writes it (writeChanges) and moves the state vector by it; rollback writes its
+ * inverse the same way, so that undoing a block is the same write as doing one.
  */
-export interface BlockChanges {
-  accounts: AccountChange[];
-  spaces: SpaceChange[];
-  producers: { before: number[]; after: number[] } | undefined;
+export class BlockChanges implements ChangedEntries {
+  constructor(
+    readonly accounts: AccountChange[],
+    readonly spaces: SpaceChange[],
+    readonly producers: { before: number[]; after: number[] } | undefined,
+  ) {}
+
+  /** The change that moves the state this one leaves back to the state it started from. */
+  inverse(): BlockChanges {
+    return new BlockChanges(
+      this.accounts.map((a) => ({
+        number: a.number,
+        hash160: a.hash160,
+        before: a.afterBytes,
+        afterBytes: a.before,
+      })),
+      this.spaces.map((s) => ({
+        space: s.space,
+        key: s.key,
+        before: s.afterBytes,
+        afterBytes: s.before,
+      })),
+      this.producers === undefined
+        ? undefined
+        : { before: this.producers.after, after: this.producers.before },
+    );
+  }
 }
 
 /** The changes of `layer` (a child of the committed root) in canonical order. */
@@ -43,7 +76,7 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
     const previous = root.account(number);
     accounts.push({
       number,
-      after,
+      hash160: after.hash160,
       afterBytes: encodeAccount(after),
       before: previous === undefined ? undefined : encodeAccount(previous),
     });
@@ -58,13 +91,7 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
       const afterBytes = value === DELETED ? undefined : space.encode(value);
       const before = previous === undefined ? undefined : space.encode(previous);
       if (afterBytes === undefined && before === undefined) continue;
-      spaces.push({
-        space: name,
-        key,
-        afterValue: value === DELETED ? undefined : value,
-        afterBytes,
-        before,
-      });
+      spaces.push({ space: name, key, afterBytes, before });
     }
   }
   let producers: BlockChanges['producers'];
@@ -73,14 +100,56 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
     const after = [...layer.producerList];
     if (before.join() !== after.join()) producers = { before, after };
   }
-  return { accounts, spaces, producers };
+  return new BlockChanges(accounts, spaces, producers);
 }
 
-/** What rolling a block back restores. */
-interface UndoRecord {
+/**
+ * The values a block's undo record gives back: each entry's value before the block. The values
+ * after are not stored: they are the state the block left, which is at hand when it is undone.
+ */
+export interface UndoRecord {
   accounts: Array<{ number: number; before: Uint8Array | undefined }>;
   spaces: Array<{ space: string; key: string; before: Uint8Array | undefined }>;
   producers: number[] | undefined;
+}
+
+/** The state a block left, as rollback reads it (the entries' stored encodings). */
+export interface StateAfter {
+  accountBytes(number: number): Uint8Array | undefined;
+  spaceBytes(space: string, key: string): Uint8Array | undefined;
+  producers(): readonly number[];
+}
+
+/**
+ * A block's change from its undo record (the values before) and the state it left (`after`, the
+ * head's state or what undoing the blocks above it gave back).
+ */
+export function changesOfUndo(undo: UndoRecord, after: StateAfter): BlockChanges {
+  const accounts = undo.accounts.map(({ number, before }): AccountChange => {
+    const afterBytes = after.accountBytes(number);
+    const either = afterBytes ?? before;
+    if (either === undefined) {
+      throw new StoreError(
+        ErrorCode.INVALID_DATA,
+        'CORRUPT_DATADIR',
+        `an undo record names account ${number}, which is stored neither before nor after`,
+      );
+    }
+    return { number, hash160: decodeAccount(number, either).hash160, before, afterBytes };
+  });
+  const spaces = undo.spaces.map(
+    ({ space, key, before }): SpaceChange => ({
+      space,
+      key,
+      before,
+      afterBytes: after.spaceBytes(space, key),
+    }),
+  );
+  const producers =
+    undo.producers === undefined
+      ? undefined
+      : { before: undo.producers, after: [...after.producers()] };
+  return new BlockChanges(accounts, spaces, producers);
 }
 
 export function encodeUndo(changes: BlockChanges): Uint8Array {

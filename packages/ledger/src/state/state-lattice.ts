@@ -1,5 +1,5 @@
 import type { Hashes, LtHash } from '@chain/crypto';
-import type { BlockChanges } from './block-changes';
+import type { ChangedEntries } from './block-changes';
 import { encodeProducerList } from './producer-list';
 
 /**
@@ -85,7 +85,7 @@ export class StateLattice {
    * elements are not remembered: a before costs about 1 us to hash again, less than keeping
    * thousands of 2 KiB elements to look up and add (docs/performance.md).
    */
-  apply(vector: LtHash, changes: BlockChanges): LtHash {
+  apply(vector: LtHash, changes: ChangedEntries): LtHash {
     const added: Uint8Array[] = [];
     const removed: Uint8Array[] = [];
     const push = (

@@ -9,7 +9,6 @@ import {
   utf8ToBytes,
 } from '@chain/crypto';
 import { type Chain, type ChainOptions, createChain } from '../chain/chain';
-import { ImportsInFlight } from '../chain/import/block-import';
 import { createDevGenesis, DEV_PRIVATE_KEY } from '../genesis';
 import { ACTIVATION_OPTYPE } from '../operation/activation-codec';
 import type { StateSpace } from '../operation/registry';
@@ -151,14 +150,10 @@ export async function produceTransferBlocks(
   return blocks;
 }
 
-/** Imports `blocks` as a syncing node does: several in flight, within the ledger's window. */
+/** Imports `blocks` as a syncing node does (importBlocks: a window in flight); throws the refusal. */
 export async function importQueued(chain: Chain, blocks: readonly Uint8Array[]): Promise<void> {
-  const inFlight = new ImportsInFlight<Promise<void>>();
-  for (const bytes of blocks) {
-    while (inFlight.full(bytes.length)) await inFlight.shift();
-    inFlight.push(bytes.length, chain.importBlock(bytes));
-  }
-  await Promise.all(inFlight.takeAll());
+  const run = await chain.importBlocks(blocks);
+  if (run.refused !== undefined) throw run.refused.error;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Chain, ImportsInFlight, isPreferredTip } from '@chain/ledger';
+import { type Chain, isPreferredTip } from '@chain/ledger';
 import type { Stream } from '@libp2p/interface';
 import { abortStream, FrameReader } from '../wire/framing';
 import {
@@ -408,45 +408,40 @@ export class RangePipeline {
   }
 
   /**
-   * Imports the queued blocks in order, a few in flight (the chain checks the signatures of
-   * waiting blocks while the one before applies). A failed import ends the pipeline.
+   * Imports the queued blocks in order, through the chain's import pipeline (importBlocks keeps a
+   * window of them in flight and checks their signatures on the verifier threads while the one
+   * before applies). A refused block ends the pipeline.
    */
   private async importAll(): Promise<void> {
-    type Outcome = { ok: true } | { ok: false; error: unknown; block: ReceivedBlock };
-    const inFlight = new ImportsInFlight<Promise<Outcome>>();
-    const settle = async (outcome: Promise<Outcome>): Promise<void> => {
-      const result = await outcome;
-      if (result.ok) {
+    // Handed to the chain and not reported imported yet, oldest first: the first is the one refused.
+    const handed: ReceivedBlock[] = [];
+    const run = await this.opts.chain.importBlocks(this.queued(handed), {
+      onImported: () => {
+        const block = handed.shift()!;
         this.imported++;
-        return;
+        if (block.rangeEnd) this.logRangeImported(block);
+      },
+    });
+    if (run.refused !== undefined && !this.failed) {
+      const block = handed[0]!;
+      if (this.opts.invalidBlock(block.peer, run.refused.error)) this.fail();
+      else {
+        // Gossip got there first, or the chain moved: fine if the block is known now.
+        const { hash } = this.opts.chain.inspectBlock(block.bytes);
+        if ((await this.opts.chain.heightOfHash(hash)) === undefined) this.fail();
       }
-      if (this.failed) return; // the blocks after a failed one fail too
-      if (this.opts.invalidBlock(result.block.peer, result.error)) {
-        this.fail();
-        return;
-      }
-      // Gossip got there first, or the chain moved: fine if the block is known now.
-      const { hash } = this.opts.chain.inspectBlock(result.block.bytes);
-      if ((await this.opts.chain.heightOfHash(hash)) === undefined) this.fail();
-    };
+    }
+    this.queue.drain();
+  }
+
+  /** The queued blocks' bytes until the queue ends or the pipeline is over; each noted in `handed`. */
+  private async *queued(handed: ReceivedBlock[]): AsyncGenerator<Uint8Array> {
     for (;;) {
       const block = this.queue.take() ?? (await this.queue.next());
-      if (block === undefined || this.over) break;
-      while (inFlight.full(block.bytes.length)) await settle(inFlight.shift()!);
-      if (this.over) break;
-      inFlight.push(
-        block.bytes.length,
-        this.opts.chain.importBlock(block.bytes).then(
-          (): Outcome => {
-            if (block.rangeEnd) this.logRangeImported(block);
-            return { ok: true };
-          },
-          (error: unknown): Outcome => ({ ok: false, error, block }),
-        ),
-      );
+      if (block === undefined || this.over) return;
+      handed.push(block);
+      yield block.bytes;
     }
-    for (const outcome of inFlight.takeAll()) await settle(outcome);
-    this.queue.drain();
   }
 
   private activate(peer: SyncPeer, stream: Stream): ActiveRange {

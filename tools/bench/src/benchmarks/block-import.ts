@@ -26,7 +26,6 @@ import {
   createDevGenesis,
   DEV_PRIVATE_KEY,
   type Genesis,
-  ImportsInFlight,
   StateLattice,
   TRANSFER_OPTYPE,
 } from '@chain/ledger';
@@ -273,15 +272,11 @@ export async function importPreparedChain(
       ...(options.historyIndex === undefined ? {} : { historyIndex: options.historyIndex }),
     });
     await chain.open();
-    // As a syncing node does: the next blocks are handed over while one applies (importBlock
-    // queues them and checks their signatures ahead), within the ledger's window.
+    // As a syncing node does: importBlocks keeps a window of blocks in flight, their signatures
+    // checked ahead while the one before applies.
     const importAll = async (blocks: readonly Uint8Array[]) => {
-      const inFlight = new ImportsInFlight<Promise<void>>();
-      for (const bytes of blocks) {
-        while (inFlight.full(bytes.length)) await inFlight.shift();
-        inFlight.push(bytes.length, chain.importBlock(bytes));
-      }
-      await Promise.all(inFlight.takeAll());
+      const run = await chain.importBlocks(blocks);
+      if (run.refused !== undefined) throw run.refused.error;
     };
     try {
       await importAll(prepared.blocks.slice(0, untimed));

@@ -48,7 +48,6 @@ export type CommitCore = Pick<
   | 'hashes'
   | 'headWeight'
   | 'historyIndex'
-  | 'importsWaiting'
   | 'journal'
   | 'maxRollback'
   | 'operationTally'
@@ -70,9 +69,13 @@ export type CommitCore = Pick<
  * in-memory update that follows every state change on disk (genesis, open, commit, rollback).
  */
 
-/** Puts a block's state changes into `batch` and updates `checksum` accordingly. */
+/**
+ * Puts a state change into `batch` and updates `checksum` accordingly: a block's changes when it
+ * commits, their inverse when it is rolled back (the only change that removes accounts, and their
+ * addresses with them).
+ */
 export function writeChanges(
-  core: CommitCore,
+  core: Pick<CommitCore, 'store'>,
   batch: ChainBatch,
   changes: BlockChanges,
   checksum: StateChecksum,
@@ -80,8 +83,13 @@ export function writeChanges(
   const store = core.store!;
   for (const a of changes.accounts) {
     const key = heightKey(a.number);
-    batch.put(key, a.afterBytes, { sublevel: store.accounts });
-    if (a.before === undefined) batch.put(a.after.hash160, key, { sublevel: store.addresses });
+    if (a.afterBytes === undefined) {
+      batch.del(key, { sublevel: store.accounts });
+      batch.del(a.hash160, { sublevel: store.addresses });
+    } else {
+      batch.put(key, a.afterBytes, { sublevel: store.accounts });
+      if (a.before === undefined) batch.put(a.hash160, key, { sublevel: store.addresses });
+    }
     checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
   }
   for (const s of changes.spaces) {
@@ -141,15 +149,16 @@ function writtenKeys(executed: ExecutedBlock): Set<StateKey> {
 }
 
 /**
- * An imported block is written without its own fsync while more blocks wait behind it (a sync):
- * the last of them, or one every DURABLE_IMPORT_EVERY blocks, makes them all durable at once. A
- * power loss can then take back only blocks that peers hold (the node syncs them again); a crash
- * of the process loses nothing, and a produced block is always synced before anyone hears of it.
+ * A block of an import run (importBlocks) is written without its own fsync while more blocks wait
+ * behind it (`queued`): the last in the window, one every DURABLE_IMPORT_EVERY blocks, and the
+ * run's end make them all durable at once. A power loss can then take back only blocks that peers
+ * hold (the node syncs them again); a crash of the process loses nothing, and a produced block is
+ * always synced before anyone hears of it.
  */
 export const DURABLE_IMPORT_EVERY = 256;
 
-function isDurableCommit(core: CommitCore, origin: BlockOrigin, height: number): boolean {
-  return origin !== 'imported' || core.importsWaiting <= 1 || height % DURABLE_IMPORT_EVERY === 0;
+function isDurableCommit(origin: BlockOrigin, height: number, queued: boolean): boolean {
+  return origin !== 'imported' || !queued || height % DURABLE_IMPORT_EVERY === 0;
 }
 
 interface CommittedBlock {
@@ -161,15 +170,16 @@ interface CommittedBlock {
 /**
  * One atomic batch, synced (see isDurableCommit): block, hash and operation indexes, state
  * changes, undo data, journal deletions, head. Memory (state, mempool, head) changes only after it
- * is written, except for a block `writeBehind` allows and that is not synced: memory takes it at
- * once and the next block applies while the disk catches up (the store's group commit writes the
- * blocks of a sync a few at a time; its reads wait for the writes: ChainStore.commit).
+ * is written, except for an imported block with others `queued` behind it in its run, not synced:
+ * memory takes it at once and the next block applies while the disk catches up (the store's group
+ * commit writes the blocks of a sync a few at a time; its reads wait for the writes:
+ * ChainStore.commit).
  */
 export async function commitBlock(
   core: CommitCore,
   executed: ExecutedBlock,
   origin: BlockOrigin,
-  writeBehind = false,
+  queued = false,
   slice = new TimeSlice(),
 ): Promise<CommittedBlock> {
   const store = core.requireStore();
@@ -178,8 +188,8 @@ export async function commitBlock(
   // Weighed under the producer set in force before the block (the layer is not merged yet).
   const weight =
     core.headWeight + (await core.clique.weightOf(core.root.producers(), height, header.producer));
-  const durable = isDurableCommit(core, origin, height);
-  const behind = writeBehind && !durable;
+  const durable = isDurableCommit(origin, height, queued);
+  const behind = queued && !durable;
   const batch = store.batch(behind);
   core.clique.writeWeight(batch, store, weight);
   batch.put(heightKey(height), executed.bytes, { sublevel: store.blocks });
@@ -233,9 +243,7 @@ export async function commitBlock(
   const written = store.commit(batch, durable, behind);
   if (!behind) {
     // Blocks queued behind this one are being checked: help rather than wait for the disk.
-    await (origin === 'imported' && core.importsWaiting > 1
-      ? core.verifier.helpWhile(written)
-      : written);
+    await (queued ? core.verifier.helpWhile(written) : written);
   }
 
   afterRelease();
@@ -264,7 +272,7 @@ export async function commitBlock(
   // their signature checks would only keep them alive past the collector's young generation,
   // blocks after blocks. A block near the tip is kept, and its checks too: a reorganisation
   // returning its operations to the mempool does not verify them again.
-  if (origin !== 'imported' || core.importsWaiting <= 1) {
+  if (!queued) {
     core.blockCache.set(height, loaded);
     executed.verifiedKeys?.forEach((key, i) => {
       if (key !== undefined) core.sigCache.add(ops[i]!.digestHex, key);

@@ -1,14 +1,16 @@
 import { ErrorCode, equalBytes } from '@chain/crypto';
 import { StoreError } from '../../errors';
 import type { Operation } from '../../operation/operation';
+import type { OperationRegistry } from '../../operation/registry';
 import { encodeAccount } from '../../state/account';
-import { decodeUndo } from '../../state/block-changes';
 import {
-  encodeAccountEntry,
-  encodeProducersEntry,
-  encodeSpaceEntry,
-  stateRootOf,
-} from '../../state/state-lattice';
+  type BlockChanges,
+  changesOfUndo,
+  decodeUndo,
+  type StateAfter,
+} from '../../state/block-changes';
+import type { CommittedState } from '../../state/committed-state';
+import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
 import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
 import type { ReorganizeResult } from '../chain-types';
@@ -19,23 +21,9 @@ import { notifyReturned } from '../mempool/mempool-admission';
 import type { PendingCandidate } from '../mempool/pool-execution';
 import type { QueriesCore } from '../state/chain-queries';
 import { headOf, loadBlock } from '../state/chain-queries';
-import {
-  ENTRY_ACCOUNT,
-  ENTRY_PRODUCERS,
-  ENTRY_SPACE,
-  encodeProducerList,
-  PRODUCERS_KEY,
-  spaceChecksumKey,
-} from '../storage/state-checksum';
-import {
-  heightKey,
-  META_HEAD,
-  META_PRODUCERS,
-  META_STATE_CHECKSUM,
-  spaceKey,
-} from '../storage/store';
+import { heightKey, META_HEAD, META_STATE_CHECKSUM, spaceKey } from '../storage/store';
 import type { CommitCore } from './block-commit';
-import { adoptCommitted, commitBlock } from './block-commit';
+import { adoptCommitted, commitBlock, writeChanges } from './block-commit';
 
 /** What rollback and reorganisation uses of the chain's core. */
 type RollbackCore = Pick<
@@ -116,8 +104,62 @@ export function reorganize(
 }
 
 /**
- * Undoes the blocks above `toHeight` in one batch (run inside a task); their operations go back to
- * the mempool, and are returned.
+ * The committed state as the inverses written so far into a rollback's batch leave it (memory
+ * takes them once the batch is on disk): what each block below left, for its own inverse.
+ */
+class StateBeingUndone implements StateAfter {
+  readonly accounts = new Map<number, Uint8Array | undefined>();
+  /** By the store's space key. */
+  readonly spaces = new Map<string, Uint8Array | undefined>();
+  /** The addresses of the accounts removed. */
+  readonly removedHashes = new Map<number, Uint8Array>();
+  producerList: number[] | undefined;
+
+  constructor(
+    private readonly root: CommittedState,
+    private readonly registry: OperationRegistry,
+  ) {}
+
+  accountBytes(number: number): Uint8Array | undefined {
+    if (this.accounts.has(number)) return this.accounts.get(number);
+    const account = this.root.account(number);
+    return account === undefined ? undefined : encodeAccount(account);
+  }
+
+  spaceBytes(space: string, key: string): Uint8Array | undefined {
+    const full = spaceKey(space, key);
+    if (this.spaces.has(full)) return this.spaces.get(full);
+    const value = this.root.spaceGet(space, key);
+    return value === undefined ? undefined : this.registry.space(space)!.encode(value);
+  }
+
+  producers(): readonly number[] {
+    return this.producerList ?? this.root.producers();
+  }
+
+  take(changes: BlockChanges): void {
+    for (const a of changes.accounts) {
+      this.accounts.set(a.number, a.afterBytes);
+      if (a.afterBytes === undefined) this.removedHashes.set(a.number, a.hash160);
+      else this.removedHashes.delete(a.number);
+    }
+    for (const s of changes.spaces) this.spaces.set(spaceKey(s.space, s.key), s.afterBytes);
+    if (changes.producers !== undefined) this.producerList = changes.producers.after;
+  }
+
+  /** The number the next new account gets: accounts are numbered in order, those removed were the last. */
+  nextNumber(): number {
+    let next = this.root.nextNumber;
+    for (const number of this.removedHashes.keys()) next = Math.min(next, number);
+    return next;
+  }
+}
+
+/**
+ * Undoes the blocks above `toHeight` in one batch (run inside a task): each block's change, from
+ * its undo record and the state it left, is written inverted, newest first, through the same write
+ * as a commit (writeChanges, the state vector moved by it); its block, indexes and undo record go.
+ * Their operations go back to the mempool, and are returned.
  */
 async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operation[]> {
   const store = core.requireStore();
@@ -141,13 +183,10 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   const root = core.root;
   const batch = store.batch();
   const checksum = core.checksum.copy();
-  // The inverse of each block's move: the value now removed, the value before added.
-  const added: Uint8Array[] = [];
-  const removed: Uint8Array[] = [];
-  const undos = [];
+  const state = new StateBeingUndone(root, core.registry);
+  let vector = head.stateVector;
   const returned: Operation[][] = [];
   let removedWeight = 0;
-  let producersAfter: readonly number[] = root.producers();
   for (let h = head.height; h > toHeight; h--) {
     const loaded = await loadBlock(core, h);
     const undoBytes = await store.read(store.undo, heightKey(h));
@@ -158,11 +197,12 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
         `undo data of block ${h} is missing`,
       );
     }
-    const undo = decodeUndo(undoBytes);
-    undos.push(undo);
-    const producersBefore = undo.producers ?? producersAfter;
-    removedWeight += await core.clique.weightOf(producersBefore, h, loaded.block.header.producer);
-    producersAfter = producersBefore;
+    const inverse = changesOfUndo(decodeUndo(undoBytes), state).inverse();
+    writeChanges(core, batch, inverse, checksum);
+    vector = core.lattice.apply(vector, inverse);
+    state.take(inverse);
+    // Weighed under the producer set in force before the block: the one its inverse leaves.
+    removedWeight += await core.clique.weightOf(state.producers(), h, loaded.block.header.producer);
     returned.unshift(loaded.ops);
     batch.del(heightKey(h), { sublevel: store.blocks });
     batch.del(loaded.block.hash, { sublevel: store.hashes });
@@ -176,56 +216,6 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     const keys = loaded.ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
     indexBlock(batch, store, keys, h, true);
   }
-  // Undo newest first, tracking what each entry currently holds for the checksum.
-  const accountNow = new Map<number, Uint8Array | undefined>();
-  const spaceNow = new Map<string, Uint8Array | undefined>();
-  let producersNow: number[] | undefined;
-  for (const undo of undos) {
-    for (const a of undo.accounts) accountNow.set(a.number, a.before);
-    for (const s of undo.spaces) spaceNow.set(spaceKey(s.space, s.key), s.before);
-    if (undo.producers !== undefined) producersNow = undo.producers;
-  }
-  const removedHashes: Uint8Array[] = [];
-  let nextNumber = root.nextNumber;
-  for (const [number, before] of accountNow) {
-    const current = root.account(number);
-    const currentBytes = current === undefined ? undefined : encodeAccount(current);
-    checksum.replace(ENTRY_ACCOUNT, heightKey(number), currentBytes, before);
-    if (currentBytes !== undefined) removed.push(encodeAccountEntry(number, currentBytes));
-    if (before !== undefined) added.push(encodeAccountEntry(number, before));
-    if (before === undefined) {
-      batch.del(heightKey(number), { sublevel: store.accounts });
-      // Accounts are numbered in order: those the blocks created are the last ones.
-      nextNumber = Math.min(nextNumber, number);
-      if (current !== undefined) {
-        batch.del(current.hash160, { sublevel: store.addresses });
-        removedHashes.push(current.hash160);
-      }
-    } else batch.put(heightKey(number), before, { sublevel: store.accounts });
-  }
-  for (const [key, before] of spaceNow) {
-    const split = key.indexOf('\u0000');
-    const space = core.registry.space(key.slice(0, split))!;
-    const entryKey = key.slice(split + 1);
-    const current = root.spaceGet(space.name, entryKey);
-    const currentBytes = current === undefined ? undefined : space.encode(current);
-    checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), currentBytes, before);
-    if (currentBytes !== undefined) {
-      removed.push(encodeSpaceEntry(space.name, entryKey, currentBytes));
-    }
-    if (before !== undefined) added.push(encodeSpaceEntry(space.name, entryKey, before));
-    if (before === undefined) batch.del(key, { sublevel: store.spaces });
-    else batch.put(key, before, { sublevel: store.spaces });
-  }
-  if (producersNow !== undefined) {
-    const after = encodeProducerList(producersNow);
-    const current = encodeProducerList(root.producers());
-    checksum.replace(ENTRY_PRODUCERS, PRODUCERS_KEY, current, after);
-    removed.push(encodeProducersEntry(current));
-    added.push(encodeProducersEntry(after));
-    batch.put(META_PRODUCERS, after, { sublevel: store.meta });
-  }
-  const vector = head.stateVector.copy().update(added, removed, core.hashes);
   const target = await loadBlock(core, toHeight);
   if (!equalBytes(stateRootOf(vector, core.hashes), target.block.header.stateRoot)) {
     throw new StoreError(
@@ -270,10 +260,15 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
   await store.commit(batch);
 
   // Memory follows the disk: what the caches hold of the restored entries is forgotten.
-  for (const number of accountNow.keys()) {
-    if (number >= nextNumber) core.addressCache.delete(number);
-  }
-  root.rolledBack(accountNow.keys(), removedHashes, spaceNow.keys(), nextNumber, producersNow);
+  const nextNumber = state.nextNumber();
+  for (const number of state.removedHashes.keys()) core.addressCache.delete(number);
+  root.rolledBack(
+    state.accounts.keys(),
+    state.removedHashes.values(),
+    state.spaces.keys(),
+    nextNumber,
+    state.producerList,
+  );
   for (let h = head.height; h > toHeight; h--) core.blockCache.delete(h);
   core.clique.rolledBack(head.height, toHeight);
   adoptCommitted(core, newHead, checksum, newWeight, { returned: returnedEntries });

@@ -34,14 +34,12 @@ export type ImportCore = Pick<
   | 'checkSignature'
   | 'clique'
   | 'closing'
-  | 'decodedAhead'
   | 'genesis'
   | 'genesisHash'
   | 'hashes'
   | 'lattice'
   | 'headState'
   | 'importListeners'
-  | 'importsWaiting'
   | 'maxFutureSeconds'
   | 'notifyEach'
   | 'registry'
@@ -59,92 +57,44 @@ export type ImportCore = Pick<
   CommitCore;
 
 /**
- * The import pipeline: a received block's signatures checked ahead while the blocks before it apply,
- * then full validation against the head on a fresh layer (executeImported), then commit.
+ * A block's import: full validation against the head on a fresh layer (executeImported), then
+ * commit; for a run of blocks, what can start before a block's turn (verifyAhead).
  */
 
 /**
- * Blocks a caller keeps in flight with importBlock (a sync, a block file import): while one
- * applies, the signatures of those after it are checked on the verifier threads (small blocks a
- * batch at a time: SmallAheadBatches), and the blocks applied while one write is under way go to
- * disk together in the next (a LevelDB write takes as long as validating a few small blocks: see
- * commitBlock). At most IMPORT_WINDOW_BYTES of them: a few large blocks are enough work ahead.
+ * A single block (a gossiped one): validated and committed in its turn, durable before it
+ * resolves. A run of blocks (a sync, a block file) goes through importBlocks (import-run.ts).
  */
-export const IMPORT_WINDOW = 32;
-export const IMPORT_WINDOW_BYTES = 1 << 20;
-
-/** The imports a caller has in flight (see IMPORT_WINDOW), oldest first. */
-export class ImportsInFlight<T> {
-  private readonly entries: Array<{ size: number; value: T }> = [];
-  private bytes = 0;
-
-  get length(): number {
-    return this.entries.length;
-  }
-
-  /** Whether the oldest must settle before a block of `size` bytes is handed over. */
-  full(size: number): boolean {
-    return (
-      this.entries.length > 0 &&
-      (this.entries.length >= IMPORT_WINDOW || this.bytes + size > IMPORT_WINDOW_BYTES)
-    );
-  }
-
-  push(size: number, value: T): void {
-    this.entries.push({ size, value });
-    this.bytes += size;
-  }
-
-  shift(): T | undefined {
-    const entry = this.entries.shift();
-    if (entry === undefined) return undefined;
-    this.bytes -= entry.size;
-    return entry.value;
-  }
-
-  /** Every import still in flight, oldest first; the window is empty after. */
-  takeAll(): T[] {
-    const values = this.entries.map((entry) => entry.value);
-    this.entries.length = 0;
-    this.bytes = 0;
-    return values;
-  }
-}
-
 export async function importBlock(core: ImportCore, bytes: Uint8Array): Promise<void> {
   core.requireStore();
-  // A block handed over while others wait (a syncing caller keeping a few in flight) has its
-  // signatures checked on the verifier threads while the ones before it apply.
-  const ahead = core.importsWaiting > 0 ? verifyAhead(core, bytes) : undefined;
-  core.importsWaiting++;
-  try {
-    const { written } = await core.tasks.run(async () => {
-      core.requireStore();
-      // Timed from the block's turn (not the wait in the queue), only while someone listens.
-      const started = core.importListeners.size > 0 ? performance.now() : undefined;
-      await ahead?.settle();
-      const executed = await executeImported(core, bytes);
-      // With blocks queued behind it, the next one applies while this one is written.
-      const { written } = await commitBlock(core, executed, 'imported', core.importsWaiting > 1);
-      if (started !== undefined) {
-        core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
-      }
-      return { written };
-    });
-    await written;
-  } finally {
-    core.importsWaiting--;
-  }
-  // The last of a run makes the blocks written behind it durable (see isDurableCommit).
-  if (core.importsWaiting === 0 && core.closing === undefined) await core.store?.syncWrites();
+  await core.tasks.run(async () => {
+    core.requireStore();
+    // Timed from the block's turn (not the wait in the queue), only while someone listens.
+    const started = core.importListeners.size > 0 ? performance.now() : undefined;
+    await commitBlock(core, await executeImported(core, bytes), 'imported');
+    if (started !== undefined) {
+      core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
+    }
+  });
 }
 
-function verifyAhead(core: ImportCore, bytes: Uint8Array): { settle(): Promise<void> } | undefined {
+/** A block decoded ahead of its turn, and its signatures' check under way (verifyBlockAhead). */
+export interface AheadWork {
+  ahead: AheadBlock;
+  checked: { settle(): Promise<void> };
+}
+
+/**
+ * A block of an import run, decoded once, as soon as it enters the window: the committed entries
+ * its operations read load, and its signatures are checked on the verifier threads, while the
+ * blocks before it apply. Undefined when it does not decode (executeImported refuses it, with the
+ * reason).
+ */
+export function verifyAhead(core: ImportCore, bytes: Uint8Array): AheadWork | undefined {
   let block: Block;
   try {
     block = decodedBlock(core, bytes);
   } catch {
-    // A malformed block is refused by executeImported, with the reason.
     return undefined;
   }
   const ops = decodeAhead(core, block);
@@ -157,12 +107,12 @@ function verifyAhead(core: ImportCore, bytes: Uint8Array): { settle(): Promise<v
       ops.filter((op) => op !== undefined),
     ),
   };
-  core.decodedAhead.set(bytes, ahead);
-  return verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
+  const checked = verifyBlockAhead(block.operations, () => producerCheckOf(core, block), ahead, {
     pool: core.verifier,
     small: core.smallAhead,
     itemOf: (operation) => aheadCheckOf(core, operation),
   });
+  return { ahead, checked };
 }
 
 /**
@@ -222,15 +172,16 @@ function decodedBlock(core: ImportCore, bytes: Uint8Array): Block {
   return decodeBlock(bytes, core.hashes);
 }
 
-/** Full validation of a block extending the head, applied to a fresh layer (not committed). */
+/**
+ * Full validation of a block extending the head, applied to a fresh layer (not committed); what an
+ * import run found `ahead` of the block's turn (verifyAhead) is taken as it is.
+ */
 export async function executeImported(
   core: ImportCore,
   bytes: Uint8Array,
+  ahead?: AheadBlock,
   slice = new TimeSlice(),
 ): Promise<ExecutedBlock> {
-  const ahead = core.decodedAhead.get(bytes);
-  // Its bytes may live on (a caller's queue, the block cache): what was found ahead must not.
-  core.decodedAhead.delete(bytes);
   let block: Block;
   try {
     block = ahead?.block ?? decodedBlock(core, bytes);

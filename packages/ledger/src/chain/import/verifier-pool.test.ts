@@ -70,7 +70,7 @@ async function transferBlocks(
 
   const b = await openTempChain({ verifyThreads: 1 });
   cleanups.push(b.cleanup);
-  await Promise.all(blocks.map((bytes) => b.chain.importBlock(bytes)));
+  expect(await b.chain.importBlocks(blocks)).toEqual({ imported: count });
   expect(b.chain.stateRoot()).toEqual(a.chain.stateRoot());
   return blocks;
 }
@@ -338,7 +338,7 @@ describe('VerifierPool', () => {
     expect(late).toEqual({ verifiedKeys: [devWallet.publicKey], producerKey: devWallet.publicKey });
   });
 
-  it('imports a queue of one-operation blocks, and refuses a forged producer signature even when queued', async () => {
+  it('imports a queue of one-operation blocks, and refuses a forged producer signature checked ahead in a run', async () => {
     const blocks = await transferBlocks('alice small blocks', 6, 1);
 
     // The last block signed by a key that is not the producer's: refused even when queued.
@@ -349,17 +349,12 @@ describe('VerifierPool', () => {
       blockSigningHash(genesisHash(createDevGenesis()), last.headerBytes, nativeHashes),
       testWallet('not the producer').privateKey,
     );
-    const results = await Promise.allSettled([
-      ...blocks.slice(0, 5).map((bytes) => c.chain.importBlock(bytes)),
-      c.chain.importBlock(encodeBlock(last.headerBytes, signature, last.operations)),
+    const run = await c.chain.importBlocks([
+      ...blocks.slice(0, 5),
+      encodeBlock(last.headerBytes, signature, last.operations),
     ]);
-    expect(results.map((r) => r.status)).toEqual([
-      ...Array<string>(5).fill('fulfilled'),
-      'rejected',
-    ]);
-    expect((results[5] as PromiseRejectedResult).reason).toMatchObject({
-      reason: 'BAD_BLOCK_SIGNATURE',
-    });
+    expect(run.imported).toBe(5);
+    expect(run.refused?.error).toMatchObject({ reason: 'BAD_BLOCK_SIGNATURE' });
     expect(c.chain.blockCount()).toBe(6);
   });
 
@@ -384,13 +379,13 @@ describe('VerifierPool', () => {
       blockSigningHash(genesisHash(createDevGenesis()), headerBytes, nativeHashes),
       devWallet.privateKey,
     );
-    const results = await Promise.allSettled([
-      c.chain.importBlock(blocks[0]!),
-      c.chain.importBlock(blocks[1]!),
-      c.chain.importBlock(encodeBlock(headerBytes, signature, forgedOps)),
+    const run = await c.chain.importBlocks([
+      blocks[0]!,
+      blocks[1]!,
+      encodeBlock(headerBytes, signature, forgedOps),
     ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
+    expect(run.imported).toBe(2);
+    expect(run.refused?.error).toMatchObject({
       reason: 'BAD_OPERATION_SIGNATURE',
       message: 'operation 140 has an invalid signature',
     });
