@@ -39,12 +39,7 @@ import {
 } from '@chain/ledger';
 import { CREATE_TOKEN_OPTYPE } from '@chain/tokens';
 import { createNodeRegistry } from 'chain-node';
-import {
-  cachedBuild,
-  DEFAULT_FIXTURE_ROOT,
-  directoryBytes,
-  seededHash160,
-} from './state-fixture.js';
+import { cachedBuild, DEFAULT_FIXTURE_ROOT, directoryBytes } from './state-fixture.js';
 
 /** Bumped whenever what a cached fixture holds changes: older ones are then not used. */
 export const HISTORY_FIXTURE_FORMAT = 1;

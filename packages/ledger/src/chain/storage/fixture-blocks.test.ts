@@ -76,7 +76,12 @@ describe('appendUnexecutedBlocks', () => {
       ]);
       const info = await reopened.chain.blockInfo(before.height + 2);
       const parent = await reopened.chain.blockInfo(before.height + 1);
-      expect(info.last_block_hash).toBe(parent.block_hash);
+      expect(info.one_hash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(info.one_hash).toBe(parent.hash);
+      expect(info.four_hash).toBe((await reopened.chain.blockInfo(before.height)).four_hash);
+      expect(await reopened.chain.heightOfHash(Buffer.from(info.hash.slice(2), 'hex'))).toBe(
+        before.height + 2,
+      );
     } finally {
       await reopened.chain.close();
     }
