@@ -42,6 +42,8 @@ export interface KeyIndex {
   byAddress(address: string): Promise<KeyEntry | undefined>;
   /** Whether a wallet of this (normalised) address is indexed: one read, no key file. */
   holds(address: string): Promise<boolean>;
+  /** `holds` of many (normalised) addresses in one read of the index (getMany). */
+  holdsMany(addresses: readonly string[]): Promise<boolean[]>;
   /** The key identity (Ethereum-style address) of an indexed wallet, no key file read. */
   idOf(address: string): Promise<string | undefined>;
   byId(id: string): Promise<KeyEntry | undefined>;

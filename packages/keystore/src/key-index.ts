@@ -505,6 +505,18 @@ export function createKeyIndex(
       return (await database().get(`w!${address}`, { valueEncoding: 'utf8' })) !== undefined;
     },
 
+    async holdsMany(addresses) {
+      const out = addresses.map((address) => entries.has(address));
+      const unknown = addresses.filter((_, i) => !out[i]);
+      if (unknown.length === 0) return out;
+      const values = await database().getMany(
+        unknown.map((address) => `w!${address}`),
+        { valueEncoding: 'utf8' },
+      );
+      let next = 0;
+      return out.map((held) => held || values[next++] !== undefined);
+    },
+
     async idOf(address) {
       const cached = entries.get(address);
       if (cached !== undefined) return cached.id;

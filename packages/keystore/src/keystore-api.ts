@@ -108,6 +108,8 @@ export interface KeyStore {
   count(): number;
   /** The prefix is compared exactly, the hex part in either case. */
   has(address: string): Promise<boolean>;
+  /** `has` of many addresses, in order, with one read of the index for all of them. */
+  hasMany(addresses: readonly string[]): Promise<boolean[]>;
   /** null once the index is complete, else how far its background build is. */
   indexing(): IndexBuildProgress | null;
   /** Resolves when no background build runs (at once when none does). */

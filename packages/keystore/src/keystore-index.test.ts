@@ -147,6 +147,7 @@ describe('the index', () => {
     const last = created.at(-1)!;
     expect(await first.getPrivateKey(last, 'p')).toHaveLength(32);
     expect(await first.has(last)).toBe(true);
+    expect(await first.hasMany([created[0]!, last, 'CHnot-a-wallet'])).toEqual([true, true, false]);
     while (progress.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     await first.close();
     const indexedBefore = progress.at(-1)!.done;

@@ -114,6 +114,28 @@ describe('create, load, decrypt', () => {
     await store.close();
   });
 
+  it('answers hasMany in order, as has answers each, with a fresh store and a reopened one', async () => {
+    const dir = await newDir();
+    const store = await openStore(dir);
+    const held = [await store.create('p'), await store.create('p')];
+    const asked = [
+      held[1]!,
+      'nonsense',
+      `CH${held[0]!.slice(2).toUpperCase()}`,
+      `ch${held[0]!.slice(2)}`,
+      held[0]!,
+    ];
+    const expected = [true, false, true, false, true];
+    expect(await store.hasMany(asked)).toEqual(expected);
+    expect(await store.hasMany([])).toEqual([]);
+    await store.close();
+    // Reopened, nothing is in memory: every answer comes from the index on disk.
+    const reopened = await openStore(dir);
+    await reopened.indexed();
+    expect(await reopened.hasMany(asked)).toEqual(expected);
+    await reopened.close();
+  });
+
   it('imports a key once; a second import leaves the stored file as it is', async () => {
     const dir = await newDir();
     const store = await openStore(dir);

@@ -135,6 +135,14 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     return building !== undefined && (await lookup(wanted)) !== undefined;
   }
 
+  async function holdsMany(addresses: readonly string[]): Promise<boolean[]> {
+    const wanted = addresses.map(normalizeAddress);
+    const held = await index.holdsMany(wanted);
+    if (building === undefined) return held;
+    // While the index is being built, a wallet it has not reached yet is looked for on disk.
+    return Promise.all(held.map(async (h, i) => h || (await lookup(wanted[i]!)) !== undefined));
+  }
+
   async function lookup(address: string): Promise<KeyEntry | undefined> {
     const wanted = normalizeAddress(address);
     const known = await index.byAddress(wanted);
@@ -579,6 +587,11 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     async has(address) {
       const started = ensureOpen();
       return inSession(started, () => holds(address));
+    },
+
+    async hasMany(addresses) {
+      const started = ensureOpen();
+      return inSession(started, () => holdsMany(addresses));
     },
 
     indexing() {

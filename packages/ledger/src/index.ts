@@ -80,6 +80,7 @@ export type {
   OperationObject,
   WalletInfo,
 } from './chain/state/presentation';
+export { type AppendedBlocks, appendUnexecutedBlocks } from './chain/storage/fixture-blocks';
 export { resealHead } from './chain/storage/head-reseal';
 export { type LevelDbBuild, levelDbBuild } from './chain/storage/leveldb-build';
 // The layout of the state on disk, for tools that write a data directory (benchmark fixtures).

@@ -214,6 +214,7 @@ describe('discoverBenchmarks', () => {
       'token-throughput',
     ]);
     expect(benchmarks.filter((b) => b.optIn === true).map((b) => b.name)).toEqual([
+      'history-index',
       'keystore-operations',
       'keystore-scale',
       'memory',

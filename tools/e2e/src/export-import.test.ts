@@ -44,6 +44,9 @@ describe('export / import / backup', () => {
   let wallets: string[];
   let expected: ChainView;
   let keyWallet: string;
+  /** A withdrawal sent with a reference: a backup must carry it, or a retry pays again. */
+  let withdrawal: Record<string, string>;
+  let withdrawalOphash: string;
 
   beforeAll(async () => {
     source = await makeDatadir();
@@ -70,6 +73,15 @@ describe('export / import / backup', () => {
         });
         await mined(node, op.ophash);
       }
+      withdrawal = {
+        sender: devWallet(node),
+        passphrase: 'dev',
+        receiver: receivers[1]!,
+        amount: '7',
+        reference: 'backup-withdrawal-1',
+      };
+      withdrawalOphash = (await call<OperationObject>(node.url, 'sendTo', withdrawal)).ophash;
+      await mined(node, withdrawalOphash);
       expected = await view(node, wallets);
       expect(expected.count).toBeGreaterThan(TRANSFERS);
 
@@ -83,6 +95,9 @@ describe('export / import / backup', () => {
       expect(backup.code, backup.stderr).toBe(0);
       expect(backup.stdout).toContain('key store: 2 key file(s) copied');
       expect(backup.stdout).toContain('chain: not copied: a running node holds the chain database');
+      expect(backup.stdout).toContain(
+        'withdrawal references: not copied: a running node holds them',
+      );
       const copied = await readdir(join(live, 'keystore'));
       expect(copied.filter((name) => name.includes(keyWallet))).toHaveLength(1);
     } finally {
@@ -201,6 +216,7 @@ describe('export / import / backup', () => {
     const backup = await runChainNode(['backup', '--datadir', source, '--to', dir]);
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toContain(`it ends at block ${expected.count - 1}`);
+    expect(backup.stdout).toContain(`withdrawal references: 1 copied to ${dir}/references`);
     const again = await runChainNode(['backup', '--datadir', source, '--to', dir]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('is not empty');
@@ -209,6 +225,11 @@ describe('export / import / backup', () => {
       expect(await view(node, wallets)).toEqual(expected);
       // The key store came along: the wallet made on the source node unlocks here.
       await call(node.url, 'unlockWallet', { wallet: keyWallet, passphrase: 'pw' });
+      // So did the references: the withdrawal retried here is the one paid, not a second one.
+      const retried = await call<OperationObject>(node.url, 'sendTo', withdrawal);
+      expect(retried.ophash.slice(8)).toBe(withdrawalOphash.slice(8));
+      expect(await call<number>(node.url, 'getPendingCount')).toBe(0);
+      expect(await view(node, wallets)).toEqual(expected);
     } finally {
       await node.stop();
     }

@@ -10,11 +10,16 @@
  *   instant) while this command holds the data directory's lock (@chain/ledger's copyChainStore).
  *   A running node holds that lock, so then the chain is not copied: the command says so and how to
  *   get it (stop the node for a moment, or let the restored node sync from its peers).
+ * - The withdrawal references (`references`, sendTo/sendToken's `reference`) are copied the same
+ *   way, through one iterator while this command holds their lock; unlike the chain they cannot be
+ *   had from peers, and a restored node without them would pay a retried withdrawal again. A
+ *   running node holds them too: then they are not copied, and the command says so.
  */
 import { cp, mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { bytesToHex } from '@chain/crypto';
 import { INDEX_DIR } from '@chain/keystore';
+import { copyWithdrawalReferences, type ReferencesCopy } from '../references/references-copy';
 import {
   CommandFailure,
   type DatadirArgs,
@@ -29,11 +34,12 @@ export interface BackupArgs extends DatadirArgs {
   to: string;
 }
 
-interface BackupSummary {
+export interface BackupSummary {
   dir: string;
   keyFiles: number;
   /** Undefined when a running node held the chain database. */
   chain?: { entries: number; bytes: number; tip: number; tipHash: string };
+  references: ReferencesCopy;
 }
 
 export async function backupNode(args: BackupArgs): Promise<BackupSummary> {
@@ -61,7 +67,11 @@ export async function backupNode(args: BackupArgs): Promise<BackupSummary> {
     }
   }
   const keyFiles = await copyKeyStore(join(options.datadir, 'keystore'), join(args.to, 'keystore'));
-  return { dir: args.to, keyFiles, ...(chain ? { chain } : {}) };
+  const references = await copyWithdrawalReferences(
+    join(options.datadir, 'references'),
+    join(args.to, 'references'),
+  );
+  return { dir: args.to, keyFiles, ...(chain ? { chain } : {}), references };
 }
 
 async function requireEmptyTarget(dir: string): Promise<void> {

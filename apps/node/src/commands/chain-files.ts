@@ -6,7 +6,7 @@
  */
 import process from 'node:process';
 import type { Argv, CommandModule } from 'yargs';
-import type { BackupArgs } from './backup-run';
+import type { BackupArgs, BackupSummary } from './backup-run';
 import type { ExportArgs } from './block-export';
 import type { ImportArgs, ImportControl, ImportSummary } from './block-file-import';
 import { datadirOptions, reportFailures } from './offline-chain';
@@ -107,7 +107,8 @@ function backupOptions(args: Argv) {
 
 export const backupCommand: CommandModule<object, BackupArgs> = {
   command: 'backup',
-  describe: "copy a node's key store and chain database to --to (a data directory)",
+  describe:
+    "copy a node's key store, chain database and withdrawal references to --to (a data directory)",
   builder: backupOptions as unknown as CommandModule<object, BackupArgs>['builder'],
   handler: (argv) =>
     reportFailures('backup', async () => {
@@ -128,8 +129,20 @@ export const backupCommand: CommandModule<object, BackupArgs> = {
             'blocks), or let a node started from this backup sync from its peers\n',
         );
       }
+      process.stdout.write(`${referencesLine(done.dir, done.references)}\n`);
     }),
 };
+
+function referencesLine(dir: string, copy: BackupSummary['references']): string {
+  if (copy.copied) {
+    return `withdrawal references: ${copy.records} copied to ${dir}/references`;
+  }
+  if (copy.reason === 'absent') return 'withdrawal references: none (no reference was ever used)';
+  return (
+    'withdrawal references: not copied: a running node holds them. A node started from this backup ' +
+    'would pay a withdrawal retried with its reference again: stop the node and run backup again'
+  );
+}
 
 function snapshotExportOptions(args: Argv) {
   return datadirOptions(args)

@@ -3,15 +3,15 @@
  * (getKeyStoreOperations) and the one push subscription for all key-store wallets
  * (keyStoreOperations) share this. Which operations touch a key-store wallet is decided per block
  * without loading the key store: the block's operations name their parties (signer, senders,
- * receivers), the distinct addresses of the whole block are asked of the key store's index
- * (`has`, one LevelDB read each, all of a block's issued together), and each operation is kept
- * with the key-store wallets it names.
+ * receivers), the distinct addresses of the operations at hand are asked of the key store's
+ * index in one read (`hasMany`, one LevelDB getMany: a lookup per address cost about as much as
+ * presenting the operation), and each operation is kept with the key-store wallets it names.
  */
 import type { Chain, OperationObject } from '@chain/ledger';
 
 /** The key store as this module uses it: its index's lookup by address only. */
 export interface KeyStoreLookup {
-  has(address: string): Promise<boolean>;
+  hasMany(addresses: readonly string[]): Promise<boolean[]>;
 }
 
 /** An operation with the key-store wallets it touches (the extension field `wallets`). */
@@ -44,7 +44,7 @@ export async function keyStoreOperationsOf(
 ): Promise<KeyStoreOperation[]> {
   const parties = operations.map(partiesOf);
   const distinct = [...new Set(parties.flat())];
-  const held = await Promise.all(distinct.map((address) => keystore.has(address)));
+  const held = await keystore.hasMany(distinct);
   const inStore = new Set(distinct.filter((_, i) => held[i]));
   const out: KeyStoreOperation[] = [];
   operations.forEach((operation, i) => {

@@ -44,6 +44,8 @@ export interface NetworkNodeOptions {
   /** Key-store wallets that sign blocks (their key files must be in the datadir already). */
   mineWallets?: string[];
   env?: Record<string, string>;
+  /** The RPC port (default: a free one, which a restart would not get again). */
+  rpcPort?: number;
 }
 
 export const MINE_PASSPHRASE = 'mine-pass';
@@ -62,6 +64,7 @@ export async function startNetworkNode(options: NetworkNodeOptions = {}): Promis
   const node = await startNode({
     args,
     ...(options.datadir ? { datadir: options.datadir } : {}),
+    ...(options.rpcPort === undefined ? {} : { rpcPort: options.rpcPort }),
     env: { CHAIN_MINE_PASSPHRASE: MINE_PASSPHRASE, ...options.env },
   });
   const status = await call<{ port: number }>(node.url, 'nodeStatus');
