@@ -174,13 +174,25 @@ interface ReadyRecord {
   rawBytesPerAccount: number;
 }
 
-/** Sum of the sizes of the files under `dir`. */
+/**
+ * Sum of the sizes of the files under `dir`. A live node's directory changes while it is listed (a
+ * snapshot's `.partial` file renamed, a LevelDB table compacted away): a file gone counts nothing.
+ */
 export async function directoryBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+    if (entry.isFile()) total += await fileBytes(join(entry.parentPath, entry.name));
   }
   return total;
+}
+
+async function fileBytes(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
 }
 
 /**
