@@ -18,10 +18,23 @@ export interface IndexMeta {
   files: number;
   /** The directory's mtime when the last complete scan started, null before one completed. */
   scannedDirMtimeNs: string | null;
+  /**
+   * The directory's stamp (size, mtime, ctime, inode) when the last complete pass started, if it
+   * had settled by then and nothing changed it during the pass; null (or absent, in an index
+   * written before it) otherwise, and after any write of ours. The same stamp at the next pass:
+   * no name came or went since, and the pass has nothing to list.
+   */
+  passedDirStamp?: string | null;
 }
 
 export function emptyMeta(): IndexMeta {
-  return { version: INDEX_VERSION, wallets: 0, files: 0, scannedDirMtimeNs: null };
+  return {
+    version: INDEX_VERSION,
+    wallets: 0,
+    files: 0,
+    scannedDirMtimeNs: null,
+    passedDirStamp: null,
+  };
 }
 
 /** Creation order: 20 decimal digits of nanoseconds (sorts as numbers do), then the file name. */
