@@ -46,6 +46,8 @@ export const INDEX_DIR = '.index';
 const ENTRY_CACHE_SIZE = 4_096;
 /** Names read, parsed and written per index batch while building or diffing. */
 const BATCH_SIZE = 512;
+/** New names of a pass gathered before they are read and indexed (while the pass goes on). */
+const FLUSH_AT = 128;
 
 /** A batch of index writes, read through: what it would write is what it reads. */
 interface Txn {
@@ -595,28 +597,39 @@ export function createKeyIndex(
       let seenIndexed = 0;
       let indexedHere = 0;
       const indexed = await loadIndexedNames();
-      // New names gathered across batches of the listing and indexed BATCH_SIZE at a time: new
-      // files copied in land anywhere in the directory's order, one or two per batch.
+      // New names gathered across batches of the listing and indexed FLUSH_AT or more at a time
+      // (files copied in land anywhere in the directory's order, one or two per batch), one such
+      // write at a time, while the listing goes on: the reads of the files overlap the pass.
       let pending: string[] = [];
+      let flushing: Promise<void> = Promise.resolve();
       const flush = async () => {
+        await flushing;
         const unknown = pending;
         pending = [];
         if (unknown.length === 0) return;
-        const result = await exclusive(() => syncNames(unknown, forget));
-        counts.added += result.added;
-        counts.removed += result.removed;
-        indexedHere += unknown.length;
+        flushing = exclusive(() => syncNames(unknown, forget)).then((result) => {
+          counts.added += result.added;
+          counts.removed += result.removed;
+          indexedHere += unknown.length;
+        });
+        // Awaited at the next flush or the end of the pass; never an unhandled rejection meanwhile.
+        flushing.catch(() => undefined);
+      };
+      const stop = async () => {
+        await flushing.catch(() => undefined);
+        return { ...counts, completed: false };
       };
       for await (const names of directoryNames(dir, BATCH_SIZE)) {
-        if (stopped()) return { ...counts, completed: false };
+        if (stopped()) return stop();
         const unknown = names.filter((name) => !indexed.has(name));
         seenIndexed += names.length - unknown.length;
         pending.push(...unknown);
-        if (pending.length >= BATCH_SIZE) await flush();
+        if (pending.length >= FLUSH_AT) await flush();
         done += names.length;
         progress?.({ done, total: Math.max(total, done) });
       }
       await flush();
+      await flushing;
       // Fewer names than the index holds: some files are gone. Only then is the index swept.
       if (seenIndexed + indexedHere < meta.files) {
         let batch: string[] = [];
