@@ -20,6 +20,7 @@ import {
   INDEX_VERSION,
   type IndexMeta,
   orderKey,
+  type WalletRecord,
 } from './key-index-records';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 
@@ -33,7 +34,7 @@ import { createNameSet, type NameSet, nameHash } from './name-set';
  * Keys (all utf8, values JSON):
  *  - `m`                    the index's own state (version, counts, last complete directory scan)
  *  - `f!<file name>`        what the file holds ({@link FileRecord}), with its stamp (size, times)
- *  - `w!<chain address>`    the file of a wallet
+ *  - `w!<chain address>`    the file of a wallet, with its key identity and creation time
  *  - `e!<eth address>`      the file of a key by its Ethereum-style identity (duplicates, imports)
  *  - `o!<createdAt>!<file>` creation order of wallets (createdAt: 20 decimal digits), for paging
  *  - `u!<file name>`        a file made elsewhere, waiting for its passphrase
@@ -136,6 +137,10 @@ export function createKeyIndex(
     };
   }
 
+  async function walletRecord(address: string): Promise<WalletRecord | undefined> {
+    return ((await database().get(`w!${address}`)) as WalletRecord | undefined) ?? undefined;
+  }
+
   async function fileRecord(txn: Txn | undefined, name: string): Promise<FileRecord | undefined> {
     return ((await (txn ?? database()).get(`f!${name}`)) as FileRecord | undefined) ?? undefined;
   }
@@ -235,7 +240,8 @@ export function createKeyIndex(
       };
       txn.put(`f!${name}`, record);
       noteName(true, name);
-      txn.put(`w!${address}`, name);
+      const wallet: WalletRecord = { name, id, createdAt: createdAt.toString() };
+      txn.put(`w!${address}`, wallet);
       txn.put(`e!${id}`, name);
       txn.put(orderKey(createdAt, name), address);
       meta.wallets++;
@@ -477,7 +483,7 @@ export function createKeyIndex(
       const wanted = normalizeAddress(address);
       const cached = recall(wanted);
       if (cached !== undefined) return cached;
-      const name = (await database().get(`w!${wanted}`)) as string | undefined;
+      const name = (await walletRecord(wanted))?.name;
       if (name === undefined) return undefined;
       const record = await fileRecord(undefined, name);
       return record === undefined ? undefined : entryOf(name, record);
@@ -491,9 +497,7 @@ export function createKeyIndex(
     async idOf(address) {
       const cached = entries.get(address);
       if (cached !== undefined) return cached.id;
-      const name = (await database().get(`w!${address}`)) as string | undefined;
-      if (name === undefined) return undefined;
-      return (await fileRecord(undefined, name))?.id;
+      return (await walletRecord(address))?.id;
     },
 
     async byId(id) {
@@ -527,10 +531,9 @@ export function createKeyIndex(
     async page(after, max) {
       let gt = 'o!';
       if (after !== undefined) {
-        const name = (await database().get(`w!${normalizeAddress(after)}`)) as string | undefined;
-        const record = name === undefined ? undefined : await fileRecord(undefined, name);
-        if (name === undefined || record === undefined) return undefined;
-        gt = orderKey(BigInt(record.createdAt), name);
+        const wallet = await walletRecord(normalizeAddress(after));
+        if (wallet === undefined) return undefined;
+        gt = orderKey(BigInt(wallet.createdAt), wallet.name);
       }
       const addresses: string[] = [];
       for await (const address of database().values({ gt, lt: 'o"', limit: max })) {
