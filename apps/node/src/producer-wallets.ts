@@ -86,6 +86,8 @@ export async function dropLockedProducerKey(
   log: Logger,
   address: string,
 ): Promise<void> {
+  // Most wallets produce no blocks: their lock costs no second look into the key store.
+  if (!producerKeys.has(address)) return;
   if ((await keystore.isLocked(address)) && producerKeys.remove(address)) {
     log.warn({ wallet: address }, LOCKED_PRODUCER_WARNING);
   }

@@ -1,8 +1,16 @@
-import { mkdir, opendir, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADDRESS_PREFIX_LENGTH } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
-import { isCandidateName, type KeyFileRead, readKeyFile } from './key-directory';
+import {
+  directoryNames,
+  dirStamp,
+  goneNames,
+  hasSettled,
+  type KeyFileRead,
+  readKeyFile,
+  wallClockNs,
+} from './key-directory';
 import type { Forget, KeyEntry, KeyIndex, SyncCounts } from './key-index-api';
 import {
   compareOrder,
@@ -12,6 +20,7 @@ import {
   INDEX_VERSION,
   type IndexMeta,
   orderKey,
+  type WalletRecord,
 } from './key-index-records';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 
@@ -25,7 +34,7 @@ import { createNameSet, type NameSet, nameHash } from './name-set';
  * Keys (all utf8, values JSON):
  *  - `m`                    the index's own state (version, counts, last complete directory scan)
  *  - `f!<file name>`        what the file holds ({@link FileRecord}), with its stamp (size, times)
- *  - `w!<chain address>`    the file of a wallet
+ *  - `w!<chain address>`    the file of a wallet, with its key identity and creation time
  *  - `e!<eth address>`      the file of a key by its Ethereum-style identity (duplicates, imports)
  *  - `o!<createdAt>!<file>` creation order of wallets (createdAt: 20 decimal digits), for paging
  *  - `u!<file name>`        a file made elsewhere, waiting for its passphrase
@@ -38,8 +47,8 @@ export const INDEX_DIR = '.index';
 const ENTRY_CACHE_SIZE = 4_096;
 /** Names read, parsed and written per index batch while building or diffing. */
 const BATCH_SIZE = 512;
-/** Directory entries fetched per read of the directory stream. */
-const DIR_BUFFER = 4_096;
+/** New names of a pass gathered before they are read and indexed (while the pass goes on). */
+const FLUSH_AT = 128;
 
 /** A batch of index writes, read through: what it would write is what it reads. */
 interface Txn {
@@ -126,6 +135,10 @@ export function createKeyIndex(
         await database().batch(batch, { sync });
       },
     };
+  }
+
+  async function walletRecord(address: string): Promise<WalletRecord | undefined> {
+    return ((await database().get(`w!${address}`)) as WalletRecord | undefined) ?? undefined;
   }
 
   async function fileRecord(txn: Txn | undefined, name: string): Promise<FileRecord | undefined> {
@@ -227,7 +240,8 @@ export function createKeyIndex(
       };
       txn.put(`f!${name}`, record);
       noteName(true, name);
-      txn.put(`w!${address}`, name);
+      const wallet: WalletRecord = { name, id, createdAt: createdAt.toString() };
+      txn.put(`w!${address}`, wallet);
       txn.put(`e!${id}`, name);
       txn.put(orderKey(createdAt, name), address);
       meta.wallets++;
@@ -345,6 +359,8 @@ export function createKeyIndex(
       const after = ownWrite.after.toString();
       if (meta.scannedDirMtimeNs === before) meta.scannedDirMtimeNs = after;
       knownDirMtime = knownDirMtime === before ? after : null;
+      // Our write and another made in the same tick of the file system's clock leave one mtime.
+      meta.passedDirStamp = null;
     }
     if (names.length > 0) {
       try {
@@ -356,33 +372,6 @@ export function createKeyIndex(
       }
     }
     return counts;
-  }
-
-  /**
-   * Names of the directory, in batches, as a stream: never the whole listing in memory. Read with
-   * readSync from the stream's buffer (a batch between turns of the event loop): an await per entry
-   * made the pass over a million names 1.4-2.5 s, this 1.0 s.
-   */
-  async function* directoryNames(): AsyncGenerator<string[]> {
-    const handle = await opendir(dir, { bufferSize: DIR_BUFFER });
-    try {
-      let batch: string[] = [];
-      for (;;) {
-        const dirent = handle.readSync();
-        if (dirent === null) break;
-        if (!isCandidateName(dirent.name)) continue;
-        if (!dirent.isFile() && !dirent.isSymbolicLink()) continue;
-        batch.push(dirent.name);
-        if (batch.length === BATCH_SIZE) {
-          yield batch;
-          batch = [];
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-      if (batch.length > 0) yield batch;
-    } finally {
-      await handle.close().catch(() => undefined);
-    }
   }
 
   /** Changes of the indexed names while the name set is being read (applied after, in order). */
@@ -429,7 +418,7 @@ export function createKeyIndex(
 
   async function countNames(): Promise<number> {
     let total = 0;
-    for await (const batch of directoryNames()) total += batch.length;
+    for await (const batch of directoryNames(dir, BATCH_SIZE)) total += batch.length;
     return total;
   }
 
@@ -494,7 +483,7 @@ export function createKeyIndex(
       const wanted = normalizeAddress(address);
       const cached = recall(wanted);
       if (cached !== undefined) return cached;
-      const name = (await database().get(`w!${wanted}`)) as string | undefined;
+      const name = (await walletRecord(wanted))?.name;
       if (name === undefined) return undefined;
       const record = await fileRecord(undefined, name);
       return record === undefined ? undefined : entryOf(name, record);
@@ -520,9 +509,7 @@ export function createKeyIndex(
     async idOf(address) {
       const cached = entries.get(address);
       if (cached !== undefined) return cached.id;
-      const name = (await database().get(`w!${address}`)) as string | undefined;
-      if (name === undefined) return undefined;
-      return (await fileRecord(undefined, name))?.id;
+      return (await walletRecord(address))?.id;
     },
 
     async byId(id) {
@@ -556,10 +543,9 @@ export function createKeyIndex(
     async page(after, max) {
       let gt = 'o!';
       if (after !== undefined) {
-        const name = (await database().get(`w!${normalizeAddress(after)}`)) as string | undefined;
-        const record = name === undefined ? undefined : await fileRecord(undefined, name);
-        if (name === undefined || record === undefined) return undefined;
-        gt = orderKey(BigInt(record.createdAt), name);
+        const wallet = await walletRecord(normalizeAddress(after));
+        if (wallet === undefined) return undefined;
+        gt = orderKey(BigInt(wallet.createdAt), wallet.name);
       }
       const addresses: string[] = [];
       for await (const address of database().values({ gt, lt: 'o"', limit: max })) {
@@ -611,7 +597,13 @@ export function createKeyIndex(
     },
 
     async scan({ forget, exclusive, stopped, progress, countFirst = false }) {
+      const clockAtStart = wallClockNs();
       const started = await stat(dir, { bigint: true });
+      const startStamp = dirStamp(started);
+      // No name came or went since the last complete pass: nothing to list (see passedDirStamp).
+      if (meta.passedDirStamp != null && meta.passedDirStamp === startStamp) {
+        return { added: 0, removed: 0, completed: true };
+      }
       knownDirMtime = started.mtimeNs.toString();
       const total = countFirst ? await countNames() : meta.files;
       progress?.({ done: 0, total });
@@ -620,28 +612,39 @@ export function createKeyIndex(
       let seenIndexed = 0;
       let indexedHere = 0;
       const indexed = await loadIndexedNames();
-      // New names gathered across batches of the listing and indexed BATCH_SIZE at a time: new
-      // files copied in land anywhere in the directory's order, one or two per batch.
+      // New names gathered across batches of the listing and indexed FLUSH_AT or more at a time
+      // (files copied in land anywhere in the directory's order, one or two per batch), one such
+      // write at a time, while the listing goes on: the reads of the files overlap the pass.
       let pending: string[] = [];
+      let flushing: Promise<void> = Promise.resolve();
       const flush = async () => {
+        await flushing;
         const unknown = pending;
         pending = [];
         if (unknown.length === 0) return;
-        const result = await exclusive(() => syncNames(unknown, forget));
-        counts.added += result.added;
-        counts.removed += result.removed;
-        indexedHere += unknown.length;
+        flushing = exclusive(() => syncNames(unknown, forget)).then((result) => {
+          counts.added += result.added;
+          counts.removed += result.removed;
+          indexedHere += unknown.length;
+        });
+        // Awaited at the next flush or the end of the pass; never an unhandled rejection meanwhile.
+        flushing.catch(() => undefined);
       };
-      for await (const names of directoryNames()) {
-        if (stopped()) return { ...counts, completed: false };
+      const stop = async () => {
+        await flushing.catch(() => undefined);
+        return { ...counts, completed: false };
+      };
+      for await (const names of directoryNames(dir, BATCH_SIZE)) {
+        if (stopped()) return stop();
         const unknown = names.filter((name) => !indexed.has(name));
         seenIndexed += names.length - unknown.length;
         pending.push(...unknown);
-        if (pending.length >= BATCH_SIZE) await flush();
+        if (pending.length >= FLUSH_AT) await flush();
         done += names.length;
         progress?.({ done, total: Math.max(total, done) });
       }
       await flush();
+      await flushing;
       // Fewer names than the index holds: some files are gone. Only then is the index swept.
       if (seenIndexed + indexedHere < meta.files) {
         let batch: string[] = [];
@@ -662,6 +665,9 @@ export function createKeyIndex(
       await exclusive(() =>
         oneAtATime(async () => {
           meta.scannedDirMtimeNs = knownDirMtime ?? started.mtimeNs.toString();
+          const unchanged = knownDirMtime === started.mtimeNs.toString();
+          meta.passedDirStamp =
+            unchanged && hasSettled(started.mtimeNs, clockAtStart) ? startStamp : null;
           await newTxn().commit(false);
           return { added: 0, removed: 0 };
         }),
@@ -675,7 +681,7 @@ export function createKeyIndex(
 
     async findOwnFile(address) {
       const suffix = `--${normalizeAddress(address)}.json`;
-      for await (const names of directoryNames()) {
+      for await (const names of directoryNames(dir, BATCH_SIZE)) {
         const found = names.find((name) => name.endsWith(suffix));
         if (found !== undefined) return found;
       }
@@ -686,19 +692,6 @@ export function createKeyIndex(
       return database().approximateSize('\u0000', '\uffff');
     },
   };
-}
-
-/** The names of `names` with no file any more (a stat each, run side by side). */
-async function goneNames(dir: string, names: readonly string[]): Promise<string[]> {
-  const present = await Promise.all(
-    names.map((name) =>
-      stat(join(dir, name)).then(
-        (info) => info.isFile(),
-        () => false,
-      ),
-    ),
-  );
-  return names.filter((_, i) => !present[i]);
 }
 
 /** The prefix as it is, the hex part in lowercase: how addresses are compared here. */

@@ -90,6 +90,29 @@ describe('the index', () => {
     await store.close();
   });
 
+  it('is rebuilt from the files when of the older layout (wallet records of a file name only)', async () => {
+    const dir = await newDir();
+    const created = await walletsIn(dir, 3);
+    const db = new ClassicLevel<string, unknown>(join(dir, INDEX_DIR), { valueEncoding: 'json' });
+    const meta = (await db.get('m')) as Record<string, unknown>;
+    const { mtimeNs } = await stat(dir, { bigint: true });
+    // Version 1, the directory as the index saw it: only the version can make the open rebuild.
+    await db.put('m', { ...meta, version: 1, scannedDirMtimeNs: mtimeNs.toString() });
+    const files = await keyFiles(dir);
+    for (const address of created) await db.put(`w!${address}`, fileOf(files, address));
+    await db.close();
+
+    const store = storeOf(dir);
+    await store.open();
+    expect(store.indexing()).not.toBeNull();
+    await store.indexed();
+    expect(await listOf(store)).toEqual(created);
+    expect(await walk(store, 1)).toEqual(created);
+    expect(await store.lock(created[1]!)).toBe(true);
+    expect(await store.isLocked(created[1]!)).toBe(true);
+    await store.close();
+  });
+
   it('repairs at open a file written without its index entry, and an entry whose file is gone', async () => {
     const dir = await newDir();
     const other = await newDir();

@@ -2,7 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { bytesToHex, getPublicKey, isValidPrivateKey, randomPrivateKey } from '@chain/crypto';
 import { echoed } from '@chain/spec';
 import { writeFileAtomic } from './atomic-file';
-import { KeyStoreError } from './errors';
+import {
+  assertPassphrase,
+  fileChanged,
+  KeyStoreError,
+  unknownWallet,
+  walletLocked,
+} from './errors';
 import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address';
 import { createKeyCache } from './key-cache';
 import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile } from './key-file';
@@ -14,11 +20,11 @@ import {
   type Caller,
   type ImportOptions,
   type ImportResult,
-  type IndexBuildProgress,
   type KeyStore,
   type KeyStoreOptions,
   keyStoreSettings,
 } from './keystore-api';
+import { createDirectoryPasses } from './keystore-index-build';
 import { createWalletLocks, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
 
@@ -66,10 +72,20 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   let session = 0;
   let isOpen = false;
   let opening: Promise<void> | undefined;
-  /** The background build of the index, while it runs. */
-  let building: Promise<void> | undefined;
-  let buildToken: object | undefined;
-  let progress: IndexBuildProgress | null = null;
+  const passes = createDirectoryPasses({
+    index,
+    forget,
+    inSession: (started) => isOpen && session === started,
+    exclusive: (started, run) =>
+      queue.runExclusive(DIRECTORY, async () => {
+        ensureSession(started);
+        const result = await run();
+        if (result.added > 0 || result.removed > 0) revision++;
+        return result;
+      }),
+    onePass: (run) => queue.runExclusive(SCAN, run),
+    onIndexProgress: options.onIndexProgress,
+  });
 
   function ensureOpen(): number {
     if (!isOpen) throw new KeyStoreError('KEYSTORE_CLOSED', 'key store is not open');
@@ -94,46 +110,25 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
   }
 
-  function unknownWallet(address: string, detail = '', param = 'address'): KeyStoreError {
-    return new KeyStoreError(
-      'UNKNOWN_WALLET',
-      `wallet ${echoed(String(address))} is not in the key store${detail}`,
-      { param },
-    );
-  }
-
   async function isEntryLocked(entry: KeyEntry): Promise<boolean> {
     return entry.address !== null && (await locks.isLocked(entry.address));
-  }
-
-  function walletLocked(entry: KeyEntry): KeyStoreError {
-    return new KeyStoreError('WALLET_LOCKED', `wallet ${entry.address} is locked`, {
-      param: 'address',
-    });
   }
 
   function label(entry: KeyEntry): string {
     return entry.address ?? (entry.id.startsWith('?') ? entry.fileName : entry.id);
   }
 
-  function assertPassphrase(passphrase: unknown): asserts passphrase is string {
-    if (typeof passphrase !== 'string') {
-      throw new KeyStoreError('WRONG_PASSPHRASE', 'passphrase must be a string', {
-        param: 'passphrase',
-      });
-    }
+  /** Whether the store holds `address`, without reading its file (has, isLocked). */
+  async function holds(address: string): Promise<boolean> {
+    const wanted = normalizeAddress(address);
+    if (await index.holds(wanted)) return true;
+    return passes.building() && (await lookup(wanted)) !== undefined;
   }
 
   /**
    * The wallet of `address`, from the index; while the index is still being built, a wallet not
    * indexed yet is looked for by its file name (ours end in `--<address>.json`) and indexed.
    */
-  /** Whether the store holds `address`, without reading its file (has, isLocked). */
-  async function holds(address: string): Promise<boolean> {
-    const wanted = normalizeAddress(address);
-    if (await index.holds(wanted)) return true;
-    return building !== undefined && (await lookup(wanted)) !== undefined;
-  }
 
   async function holdsMany(addresses: readonly string[]): Promise<boolean[]> {
     const wanted = addresses.map(normalizeAddress);
@@ -146,7 +141,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   async function lookup(address: string): Promise<KeyEntry | undefined> {
     const wanted = normalizeAddress(address);
     const known = await index.byAddress(wanted);
-    if (known !== undefined || building === undefined) return known;
+    if (known !== undefined || !passes.building()) return known;
     const started = session;
     const name = await index.findOwnFile(wanted);
     if (name === undefined) return undefined;
@@ -441,14 +436,6 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
   }
 
-  function fileChanged(entry: KeyEntry, param: string): KeyStoreError {
-    return new KeyStoreError(
-      'UNKNOWN_WALLET',
-      `the key file ${entry.fileName} changed or disappeared; refresh and retry`,
-      { param },
-    );
-  }
-
   /**
    * Records the chain field (and the `address` a file may lack) in a foreign file, rewritten
    * atomically, and lists the key. null when the entry is gone, or when another file already holds
@@ -482,57 +469,6 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     });
   }
 
-  /**
-   * Brings the index up to date with the directory: new names read, names gone dropped, in
-   * batches that calls interleave with; stopped by close() and resumed at the next open.
-   */
-  async function scan(started: number, background: boolean) {
-    return queue.runExclusive(SCAN, () =>
-      index.scan({
-        forget,
-        stopped: () => !isOpen || session !== started,
-        countFirst: background,
-        exclusive: (run) =>
-          queue.runExclusive(DIRECTORY, async () => {
-            ensureSession(started);
-            const result = await run();
-            if (result.added > 0 || result.removed > 0) revision++;
-            return result;
-          }),
-        ...(background
-          ? {
-              progress: (done: { done: number; total: number }) => {
-                progress = { ...done, finished: false };
-                options.onIndexProgress?.(progress);
-              },
-            }
-          : {}),
-      }),
-    );
-  }
-
-  function startBuild(started: number): void {
-    progress = { done: 0, total: 0, finished: false };
-    const token = {};
-    buildToken = token;
-    building = (async () => {
-      try {
-        const result = await scan(started, true);
-        if (!result.completed) return;
-        const last = progress ?? { done: 0, total: 0, finished: false };
-        progress = null;
-        options.onIndexProgress?.({ ...last, finished: true });
-      } catch (error) {
-        if (!isOpen || session !== started) return;
-        const message = error instanceof Error ? error.message : String(error);
-        progress = { ...(progress ?? { done: 0, total: 0 }), finished: true, error: message };
-        options.onIndexProgress?.(progress);
-      } finally {
-        if (buildToken === token) building = undefined;
-      }
-    })();
-  }
-
   return {
     open() {
       if (isOpen) return Promise.resolve();
@@ -546,7 +482,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           revision++;
           session++;
           isOpen = true;
-          if (needsScan) startBuild(session);
+          if (needsScan) passes.startBuild(session);
           // The indexed names, for walletRefresh: read in the background, never in the way.
           else index.loadNames().catch(() => undefined);
         } finally {
@@ -561,8 +497,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       if (!isOpen) return;
       isOpen = false;
       session++;
-      await building?.catch(() => undefined);
-      progress = null;
+      await passes.built();
+      passes.reset();
       cache.clear();
       throttle.clear();
       revision++;
@@ -595,11 +531,11 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     },
 
     indexing() {
-      return isOpen ? progress : null;
+      return isOpen ? passes.progress() : null;
     },
 
-    async indexed() {
-      await building;
+    indexed() {
+      return passes.built();
     },
 
     async indexBytes() {
@@ -670,7 +606,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         // built, a wallet not indexed yet is found by its file.
         const id =
           (await index.idOf(wanted)) ??
-          (building === undefined ? undefined : (await lookup(wanted))?.id);
+          (passes.building() ? (await lookup(wanted))?.id : undefined);
         if (id === undefined) return false;
         cache.forget(id);
         if (await locks.setLocked(wanted, true)) revision++;
@@ -703,9 +639,9 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       const started = ensureOpen();
       return inSession(started, async () => {
         // A build under way is such a scan already: its end is the refresh's start.
-        await building;
+        await passes.built();
         ensureSession(started);
-        const { added, removed } = await scan(started, false);
+        const { added, removed } = await passes.scan(started, false);
         ensureSession(started);
         return {
           added,

@@ -11,6 +11,8 @@ function run(wallets: number, latency: number, overrides: Partial<KeyStoreRun> =
     startupSec: 2,
     startPeakBytes: 150 * MB,
     mixedPeakBytes: 200 * MB,
+    mixedAnonBytes: 150 * MB,
+    mixedFileBytes: 50 * MB,
     latencyMs: {
       newWallet: latency,
       unlockWallet: latency,

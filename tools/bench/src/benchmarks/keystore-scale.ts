@@ -43,7 +43,7 @@ import {
 } from '../keystore-fixture.js';
 import { FIXTURE_PASSPHRASE } from '../keystore-fixture-format.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
-import { sampleRss } from '../rss-sampler.js';
+import { type RssSummary, sampleRss } from '../rss-sampler.js';
 
 /** Issue 40's bounds. */
 export const STARTUP_BOUND_SEC = 3;
@@ -81,6 +81,9 @@ export interface KeyStoreRun {
   startupSec: number;
   startPeakBytes: number;
   mixedPeakBytes: number;
+  /** The largest anonymous (heaps) and file-backed (code, mapped files) parts under that load. */
+  mixedAnonBytes: number;
+  mixedFileBytes: number;
   /** Median ms of each call. */
   latencyMs: Record<CallName, number>;
   refreshSec: number;
@@ -146,13 +149,14 @@ function pick<T>(from: readonly T[], n: number): T[] {
   return Array.from({ length: n }, () => from[Math.floor(Math.random() * from.length)]!);
 }
 
-/** newWallet, sendTo from store wallets and getKeyStoreInfo pages side by side; peak RSS. */
+/** newWallet, sendTo from store wallets and getKeyStoreInfo pages side by side; the RSS. */
 async function mixedLoad(
   node: NodeProcess,
   wallets: readonly string[],
   senders: readonly SenderWallet[],
-): Promise<number> {
+): Promise<RssSummary> {
   const sampler = sampleRss(node.pid!, SAMPLE_MS);
+  let summary: RssSummary;
   const until = Date.now() + MIXED_LOAD_SEC * 1000;
   const receivers = randomAddresses(64);
   const loops = [
@@ -183,9 +187,9 @@ async function mixedLoad(
   try {
     await Promise.all(loops);
   } finally {
-    await sampler.stop();
+    summary = await sampler.stop();
   }
-  return sampler.maxBytes;
+  return summary;
 }
 
 /** A node on a fixture, indexed and restarted, with what its start measured. */
@@ -343,8 +347,10 @@ async function finishNode(
     ctx.log(
       `  ${label}: ${CALL_NAMES.map((name) => `${name} ${latencyMs[name].toFixed(2)} ms`).join(', ')}`,
     );
-    const mixedPeakBytes = await mixedLoad(node, prepared.wallets, prepared.senders);
-    ctx.log(`  ${label}: peak RSS under the mixed load ${mb(mixedPeakBytes)} MB`);
+    const mixed = await mixedLoad(node, prepared.wallets, prepared.senders);
+    ctx.log(
+      `  ${label}: peak RSS under the mixed load ${mb(mixed.maxBytes)} MB (RssAnon at most ${mb(mixed.maxAnonBytes)} MB, RssFile at most ${mb(mixed.maxFileBytes)} MB)`,
+    );
     const keyDir = join(datadir, 'keystore');
     const before = await node.client.wallet.getKeyStoreCount();
     await copyExtraFiles(fixture, keyDir);
@@ -368,7 +374,9 @@ async function finishNode(
       buildPeakBytes: prepared.buildPeakBytes,
       startupSec: prepared.startupSec,
       startPeakBytes: prepared.startPeakBytes,
-      mixedPeakBytes,
+      mixedPeakBytes: mixed.maxBytes,
+      mixedAnonBytes: mixed.maxAnonBytes,
+      mixedFileBytes: mixed.maxFileBytes,
       latencyMs,
       refreshSec,
       indexBytesPerWallet,
@@ -458,6 +466,16 @@ export function keyStoreFigures(small: KeyStoreRun, large: KeyStoreRun): Figure[
       unit: 'MB',
     }),
     referenceFigure({
+      name: `RssAnon at most under the mixed load, ${at}`,
+      value: mb(large.mixedAnonBytes),
+      unit: 'MB',
+    }),
+    referenceFigure({
+      name: `RssFile at most under the mixed load, ${at}`,
+      value: mb(large.mixedFileBytes),
+      unit: 'MB',
+    }),
+    referenceFigure({
       name: `index bytes per wallet, ${at}`,
       value: large.indexBytesPerWallet,
       unit: 'B',
@@ -519,6 +537,8 @@ function smallRunOf(small: PreparedNode): KeyStoreRun {
     startupSec: small.startupSec,
     startPeakBytes: small.startPeakBytes,
     mixedPeakBytes: Number.NaN,
+    mixedAnonBytes: Number.NaN,
+    mixedFileBytes: Number.NaN,
     latencyMs: emptyLatency(),
     refreshSec: Number.NaN,
     indexBytesPerWallet: Number.NaN,

@@ -1,0 +1,108 @@
+import { copyFile, readdir, rm, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { devAddressOf, listOf, useTempDirs } from '../test/fixtures';
+import { createKeyStore } from './keystore';
+
+/** Every directory listing the store starts (a pass over the directory opens it). */
+const listed: string[] = [];
+vi.mock('node:fs/promises', async (original) => {
+  const fs = await original<typeof import('node:fs/promises')>();
+  return {
+    ...fs,
+    opendir: (...args: Parameters<typeof fs.opendir>) => {
+      listed.push(String(args[0]));
+      return fs.opendir(...args);
+    },
+  };
+});
+
+const TINY_SCRYPT = { N: 16, r: 8, p: 1 };
+const newDir = useTempDirs();
+afterEach(() => {
+  listed.length = 0;
+});
+
+async function openStore(dir: string) {
+  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: TINY_SCRYPT });
+  await store.open();
+  await store.indexed();
+  return store;
+}
+
+async function walletsIn(dir: string, count: number): Promise<string[]> {
+  const writer = await openStore(dir);
+  const addresses: string[] = [];
+  for (let i = 0; i < count; i++) addresses.push(await writer.create('p'));
+  await writer.close();
+  return addresses;
+}
+
+async function keyFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => !name.startsWith('.')).sort();
+}
+
+/** Long settled, as a store untouched for a while is; always the same, as `rsync -t` would set. */
+const LONG_AGO = new Date('2026-01-01T00:00:00Z');
+
+async function ageDirectory(dir: string): Promise<void> {
+  await utimes(dir, LONG_AGO, LONG_AGO);
+}
+
+/** How many times `run` lists `dir`. */
+async function listingsOf(dir: string, run: () => Promise<unknown>): Promise<number> {
+  const before = listed.filter((path) => path === dir).length;
+  await run();
+  return listed.filter((path) => path === dir).length - before;
+}
+
+describe('walletRefresh on a directory unchanged since the last complete pass', () => {
+  it('lists nothing, after a restart too; a name come or gone makes it list again', async () => {
+    const dir = await newDir();
+    const other = await newDir();
+    const created = await walletsIn(dir, 3);
+    const copied = await walletsIn(other, 1);
+    await ageDirectory(dir);
+    // The directory changed since the index saw it: the open's build lists it, and vouches for it.
+    let store = await openStore(dir);
+    expect(await listingsOf(dir, () => store.refresh())).toBe(0);
+    await store.close();
+    store = await openStore(dir);
+    const unchanged = await listingsOf(dir, async () => {
+      expect(await store.refresh()).toMatchObject({ added: 0, removed: 0, loaded: 3 });
+    });
+    expect(unchanged).toBe(0);
+
+    // A file copied in by hand, the directory's mtime then set back as `rsync -t` or `touch -d`
+    // would: its ctime (which no tool sets) still says it changed.
+    const [copiedName] = await keyFiles(other);
+    await copyFile(join(other, copiedName!), join(dir, copiedName!));
+    await ageDirectory(dir);
+    expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, loaded: 4 });
+    expect(new Set(await listOf(store))).toEqual(new Set([...created, ...copied]));
+    expect(await listingsOf(dir, () => store.refresh())).toBe(0);
+
+    // A file removed by hand, the mtime set back again.
+    await rm(join(dir, copiedName!));
+    await ageDirectory(dir);
+    expect(await store.refresh()).toMatchObject({ added: 0, removed: 1, loaded: 3 });
+    expect(await store.has(copied[0]!)).toBe(false);
+    await store.close();
+  });
+
+  it('lists again after a pass that started right after a change (one clock tick may hide another)', async () => {
+    const dir = await newDir();
+    const other = await newDir();
+    await walletsIn(dir, 2);
+    await walletsIn(other, 1);
+    await ageDirectory(dir);
+    const store = await openStore(dir);
+    await store.refresh();
+    const [name] = await keyFiles(other);
+    await copyFile(join(other, name!), join(dir, name!));
+    // The directory changed just now: this pass finds the file but vouches for nothing.
+    expect(await store.refresh()).toMatchObject({ added: 1, loaded: 3 });
+    expect(await listingsOf(dir, () => store.refresh())).toBe(1);
+    await store.close();
+  });
+});
