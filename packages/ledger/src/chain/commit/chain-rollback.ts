@@ -32,6 +32,7 @@ import {
   META_HEAD,
   META_PRODUCERS,
   META_STATE_CHECKSUM,
+  operationKey,
   spaceKey,
 } from '../storage/store';
 import type { CommitCore } from './block-commit';
@@ -169,7 +170,7 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     batch.del(heightKey(h), { sublevel: store.undo });
     batch.del(heightKey(h), { sublevel: store.rewards });
     for (const op of loaded.ops) {
-      batch.del(identityOf(op), { sublevel: store.ops });
+      batch.del(operationKey(op.signer, op.nOperation, op.digestHex), { sublevel: store.opIndex });
     }
     // The accounts these blocks created are still in memory: their numbers resolve.
     const resolve = (hash: Uint8Array) => root.numberOf(hash);
