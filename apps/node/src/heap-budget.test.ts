@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { heapLimits, nodePlacement, userSizedHeap, YOUNG_GENERATION_MB } from './heap-budget';
+import {
+  DEFAULT_MAX_HEAP_MB,
+  heapLimits,
+  nodePlacement,
+  userSizedHeap,
+  YOUNG_GENERATION_MB,
+} from './heap-budget';
 
 const FIXTURE = fileURLToPath(new URL('./testing/heap-budget-fixture.ts', import.meta.url));
 const LAUNCHER = fileURLToPath(new URL('./testing/launcher-fixture.ts', import.meta.url));
@@ -125,15 +131,26 @@ describe('the launcher, in a real process', () => {
     return { code, lines: run.stdout().trim().split('\n'), stderr: run.stderr() };
   };
 
-  it('starts the budget thread from a main thread that never loads the CLI', async () => {
-    const { code, lines } = await launch(['start', '64']);
+  it('starts the budget thread at once under the default budget: the CLI is loaded once', async () => {
+    const { code, lines } = await launch(['start', String(DEFAULT_MAX_HEAP_MB)]);
     expect(code).toBe(0);
-    expect(lines.slice(0, 3)).toEqual([
-      'loaded on placement',
+    expect(lines).toEqual([
       'loaded on budget',
       expect.stringMatching(/^start ran on budget, limit \d+$/),
     ]);
-    expect(lines).toHaveLength(3);
+    const limitMb = Number(lines[1]!.split(' ').at(-1));
+    expect(limitMb).toBeGreaterThanOrEqual(DEFAULT_MAX_HEAP_MB);
+    expect(limitMb).toBeLessThanOrEqual(DEFAULT_MAX_HEAP_MB + YOUNG_GENERATION_MB);
+  }, 30_000);
+
+  it('starts it again under the budget its parse found, from a main thread that never loads the CLI', async () => {
+    const { code, lines } = await launch(['start', '64']);
+    expect(code).toBe(0);
+    expect(lines).toEqual([
+      'loaded on budget',
+      'loaded on budget',
+      expect.stringMatching(/^start ran on budget, limit \d+$/),
+    ]);
     const limitMb = Number(lines[2]!.split(' ').at(-1));
     expect(limitMb).toBeGreaterThanOrEqual(64);
     expect(limitMb).toBeLessThanOrEqual(64 + YOUNG_GENERATION_MB);
@@ -141,7 +158,7 @@ describe('the launcher, in a real process', () => {
 
   it('runs start without a budget, and every other command, on the main thread', async () => {
     expect((await launch(['start', '0'])).lines).toEqual([
-      'loaded on placement',
+      'loaded on budget',
       'loaded on main',
       expect.stringMatching(/^start ran on main, limit \d+$/),
     ]);
@@ -149,16 +166,26 @@ describe('the launcher, in a real process', () => {
     expect((await launch(['call', '1'])).lines).toEqual(['loaded on main', 'call ran on main']);
     // `start` as an argument of another command: that command still runs on the main thread.
     expect((await launch(['init', 'start'])).lines).toEqual([
-      'loaded on placement',
+      'loaded on budget',
       'loaded on main',
       'init ran on main',
     ]);
   }, 30_000);
 
-  it("ends with the placement thread's output and exit code when it refuses the arguments", async () => {
+  it("places the node with a placement thread when the user sized V8's heap", async () => {
+    const run = runFixture(['start', '64'], { NODE_OPTIONS: '--max-old-space-size=512' }, LAUNCHER);
+    expect((await run.exited).code).toBe(0);
+    expect(run.stdout().trim().split('\n')).toEqual([
+      'loaded on placement',
+      'loaded on main',
+      expect.stringMatching(/^start ran on main, limit \d+$/),
+    ]);
+  }, 30_000);
+
+  it("ends with the parsing thread's output and exit code when it refuses the arguments", async () => {
     const { code, lines, stderr } = await launch(['start', 'bad']);
     expect(code).toBe(2);
-    expect(lines).toEqual(['loaded on placement']);
+    expect(lines).toEqual(['loaded on budget']);
     expect(stderr).toContain('refused: bad budget');
   }, 30_000);
 });

@@ -28,6 +28,17 @@ import {
   workerData,
 } from 'node:worker_threads';
 
+/**
+ * Keeps RSS under 300 MB with 100,000 accounts and 100,000 token holders in state while a million
+ * operations stream through (issue 20 item 5, issue 8's 400 MB before it; `npm run bench -- --only
+ * memory`). The live heap is then about 80-100 MB; V8 lets garbage fill the old generation toward
+ * the budget, and the Node binary, the young generation (heap-budget.ts), LevelDB and buffers add
+ * about 100 MB beside it. 240 rather than 256 since the signature cache stopped keeping the last
+ * 262,144 mined operations (10-21 MB of heap): what 256 held before still fits. A larger state
+ * needs a larger budget: past it the node stops with a message naming --max-heap-mb.
+ */
+export const DEFAULT_MAX_HEAP_MB = 240;
+
 /** Signals the node stops on gracefully; the main thread hands them on to the worker. */
 const RELAYED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -37,6 +48,11 @@ interface BudgetWorkerData {
   stdoutIsTTY: boolean;
   /** The budget the thread runs under (its old generation's limit). */
   maxHeapMb: number;
+  /**
+   * Started before the command line was parsed, under the default budget (launchCli): the thread
+   * is the placement thread too, and runs the node only if its parse agrees.
+   */
+  guessed?: { columns: number | undefined };
 }
 
 /** What the placement thread's workerData carries (and how the worker knows it is one). */
@@ -125,15 +141,26 @@ export function onPlacementThread(): boolean {
   return !isMainThread && isPlacementWorker(workerData);
 }
 
+/** True on a budget thread started on a guess (launchCli), which places the command itself. */
+function onGuessedBudgetThread(): boolean {
+  return !isMainThread && isBudgetWorker(workerData) && workerData.guessed !== undefined;
+}
+
 /**
  * Call before the CLI parses: on the placement thread, its stdout looks like the main thread's
  * (a terminal, that wide), so the help and errors it prints read as the main thread's would.
  */
 export function adoptMainTerminal(): void {
-  if (isMainThread || !isPlacementWorker(workerData)) return;
-  if (workerData.stdoutIsTTY) Object.defineProperty(process.stdout, 'isTTY', { value: true });
-  if (workerData.columns !== undefined) {
-    Object.defineProperty(process.stdout, 'columns', { value: workerData.columns });
+  if (isMainThread) return;
+  const terminal = isPlacementWorker(workerData)
+    ? workerData
+    : isBudgetWorker(workerData) && workerData.guessed !== undefined
+      ? { stdoutIsTTY: workerData.stdoutIsTTY, columns: workerData.guessed.columns }
+      : undefined;
+  if (terminal === undefined) return;
+  if (terminal.stdoutIsTTY) Object.defineProperty(process.stdout, 'isTTY', { value: true });
+  if (terminal.columns !== undefined) {
+    Object.defineProperty(process.stdout, 'columns', { value: terminal.columns });
   }
 }
 
@@ -150,9 +177,29 @@ export async function launchCli(cli: URL, argv: readonly string[]): Promise<void
     await import(cli.href);
     return;
   }
+  // Most starts run under the default budget: the budget thread is started at once on that guess,
+  // and its own parse of the command line places the command (runOnBudgetThread, placeCommand),
+  // reporting back only when the guess was wrong. A right guess saves the placement thread's
+  // start, the CLI's modules loaded and parsed once more (docs/performance.md, "The process's own
+  // start"); a wrong one costs what the placement thread always did.
+  if (!userSizedHeap(process.execArgv, process.env.NODE_OPTIONS)) {
+    const guess = await runWorker(DEFAULT_MAX_HEAP_MB, cli, {
+      columns: process.stdout.columns,
+    });
+    if (guess.report === undefined) process.exit(guess.code);
+    await placeReported(guess.report, cli);
+    return;
+  }
   const { report, code } = await runPlacementWorker(cli, argv);
   if (report === undefined) process.exit(code);
-  if (report.placement === 'budget-thread') process.exit(await runWorker(report.maxHeapMb, cli));
+  await placeReported(report, cli);
+}
+
+/** Runs the command where a placement report says. */
+async function placeReported(report: PlacementReport, cli: URL): Promise<void> {
+  if (report.placement === 'budget-thread') {
+    process.exit((await runWorker(report.maxHeapMb, cli)).code);
+  }
   await import(cli.href);
 }
 
@@ -191,7 +238,9 @@ function reportPlacement(report: PlacementReport): never {
  * none (the main thread runs it, as it would have without a placement thread); elsewhere nothing.
  */
 export function placeCommand(): void {
-  if (onPlacementThread()) reportPlacement({ placement: 'main-thread' });
+  if (onPlacementThread() || onGuessedBudgetThread()) {
+    reportPlacement({ placement: 'main-thread' });
+  }
 }
 
 /**
@@ -214,6 +263,17 @@ export async function runOnBudgetThread(maxHeapMb: number, script: string | URL)
       placement === 'budget-thread' ? { placement, maxHeapMb } : { placement: 'main-thread' },
     );
   }
+  if (!isMainThread && isBudgetWorker(workerData) && workerData.guessed !== undefined) {
+    // Started on a guess: run here only if the budget this parse found is the one guessed.
+    const placement = nodePlacement({
+      maxHeapMb,
+      isMainThread: true,
+      execArgv: process.execArgv,
+      nodeOptions: process.env.NODE_OPTIONS,
+    });
+    if (placement !== 'budget-thread') reportPlacement({ placement: 'main-thread' });
+    if (maxHeapMb !== workerData.maxHeapMb) reportPlacement({ placement, maxHeapMb });
+  }
   if (!isMainThread) {
     if (isBudgetWorker(workerData)) receiveRelayedSignals(workerData);
     return false;
@@ -225,7 +285,7 @@ export async function runOnBudgetThread(maxHeapMb: number, script: string | URL)
     nodeOptions: process.env.NODE_OPTIONS,
   });
   if (placement === 'here') return false;
-  const code = await runWorker(maxHeapMb, script);
+  const { code } = await runWorker(maxHeapMb, script);
   process.exit(code);
 }
 
@@ -241,11 +301,20 @@ function receiveRelayedSignals(data: BudgetWorkerData): void {
   port.unref();
 }
 
-function runWorker(maxHeapMb: number, script: string | URL): Promise<number> {
+/**
+ * Runs `script` on a budget thread; resolves with its exit code and, for a thread started on a
+ * guess (`guessed`), the placement it reported instead of running the command.
+ */
+function runWorker(
+  maxHeapMb: number,
+  script: string | URL,
+  guessed?: BudgetWorkerData['guessed'],
+): Promise<{ code: number; report: PlacementReport | undefined }> {
   const data: BudgetWorkerData = {
     chainNodeHeapBudget: true,
     stdoutIsTTY: process.stdout.isTTY === true,
     maxHeapMb,
+    ...(guessed ? { guessed } : {}),
   };
   // Worker takes a path or a URL object, not a file:// string (import.meta.url is one).
   const entry = typeof script === 'string' && script.startsWith('file:') ? new URL(script) : script;
@@ -254,10 +323,13 @@ function runWorker(maxHeapMb: number, script: string | URL): Promise<number> {
     workerData: data,
     resourceLimits: heapLimits(maxHeapMb),
   });
-  let running = true;
-  for (const signal of RELAYED_SIGNALS) {
-    process.on(signal, () => {
-      if (running) worker.postMessage({ signal } satisfies SignalMessage);
+  const relay = (signal: SignalMessage['signal']) =>
+    worker.postMessage({ signal } satisfies SignalMessage);
+  for (const signal of RELAYED_SIGNALS) process.on(signal, relay);
+  let report: PlacementReport | undefined;
+  if (guessed !== undefined) {
+    worker.on('message', (message: PlacementReport) => {
+      report = message;
     });
   }
   return new Promise((resolve) => {
@@ -271,8 +343,9 @@ function runWorker(maxHeapMb: number, script: string | URL): Promise<number> {
       );
     });
     worker.on('exit', (code) => {
-      running = false;
-      resolve(failed && code === 0 ? 1 : code);
+      // The signals are the process's own again (a command placed on this thread after a guess).
+      for (const signal of RELAYED_SIGNALS) process.off(signal, relay);
+      resolve({ code: failed && code === 0 ? 1 : code, report });
     });
   });
 }

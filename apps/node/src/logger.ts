@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { openRotatingFile, parseLogFileSize, type RotatingFile } from './log-file';
 import type { LogLevel } from './options';
 
@@ -85,6 +86,15 @@ function loggerOptions(level: LogLevel): LoggerOptions {
   };
 }
 
+/**
+ * pino-pretty, loaded when a console is pretty only: a node logging JSON (a service, a container,
+ * any output that is not a terminal) starts without its 30 files (docs/performance.md, "The
+ * process's own start"). Synchronous (it is CommonJS), as the loggers are made.
+ */
+function prettyStream(): typeof PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+}
+
 function consoleStream(
   format: LogOptions['format'],
   destination: NodeJS.WritableStream,
@@ -93,7 +103,7 @@ function consoleStream(
   if (format === 'json' || (format === 'auto' && !isTerminal)) {
     return destination as unknown as DestinationStream;
   }
-  return pretty({
+  return prettyStream()({
     destination,
     colorize: isTerminal,
     translateTime: 'HH:MM:ss.l',

@@ -27,6 +27,7 @@ import type { MetricsServer } from './metrics/metrics-server';
 import type { NodeMetrics } from './metrics/node-metrics';
 import { loadMineWallets } from './mine-wallets';
 import { startNetworking } from './networking';
+import { operationIndexMoveLogger } from './operation-index-move-log';
 import { mempoolBudgetBytes, type NodeOptions, resolveNodeOptions } from './options';
 import { probeRoutes } from './probes';
 import { createProducerKeys } from './producer-keys';
@@ -140,6 +141,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       maxPendingBytes: mempoolBudgetBytes(options, heapLimit),
       verifyStateAtOpen: options.verifyState,
       onStateScanProgress: stateScanLogger(chainLog),
+      onOperationIndexMove: operationIndexMoveLogger(chainLog),
       // A listener's failure costs no other listener its call: logged and counted here.
       onListenerError: (err, listener) => {
         chainLog.error({ err, listener }, 'a chain listener failed (the others ran)');

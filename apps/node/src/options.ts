@@ -5,6 +5,7 @@ import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p/options';
 import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
 import { withDefaults } from '@chain/spec';
 import type { Options as FlagDeclaration } from 'yargs';
+import { DEFAULT_MAX_HEAP_MB } from './heap-budget';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -119,16 +120,6 @@ export interface NodeOptions {
 export const DEFAULT_RPC_PORT = DEFAULT_RPC_SERVER_OPTIONS.port;
 export const DEFAULT_P2P_PORT = DEFAULT_P2P_OPTIONS.port;
 export const DEFAULT_METRICS_PORT = 9715;
-/**
- * Keeps RSS under 300 MB with 100,000 accounts and 100,000 token holders in state while a million
- * operations stream through (issue 20 item 5, issue 8's 400 MB before it; `npm run bench -- --only
- * memory`). The live heap is then about 80-100 MB; V8 lets garbage fill the old generation toward
- * the budget, and the Node binary, the young generation (heap-budget.ts), LevelDB and buffers add
- * about 100 MB beside it. 240 rather than 256 since the signature cache stopped keeping the last
- * 262,144 mined operations (10-21 MB of heap): what 256 held before still fits. A larger state
- * needs a larger budget: past it the node stops with a message naming --max-heap-mb.
- */
-const DEFAULT_MAX_HEAP_MB = 240;
 
 /**
  * One flag of `chain-node start`, declared in its group beside the defaults it overrides: the

@@ -125,19 +125,18 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     return passes.building() && (await lookup(wanted)) !== undefined;
   }
 
-  /**
-   * The wallet of `address`, from the index; while the index is still being built, a wallet not
-   * indexed yet is looked for by its file name (ours end in `--<address>.json`) and indexed.
-   */
-
   async function holdsMany(addresses: readonly string[]): Promise<boolean[]> {
     const wanted = addresses.map(normalizeAddress);
     const held = await index.holdsMany(wanted);
-    if (building === undefined) return held;
+    if (!passes.building()) return held;
     // While the index is being built, a wallet it has not reached yet is looked for on disk.
     return Promise.all(held.map(async (h, i) => h || (await lookup(wanted[i]!)) !== undefined));
   }
 
+  /**
+   * The wallet of `address`, from the index; while the index is still being built, a wallet not
+   * indexed yet is looked for by its file name (ours end in `--<address>.json`) and indexed.
+   */
   async function lookup(address: string): Promise<KeyEntry | undefined> {
     const wanted = normalizeAddress(address);
     const known = await index.byAddress(wanted);

@@ -72,6 +72,7 @@ export class ChainCore {
   readonly historyIndex: boolean;
   readonly verifyStateAtOpen: boolean;
   readonly onStateScanProgress: ChainOptions['onStateScanProgress'];
+  readonly onOperationIndexMove: ChainOptions['onOperationIndexMove'];
   store: ChainStore | undefined;
   journal: Journal | undefined;
   /** The committed state (on disk behind its caches once open). */
@@ -151,6 +152,7 @@ export class ChainCore {
     this.historyIndex = options.historyIndex;
     this.verifyStateAtOpen = options.verifyStateAtOpen;
     this.onStateScanProgress = options.onStateScanProgress;
+    this.onOperationIndexMove = options.onOperationIndexMove;
     this.root = this.committedState(undefined);
     this.mempool = new Mempool(this.root);
     this.maxFutureSeconds = options.maxFutureSeconds;

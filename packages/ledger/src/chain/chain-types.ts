@@ -79,6 +79,12 @@ export interface ChainOptions {
    * the migration of a data directory of an older layout, or `verifyStateAtOpen`.
    */
   onStateScanProgress?: (done: number, total: number) => void;
+  /**
+   * Told how far the move of an older data directory's operation index into signer order has come
+   * (operations moved; all of them, when the data directory keeps its count), once at open:
+   * moved 0 first, moved = total at the end.
+   */
+  onOperationIndexMove?: (moved: number, total: number | undefined) => void;
   /** Seconds a block timestamp may lie in the future. */
   maxFutureSeconds?: number;
   /**

@@ -34,6 +34,7 @@ import {
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { readResidentParts, sampleRss } from '../rss-sampler.js';
 import { directoryBytes } from '../state-fixture.js';
+import { cpuBetween, readThreadCpuReading, type ThreadCpuReading } from '../thread-cpu.js';
 import { RSS_BOUND_MB, STARTUP_BOUND_SEC, WRITE_RATIO_TARGET } from './state-scale.js';
 
 export const DEFAULT_GROWN_ACCOUNTS = 10_000_000;
@@ -150,15 +151,27 @@ export async function measureGrownState(
     const step = Math.ceil(target / INTERVALS);
     const intervals: GrowthInterval[] = [];
     let mark = { accounts: 0, at: performance.now() };
+    // What the node spent in each interval: CPU by thread and collector pauses (the machine's other
+    // load moves the rate; these say whether the node's own cost per transfer grows).
+    let cpuMark: ThreadCpuReading | undefined = await readThreadCpuReading(pid);
+    let gcMark = node.gcTotals();
     let sampling: Promise<void> = Promise.resolve();
     const sampler = sampleRss(pid, SAMPLE_MS);
     const grown = await growBySendTo(client, senders, target, (total) => {
       if (total < mark.accounts + step && total < target) return;
       const now = performance.now();
-      const rate = ((total - mark.accounts) * 1000) / (now - mark.at);
+      const done = total - mark.accounts;
+      const rate = (done * 1000) / (now - mark.at);
       mark = { accounts: total, at: now };
       sampling = sampling.then(async () => {
         const parts = await readResidentParts(pid);
+        const cpuNow = await readThreadCpuReading(pid);
+        const cpu = cpuBetween(cpuMark, cpuNow);
+        cpuMark = cpuNow;
+        const gcNow = node?.gcTotals();
+        const gcMs =
+          gcNow !== undefined && gcMark !== undefined ? gcNow.pauseMs - gcMark.pauseMs : 0;
+        gcMark = gcNow;
         const interval = {
           accounts: total,
           acceptedPerSec: rate,
@@ -168,8 +181,13 @@ export async function measureGrownState(
         };
         intervals.push(interval);
         log(
-          `  ${count(total)} accounts: ${Math.round(rate)} accepted/s; RSS ${mb(interval.rssBytes)} MB ` +
-            `(${mb(interval.anonBytes)} MB anonymous, ${mb(interval.fileBytes)} MB file-backed)`,
+          `  ${new Date().toISOString().slice(11, 19)} ${count(total)} accounts: ${Math.round(rate)} accepted/s; RSS ${mb(interval.rssBytes)} MB ` +
+            `(${mb(interval.anonBytes)} MB anonymous, ${mb(interval.fileBytes)} MB file-backed); ` +
+            (cpu === undefined
+              ? 'CPU not read'
+              : `node CPU ${((cpu.totalMs * 1000) / done).toFixed(0)} ms a 1,000 transfers ` +
+                `(${cpu.busiest.map((t) => `${t.name} ${((t.ms * 1000) / done).toFixed(0)}`).join(', ')}), ` +
+                `GC pause ${((gcMs * 1000) / done).toFixed(0)} ms a 1,000`),
         );
       });
     });

@@ -199,7 +199,7 @@ export async function commitBlock(
   for (let i = 0; i < ops.length; i++) {
     if (i % 1024 === 1023) await slice.pause();
     const op = ops[i]!;
-    const key = operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex);
+    const key = operationIndexKey(store.opIndex, op.signer, op.nOperation, op.digestHex);
     batch.putPrefixed(key, opLocation(height, i));
   }
   await slice.pause();

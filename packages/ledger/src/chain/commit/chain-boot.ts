@@ -46,10 +46,12 @@ import {
   META_STATE_CHECKSUM,
   META_STATE_FORMAT,
   readHeightKey,
+  STATE_FORMAT_CURRENT,
   STATE_FORMAT_LATTICE,
 } from '../storage/store';
 import type { CommitCore } from './block-commit';
 import { adoptCommitted, writeChanges } from './block-commit';
+import { moveOperationIndex } from './operation-index-move';
 
 /** What open and close uses of the chain's core. */
 export type BootCore = Pick<
@@ -67,6 +69,7 @@ export type BootCore = Pick<
   | 'lattice'
   | 'journal'
   | 'notifyEach'
+  | 'onOperationIndexMove'
   | 'onStateScanProgress'
   | 'opening'
   | 'registry'
@@ -80,7 +83,7 @@ export type BootCore = Pick<
   CommitCore &
   AdmissionCore;
 
-const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_LATTICE);
+const STATE_FORMAT_MARK = Uint8Array.of(STATE_FORMAT_CURRENT);
 
 /**
  * Boot and shutdown: a new data directory gets block 0 from the genesis document; an existing one is
@@ -307,11 +310,16 @@ async function loadState(
 /**
  * A data directory of another layout is refused before anything of it is read: a newer one is
  * not understood, an older one (a hash chain for state root) holds blocks whose hashes this node
- * computes otherwise, so its chain cannot continue here.
+ * computes otherwise, so its chain cannot continue here. One whose operation index is in the
+ * ophash identity's order (STATE_FORMAT_LATTICE) has it moved into signer order first.
  */
 async function checkFormat(core: BootCore, store: ChainStore): Promise<void> {
   const format = (await store.read(store.meta, META_STATE_FORMAT))?.[0] ?? 1;
-  if (format > STATE_FORMAT_LATTICE) {
+  if (format === STATE_FORMAT_LATTICE) {
+    await moveOperationIndex(store, core.onOperationIndexMove);
+    return;
+  }
+  if (format > STATE_FORMAT_CURRENT) {
     throw new StoreError(
       ErrorCode.NOT_ALLOWED,
       'DATADIR_TOO_NEW',

@@ -21,7 +21,13 @@ import { notifyReturned } from '../mempool/mempool-admission';
 import type { PendingCandidate } from '../mempool/pool-execution';
 import type { QueriesCore } from '../state/chain-queries';
 import { headOf, loadBlock } from '../state/chain-queries';
-import { heightKey, META_HEAD, META_STATE_CHECKSUM, spaceKey } from '../storage/store';
+import {
+  heightKey,
+  META_HEAD,
+  META_STATE_CHECKSUM,
+  operationKey,
+  spaceKey,
+} from '../storage/store';
 import type { CommitCore } from './block-commit';
 import { adoptCommitted, commitBlock, writeChanges } from './block-commit';
 
@@ -209,7 +215,7 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     batch.del(heightKey(h), { sublevel: store.undo });
     batch.del(heightKey(h), { sublevel: store.rewards });
     for (const op of loaded.ops) {
-      batch.del(identityOf(op), { sublevel: store.ops });
+      batch.del(operationKey(op.signer, op.nOperation, op.digestHex), { sublevel: store.opIndex });
     }
     // The accounts these blocks created are still in memory: their numbers resolve.
     const resolve = (hash: Uint8Array) => root.numberOf(hash);

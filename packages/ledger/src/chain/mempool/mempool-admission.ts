@@ -20,6 +20,7 @@ import type { OperationObject } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations, withReservations } from '../state/state-access';
 import type { JournalRecord } from '../storage/journal';
+import { operationKey } from '../storage/store';
 import {
   ownStateEntries,
   type PendingEntry,
@@ -227,7 +228,10 @@ async function submitDecoded(
         error.reason === 'ALREADY_ACTIVE' ||
         error.reason === 'ACCOUNT_EXISTS')
     ) {
-      if ((await store.read(store.ops, identityOf(op))) !== undefined) {
+      if (
+        (await store.read(store.opIndex, operationKey(op.signer, op.nOperation, op.digestHex))) !==
+        undefined
+      ) {
         throw new LedgerError(
           ErrorCode.DUPLICATE_OPERATION,
           'DUPLICATE_OPERATION',

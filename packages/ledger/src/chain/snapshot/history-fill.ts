@@ -78,7 +78,7 @@ export function fillHistory(core: HistoryCore, blocks: readonly Uint8Array[]): P
       for (let index = 0; index < ops.length; index++) {
         const op = ops[index]!;
         batch.putPrefixed(
-          operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex),
+          operationIndexKey(store.opIndex, op.signer, op.nOperation, op.digestHex),
           opLocation(height, index),
         );
       }

@@ -41,7 +41,7 @@ import {
   META_STATE_FORMAT,
   operationIndexKey,
   prefixOf,
-  STATE_FORMAT_LATTICE,
+  STATE_FORMAT_CURRENT,
 } from '../storage/store';
 import { AddressOrder } from './address-order';
 import { type CheckedRecords, decodeRecord, RecordsCheck } from './record-order';
@@ -322,7 +322,7 @@ async function writeSnapshot(
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       writer.putPrefixed(
-        operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex),
+        operationIndexKey(store.opIndex, op.signer, op.nOperation, op.digestHex),
         opLocation(height, i),
       );
     }
@@ -332,7 +332,7 @@ async function writeSnapshot(
     last.put(META_WEIGHT, encodeWeight(tip.tip.weight), { sublevel: store.meta });
     last.put(META_STATE_CHECKSUM, checksum.toBytes(), { sublevel: store.meta });
     last.put(META_GENESIS, core.genesisHash, { sublevel: store.meta });
-    last.put(META_STATE_FORMAT, Uint8Array.of(STATE_FORMAT_LATTICE), { sublevel: store.meta });
+    last.put(META_STATE_FORMAT, Uint8Array.of(STATE_FORMAT_CURRENT), { sublevel: store.meta });
     last.put(META_HISTORY_START, u32le(height), { sublevel: store.meta });
     // The snapshot's block is indexed here, the blocks below it as history-fill stores them.
     const resolve = (hash: Uint8Array) => store.readNumber(hash);

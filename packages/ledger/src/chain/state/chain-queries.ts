@@ -1,5 +1,5 @@
 import { decodeAddress, ErrorCode, normalizeAddress } from '@chain/crypto';
-import { decodeOpHash, opHashIdentity, opHashIdentityOf } from '@chain/ophash';
+import { decodeOpHash, opHashIdentity } from '@chain/ophash';
 import { decodeBlock } from '../../block/block';
 import { LedgerError, StoreError } from '../../errors';
 import { decodeOperation } from '../../operation/operation';
@@ -8,7 +8,12 @@ import { lockedByTime, spendableAt } from '../../state/account';
 import type { ChainCore } from '../chain-core';
 import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
-import { heightKey, readHeightKey } from '../storage/store';
+import {
+  heightKey,
+  operationKeyOfIdentity,
+  operationKeyRange,
+  readHeightKey,
+} from '../storage/store';
 import type { PresentationCore } from './chain-presentation';
 import { addressOf, blockInfoOf, presentMined, presentPending } from './chain-presentation';
 import {
@@ -180,9 +185,9 @@ export async function findByNOperation(
     }
     index++;
   }
-  // The ops index is keyed `account || n_operation || digest` (opHashIdentity): a prefix range.
-  const prefix = opHashIdentityOf(number, nOperation, '');
-  for await (const location of store.ops.values({ gte: prefix, lt: `${prefix}g`, limit: 1 })) {
+  // The operation index is keyed `signer || n_operation || digest` (operationKey): a range.
+  const range = operationKeyRange(number, nOperation);
+  for await (const location of store.opIndex.values({ ...range, limit: 1 })) {
     const view = new DataView(location.buffer, location.byteOffset, location.byteLength);
     const height = view.getUint32(0, true);
     const opIndex = view.getUint32(4, true);
@@ -206,7 +211,7 @@ export async function findOperation(core: QueriesCore, ophash: string): Promise<
     }
     return [presentPending(core, pending, index)];
   }
-  const location = await store.read(store.ops, identity);
+  const location = await store.read(store.opIndex, operationKeyOfIdentity(identity));
   if (location === undefined) {
     if (mayBeBeforeHistory(core, ophash)) throw beforeHistory(core, `operation ${ophash}`);
     return [];

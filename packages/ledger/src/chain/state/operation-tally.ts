@@ -60,7 +60,7 @@ export class OperationTally {
     const movedBefore = this.moved;
     let keys = 0;
     // Keys only, as bytes (not decoded to text), in batches: a pass costs little beside the node.
-    const iterator = store.ops.keys({ keyEncoding: 'view' });
+    const iterator = store.opIndex.keys();
     try {
       for (;;) {
         const batch = await iterator.nextv(COUNT_BATCH);

@@ -91,7 +91,7 @@ export async function appendUnexecutedBlocks(
       batch.put(hash, heightKey(height), { sublevel: store.hashes });
       ops.forEach((op, i) => {
         batch.putPrefixed(
-          operationIndexKey(store.ops, op.signer, op.nOperation, op.digestHex),
+          operationIndexKey(store.opIndex, op.signer, op.nOperation, op.digestHex),
           opLocation(height, i),
         );
       });

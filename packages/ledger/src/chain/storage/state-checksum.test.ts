@@ -4,7 +4,13 @@ import { createDevGenesis } from '../../genesis';
 import { COIN, mine, openTempChain, payFromDev, testWallet } from '../../testing/temp-chain';
 import { createChain } from '../chain';
 import { ENTRY_ACCOUNT, ENTRY_SPACE, StateChecksum } from './state-checksum';
-import { ChainStore, heightKey, META_STATE_CHECKSUM, META_STATE_FORMAT } from './store';
+import {
+  ChainStore,
+  heightKey,
+  META_STATE_CHECKSUM,
+  META_STATE_FORMAT,
+  STATE_FORMAT_CURRENT,
+} from './store';
 
 const entry = fc.record({
   kind: fc.constantFrom(ENTRY_ACCOUNT, ENTRY_SPACE),
@@ -114,7 +120,7 @@ describe('the state checksum at open', () => {
   it.each([
     ['before the address index', undefined, 'DATADIR_TOO_OLD', /hash chain/],
     ['with a hash-chain state root', 2, 'DATADIR_TOO_OLD', /start from an empty one/],
-    ['of a newer layout', 4, 'DATADIR_TOO_NEW', /run a newer chain-node/],
+    ['of a newer layout', STATE_FORMAT_CURRENT + 1, 'DATADIR_TOO_NEW', /run a newer chain-node/],
   ])('refuses a data directory %s, saying why', async (_, format, reason, message) => {
     const dir = await closedChain();
     await editStore(dir, (store) =>

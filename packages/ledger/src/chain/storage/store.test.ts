@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { opHashIdentityOf } from '@chain/ophash';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainStore, heightKey, operationIndexKey } from './store';
+import {
+  ChainStore,
+  heightKey,
+  operationIndexKey,
+  operationKey,
+  operationKeyOfIdentity,
+  operationKeyRange,
+  prefixOf,
+} from './store';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -49,10 +57,9 @@ describe('ChainBatch (sublevel prefixes applied by the batch itself)', () => {
   });
 });
 
-describe('operationIndexKey (the ops key written without building its text)', () => {
-  it('is the prefixed utf8 of the opHashIdentity text, and what the ops sublevel reads back', async () => {
-    const store = await openStore();
-    const cases = fc.sample(
+describe('the operation index (signer order, written without building its key twice)', () => {
+  const cases = () => {
+    const sample = fc.sample(
       fc.tuple(
         fc.integer({ min: 0, max: 0xffffffff }),
         fc.integer({ min: 0, max: 0xffffffff }),
@@ -60,21 +67,65 @@ describe('operationIndexKey (the ops key written without building its text)', ()
       ),
       50,
     );
-    cases.push([0xffffffff, 1, new Uint8Array(20).fill(0xab)], [0, 0, new Uint8Array(20)]);
+    sample.push(
+      [0xffffffff, 0xffffffff, new Uint8Array(20).fill(0xff)],
+      [0, 0, new Uint8Array(20)],
+    );
+    return sample;
+  };
+
+  it('finds each operation by its ophash identity, the prefixed key being the same bytes', async () => {
+    const store = await openStore();
+    const sample = cases();
     const batch = store.batch();
-    cases.forEach(([signer, nOperation, digest], i) => {
+    sample.forEach(([signer, nOperation, digest], i) => {
       const digestHex = Buffer.from(digest).toString('hex');
-      const identity = opHashIdentityOf(signer, nOperation, digestHex);
-      const key = operationIndexKey(store.ops, signer, nOperation, digestHex);
-      expect(Buffer.from(key).toString('latin1')).toBe(`${store.ops.prefix}${identity}`);
+      const key = operationIndexKey(store.opIndex, signer, nOperation, digestHex);
+      expect(Buffer.from(key)).toEqual(
+        Buffer.concat([prefixOf(store.opIndex), operationKey(signer, nOperation, digestHex)]),
+      );
       batch.putPrefixed(key, heightKey(i));
     });
     await store.commit(batch);
-    for (const [i, [signer, nOperation, digest]] of cases.entries()) {
+    const last = new Map(sample.map(([s, n, d], i) => [`${s}:${n}:${d.join()}`, i]));
+    for (const [signer, nOperation, digest] of sample) {
       const identity = opHashIdentityOf(signer, nOperation, Buffer.from(digest).toString('hex'));
-      expect(await store.read(store.ops, identity)).toEqual(heightKey(i));
+      const i = last.get(`${signer}:${nOperation}:${digest.join()}`)!;
+      expect(await store.read(store.opIndex, operationKeyOfIdentity(identity))).toEqual(
+        heightKey(i),
+      );
     }
-    expect(await store.ops.keys().all()).toHaveLength(new Set(cases.map((c) => c.join())).size);
+    expect(await store.opIndex.keys().all()).toHaveLength(last.size);
+    await store.close();
+  });
+
+  it("keeps a signer's operations in n_operation order, each n_operation a range of its own", async () => {
+    const store = await openStore();
+    const batch = store.batch();
+    const digest = (n: number) => Buffer.alloc(20, n).toString('hex');
+    // n_operation 1..600 of two signers, written out of order: 255, 256 and 257 straddle a byte.
+    const written: Array<[number, number]> = [];
+    for (const signer of [7, 0x0100]) {
+      for (let n = 600; n >= 1; n--) written.push([signer, n]);
+    }
+    for (const [signer, n] of written) {
+      batch.put(operationKey(signer, n, digest(n % 256)), heightKey(n), {
+        sublevel: store.opIndex,
+      });
+    }
+    await store.commit(batch);
+    const values = await store.opIndex.values().all();
+    const expected = [7, 0x0100].flatMap((_) => Array.from({ length: 600 }, (_, i) => i + 1));
+    expect(values.map((v) => Buffer.from(v).readUInt32BE(0))).toEqual(expected);
+    for (const [signer, n] of [
+      [7, 1],
+      [7, 256],
+      [0x0100, 600],
+    ] as const) {
+      const found = await store.opIndex.values({ ...operationKeyRange(signer, n) }).all();
+      expect(found.map((v) => Buffer.from(v).readUInt32BE(0))).toEqual([n]);
+    }
+    expect(await store.opIndex.values({ ...operationKeyRange(7, 601) }).all()).toEqual([]);
     await store.close();
   });
 });

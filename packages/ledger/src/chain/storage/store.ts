@@ -100,23 +100,41 @@ function prefixed(sublevel: Sublevel, key: Bytes | string): Bytes {
   return out;
 }
 
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** `u32 BE signer || u32 BE n_operation || digest` (20 bytes): an operation's key in `opIndex`. */
+const OPERATION_KEY_LENGTH = 4 + 4 + 20;
 
-function writeU32leHex(out: Buffer, at: number, value: number): number {
-  for (let i = 0; i < 4; i++) {
-    const byte = (value >>> (8 * i)) & 0xff;
-    out[at++] = HEX_DIGITS[byte >>> 4]!;
-    out[at++] = HEX_DIGITS[byte & 0x0f]!;
+function writeOperationKey(
+  out: Buffer,
+  at: number,
+  signer: number,
+  nOperation: number,
+  digestHex: string,
+): Buffer {
+  const digestAt = out.writeUInt32BE(nOperation, out.writeUInt32BE(signer, at));
+  if (out.write(digestHex, digestAt, 'hex') !== OPERATION_KEY_LENGTH - 8) {
+    throw new RangeError(`an operation digest is 40 hex characters, got ${digestHex.length}`);
   }
-  return at;
+  return out;
 }
 
 /**
- * An operation's key in the `ops` sublevel (a utf8 sublevel), prefix included: the bytes of its
- * opHashIdentity text (`u32le hex(account) || u32le hex(n_operation) || digest hex`, all ASCII),
- * written straight into the key a block's batch puts, without building the text first (a block
- * writes one per operation). For `ChainBatch.putPrefixed`.
+ * An operation's key in the `opIndex` sublevel: its signer and n_operation big endian, then its
+ * digest, so that a signer's operations are in n_operation order and each new one lands after the
+ * signer's last. (The layout before, the ophash identity's text, put the low byte of n_operation
+ * first and so scattered a signer's operations over the signer's whole range: every compaction of
+ * the index rewrote all of it, docs/decisions.md, "Operation index in signer order".)
  */
+export function operationKey(signer: number, nOperation: number, digestHex: string): Bytes {
+  return writeOperationKey(
+    Buffer.allocUnsafe(OPERATION_KEY_LENGTH),
+    0,
+    signer,
+    nOperation,
+    digestHex,
+  );
+}
+
+/** operationKey with the sublevel's prefix, written at once: for `ChainBatch.putPrefixed`. */
 export function operationIndexKey(
   sublevel: Sublevel,
   signer: number,
@@ -124,11 +142,27 @@ export function operationIndexKey(
   digestHex: string,
 ): Bytes {
   const prefix = prefixOf(sublevel);
-  const out = Buffer.allocUnsafe(prefix.length + 16 + digestHex.length);
+  const out = Buffer.allocUnsafe(prefix.length + OPERATION_KEY_LENGTH);
   prefix.copy(out, 0);
-  const at = writeU32leHex(out, writeU32leHex(out, prefix.length, signer), nOperation);
-  out.write(digestHex, at, 'latin1');
-  return out;
+  return writeOperationKey(out, prefix.length, signer, nOperation, digestHex);
+}
+
+/** The key range of a signer's operations of one n_operation, any digest (`opIndex`). */
+export function operationKeyRange(signer: number, nOperation: number): { gte: Bytes; lte: Bytes } {
+  const gte = Buffer.alloc(OPERATION_KEY_LENGTH);
+  gte.writeUInt32BE(nOperation, gte.writeUInt32BE(signer, 0));
+  const lte = Buffer.from(gte);
+  lte.fill(0xff, 8);
+  return { gte, lte };
+}
+
+/**
+ * The `opIndex` key of an operation named by its ophash identity text (`u32le hex(account) ||
+ * u32le hex(n_operation) || digest hex`, @chain/ophash's opHashIdentity).
+ */
+export function operationKeyOfIdentity(identity: string): Bytes {
+  const parts = Buffer.from(identity.slice(0, 16), 'hex');
+  return operationKey(parts.readUInt32LE(0), parts.readUInt32LE(4), identity.slice(16));
 }
 
 /** Big-endian u32 key, so LevelDB's byte order is numeric order. */
@@ -190,6 +224,13 @@ const STATE_READ_OPTIONS = { fillCache: false } as const;
  */
 export const META_STATE_FORMAT = 'state-format';
 export const STATE_FORMAT_LATTICE = 3;
+/**
+ * The operation index in signer order (`opIndex`, operationIndexKey) instead of the ophash
+ * identity's text (`legacyOps`): a data directory of STATE_FORMAT_LATTICE is moved to it at open.
+ */
+export const STATE_FORMAT_OPERATIONS_BY_SIGNER = 4;
+/** The layout this node writes. */
+export const STATE_FORMAT_CURRENT = STATE_FORMAT_OPERATIONS_BY_SIGNER;
 /** The state checksum (StateChecksum) the head block left. */
 export const META_STATE_CHECKSUM = 'state-checksum';
 
@@ -210,7 +251,16 @@ export class ChainStore implements StateStore {
   readonly meta;
   readonly blocks;
   readonly hashes;
-  readonly ops;
+  /**
+   * Where each operation is: `u32 BE signer || u32 BE n_operation || digest` -> `opLocation`
+   * (operationIndexKey). Since STATE_FORMAT_OPERATIONS_BY_SIGNER.
+   */
+  readonly opIndex;
+  /**
+   * The operation index of a data directory before STATE_FORMAT_OPERATIONS_BY_SIGNER, keyed by the
+   * ophash identity's text: read only to move it into `opIndex` (operation-index-move.ts).
+   */
+  readonly legacyOps;
   readonly undo;
   readonly accounts;
   readonly spaces;
@@ -263,7 +313,11 @@ export class ChainStore implements StateStore {
       keyEncoding: 'view',
       valueEncoding: 'view',
     });
-    this.ops = this.db.sublevel<string, Bytes>('ops', {
+    this.opIndex = this.db.sublevel<Bytes, Bytes>('opn', {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+    });
+    this.legacyOps = this.db.sublevel<string, Bytes>('ops', {
       keyEncoding: 'utf8',
       valueEncoding: 'view',
     });
