@@ -42,7 +42,8 @@ import { createNodeRegistry } from 'chain-node';
 import { cachedBuild, DEFAULT_FIXTURE_ROOT, directoryBytes } from './state-fixture.js';
 
 /** Bumped whenever what a cached fixture holds changes: older ones are then not used. */
-export const HISTORY_FIXTURE_FORMAT = 1;
+// 2: the operation index in signer order (data-directory layout 4).
+export const HISTORY_FIXTURE_FORMAT = 2;
 const READY_FILE = 'history-fixture-ready.json';
 /** Operations per appended block (the block-import benchmark's size). */
 export const PER_BLOCK = 1_000;

@@ -45,7 +45,8 @@ import { createDevTokenFor, DEV_PREFIX } from './dev-chain.js';
 import { createNodeProcess } from './node-process.js';
 
 /** Bumped whenever what a fixture holds changes: older cached fixtures are then not used. */
-export const FIXTURE_FORMAT = 4;
+// 5: the operation index in signer order (data-directory layout 4).
+export const FIXTURE_FORMAT = 5;
 /** Where fixtures are cached by default. */
 export const DEFAULT_FIXTURE_ROOT = join(tmpdir(), 'chain-bench-fixtures');
 /** Every synthetic account's balance, in base units (any value: nothing sums the balances). */
