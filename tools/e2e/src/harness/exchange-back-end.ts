@@ -1,6 +1,6 @@
 /**
  * The exchange back end's code of docs/integration.md ("The whole key store at once"), as the
- * guide shows it: the exchange e2e test (exchange.test.ts) runs it.
+ * guide shows it: the exchange e2e tests (exchange.test.ts, exchange-reorg.test.ts) run it.
  */
 import type { ChainClient } from '@chain/rpc-client';
 
