@@ -205,6 +205,51 @@ async function steadyNode() {
   return { url: `http://127.0.0.1:${port}/`, state };
 }
 
+/** A fake node that answers one subscribe with `script`'s notifications, in order. */
+async function scriptedNode(script: readonly object[]) {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('connection', (ws: WebSocket) => {
+    ws.on('message', (data) => {
+      const request = JSON.parse(data.toString());
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: String(request.id), result: '0x1' }));
+      for (const result of script) {
+        const params = { subscription: '0x1', result };
+        ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'subscription', params }));
+      }
+    });
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+describe('client.subscribe across a reorganisation', () => {
+  it('delivers an operation removed and mined again at the same height a second time', async () => {
+    // Block 2 replaced by another block 2 holding the same operations (a reorganisation whose
+    // fork is below block 2): the node sends them removed, newest first, then mined again.
+    const url = await scriptedNode([
+      { block: 2, ophash: 'b' },
+      { block: 2, ophash: 'c' },
+      { block: 2, ophash: 'c', removed: true },
+      { block: 2, ophash: 'b', removed: true },
+      { block: 2, ophash: 'b' },
+      { block: 3, ophash: 'c' },
+    ]);
+    const client = createClient({ url, WebSocket: WsClient, reconnectDelayMs: 20 });
+    const seen: string[] = [];
+    const subscription = client.subscribe(
+      'walletOperations',
+      { wallet: 'CHx', fromBlock: 1 },
+      (op) => seen.push(`${op.ophash}@${op.block}${op.removed === true ? '-' : '+'}`),
+    );
+    await subscription.ready;
+    await expect
+      .poll(() => seen, { timeout: 5000 })
+      .toEqual(['b@2+', 'c@2+', 'c@2-', 'b@2-', 'b@2+', 'c@3+']);
+    client.close();
+  });
+});
+
 describe('client.subscribe after the last subscription ended', () => {
   it('lets the socket go, and a later subscription opens a new one on the same client', async () => {
     const node = await steadyNode();

@@ -387,7 +387,8 @@ export class PushConnection {
       return;
     }
     const operation = result as { block: number; ophash: string; removed?: true };
-    if (operation.removed !== true) {
+    if (operation.removed === true) forgetRemoved(state, operation);
+    else {
       if (operation.block === state.lastHeight && state.seenAtLast.has(operation.ophash)) return;
       if (operation.block !== state.lastHeight) state.seenAtLast = new Set();
       state.lastHeight = operation.block;
@@ -395,6 +396,19 @@ export class PushConnection {
     }
     state.deliver(result);
   }
+}
+
+/**
+ * An operation taken off the chain is no longer delivered: mined again (at the same height, or
+ * lower), it must reach the client again, and a resume starts where the node rewound to. The node
+ * removes every operation of the blocks above its fork, newest first, so once it removes one at a
+ * height, none delivered at that height or above is left.
+ */
+function forgetRemoved(state: SubscriptionState, removed: { block: number; ophash: string }): void {
+  if (state.lastHeight === undefined || removed.block > state.lastHeight) return;
+  if (removed.block < state.lastHeight) state.seenAtLast = new Set();
+  else state.seenAtLast.delete(removed.ophash);
+  state.lastHeight = removed.block;
 }
 
 function webSocketOfGlobal(): WebSocketConstructor {
