@@ -64,7 +64,11 @@ export async function producedView(context: ViewContext, wallet: string): Promis
     const from = Math.max(0, scannedFrom - PRODUCED_SCAN_BLOCKS);
     const infos = to < from ? [] : await manyBlockInfos(from, to);
     if (context.stale()) return;
-    found.push(...infos.filter((info) => isProducedBy(info, wallet)).reverse());
+    // A new block may have come while these were read (and may be among them): listed once, as
+    // the feed gave it (after a reorganisation, the feed's is the one on the chain).
+    const listed = new Set(found.map((info) => info.block));
+    const older = infos.filter((info) => isProducedBy(info, wallet) && !listed.has(info.block));
+    found.push(...older.reverse());
     scannedFrom = from;
     show();
   }
