@@ -498,10 +498,8 @@ export function createKeyIndex(
       const out = addresses.map((address) => entries.has(address));
       const unknown = addresses.filter((_, i) => !out[i]);
       if (unknown.length === 0) return out;
-      const values = await database().getMany(
-        unknown.map((address) => `w!${address}`),
-        { valueEncoding: 'utf8' },
-      );
+      const keys = unknown.map((address) => `w!${address}`);
+      const values = await database().getMany(keys, { valueEncoding: 'utf8' });
       let next = 0;
       return out.map((held) => held || values[next++] !== undefined);
     },
@@ -601,9 +599,7 @@ export function createKeyIndex(
       const started = await stat(dir, { bigint: true });
       const startStamp = dirStamp(started);
       // No name came or went since the last complete pass: nothing to list (see passedDirStamp).
-      if (meta.passedDirStamp != null && meta.passedDirStamp === startStamp) {
-        return { added: 0, removed: 0, completed: true };
-      }
+      if (meta.passedDirStamp === startStamp) return { added: 0, removed: 0, completed: true };
       knownDirMtime = started.mtimeNs.toString();
       const total = countFirst ? await countNames() : meta.files;
       progress?.({ done: 0, total });
