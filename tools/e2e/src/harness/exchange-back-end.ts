@@ -1,8 +1,9 @@
 /**
- * The exchange back end's code of docs/integration.md ("The whole key store at once"), as the
- * guide shows it: the exchange e2e tests (exchange.test.ts, exchange-reorg.test.ts) run it.
+ * The exchange back end's code of docs/integration.md, as the guide shows it (each function below
+ * is quoted there verbatim, `export` aside: exchange.test.ts checks it): the exchange e2e test
+ * (exchange.test.ts) runs it.
  */
-import type { ChainClient } from '@chain/rpc-client';
+import type { ChainClient, PushedKeyStoreOperation } from '@chain/rpc-client';
 
 export interface Credit {
   wallet: string;
@@ -45,4 +46,41 @@ export async function creditDeposits(
     }
     cursor = page.cursor ?? undefined;
   } while (cursor !== undefined);
+}
+
+/**
+ * The push handler: `detected` holds each deposit to one of `wallets` seen mined, by id (the
+ * ophash without its block number), with its block; a deposit removed from that block leaves it.
+ */
+export function detectDeposits(
+  wallets: ReadonlySet<string>,
+  detected: Map<string, number>,
+): (op: PushedKeyStoreOperation) => void {
+  return (op) => {
+    if (op.optype !== 2 || !op.receivers.some((r) => wallets.has(r.account))) return;
+    const id = op.ophash.slice(8);
+    if (op.removed !== true) detected.set(id, op.block);
+    else if (detected.get(id) === op.block) detected.delete(id);
+  };
+}
+
+/** One wallet's deposits (coins it received) from `fromBlock` on, oldest first. */
+export async function depositsSince(node: ChainClient, wallet: string, fromBlock: number) {
+  const found = [];
+  let cursor: string | undefined;
+  do {
+    const page = await node.wallet.getWalletOperations({
+      wallet,
+      fromBlock,
+      max: 1000,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    found.push(
+      ...page.operations.filter(
+        (op) => op.optype === 2 && op.receivers.some((r) => r.account === wallet),
+      ),
+    );
+    cursor = page.cursor ?? undefined;
+  } while (cursor !== undefined);
+  return found;
 }
