@@ -16,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger';
 import { createPushHub, type PushHub } from '../push/push-hub';
 import { createNodeRegistry } from '../registry';
-import { keyStorePage, parseKeyStoreCursor } from './keystore-operations';
+import { type KeyStoreLookup, keyStorePage, parseKeyStoreCursor } from './keystore-operations';
 
 // Every operation touching a key-store wallet, on a real chain and a real key store (LevelDB in
 // temp dirs): the paged read and the one push subscription for the whole store.
@@ -82,6 +82,31 @@ describe('keyStorePage', () => {
       [devWallet.address, deposit[2]!.address],
     ]);
   });
+
+  // A reorganisation between the page's reads (here: while a slice of block `during` is looked up
+  // in the key store, the chain is rolled back to block 1): the page is the chain as it is when
+  // the page ends, nothing of the block gone, confirmations from the head then. Before, the page
+  // asked for block 2 past the new head and the call failed ("block 2 does not exist"), or listed
+  // block 2's deposit, gone, with a confirmation.
+  it.each([1, 2])(
+    'ends at the head when a rollback takes blocks off during block %i',
+    async (during) => {
+      let lookups = 0;
+      const rollingBack: KeyStoreLookup = {
+        async hasMany(addresses) {
+          if (++lookups === during) await temp.chain.rollback(1);
+          return keystore.hasMany(addresses);
+        },
+      };
+      const page = await keyStorePage(temp.chain, rollingBack, { height: 1, index: 0 }, 10);
+      expect(page.operations.map((op) => [op.block, op.confirmations, op.wallets])).toEqual([
+        [1, 1, [deposit[0]!.address]],
+        [1, 1, [deposit[1]!.address]],
+      ]);
+      expect(page.cursor).toBeNull();
+      expect(page.toBlock).toBe(1);
+    },
+  );
 
   it('refuses a cursor it did not make', () => {
     expect(parseKeyStoreCursor('2.1')).toEqual({ height: 2, index: 1 });

@@ -80,6 +80,10 @@ export function parseKeyStoreCursor(cursor: string): { height: number; index: nu
  * MAX_BLOCKS_PER_PAGE blocks were read (the cursor then goes on from the next block). A block is
  * presented and looked up a slice at a time (the operations still wanted, at least MIN_SLICE), so
  * a page of a full block costs its page, not the whole block.
+ *
+ * The page is the chain as it is when the page ends: a reorganisation may take blocks off between
+ * its reads (each slice is two awaits), so the head is read again before each slice and at the
+ * end; what was taken off is not listed, and confirmations count from the head at the end.
  */
 export async function keyStorePage(
   chain: Pick<Chain, 'blockCount' | 'blockOperations'>,
@@ -87,25 +91,34 @@ export async function keyStorePage(
   start: { height: number; index: number },
   max: number,
 ): Promise<KeyStorePage> {
-  const operations: KeyStorePage['operations'] = [];
-  const head = chain.blockCount() - 1;
+  const operations: KeyStoreOperation[] = [];
+  const head = () => chain.blockCount() - 1;
+  const page = (next: { height: number; index: number }): KeyStorePage => {
+    const top = head();
+    const passed = next.height > top;
+    return {
+      operations: operations
+        .filter((op) => op.block <= top)
+        .map((op) => ({ ...op, confirmations: top - op.block + 1 })),
+      cursor: passed ? null : `${next.height}.${next.index}`,
+      toBlock: passed ? top : next.height - 1,
+    };
+  };
   let height = Math.max(start.height, 1);
   let index = start.height >= 1 ? start.index : 0;
-  const last = Math.min(head, height + MAX_BLOCKS_PER_PAGE - 1);
+  const last = Math.min(head(), height + MAX_BLOCKS_PER_PAGE - 1);
   for (; height <= last; height++, index = 0) {
     for (let from = index; ; ) {
+      if (height > head()) return page({ height, index: from });
       const size = Math.max(max - operations.length, MIN_SLICE);
       const slice = await chain.blockOperations(height, { from, to: from + size });
       for (const operation of await keyStoreOperationsOf(slice, keystore)) {
-        if (operations.length === max) {
-          return { operations, cursor: `${height}.${operation.opblock}`, toBlock: height - 1 };
-        }
-        operations.push({ ...operation, confirmations: head - height + 1 });
+        if (operations.length === max) return page({ height, index: operation.opblock });
+        operations.push(operation);
       }
       if (slice.length < size) break;
       from += size;
     }
   }
-  const done = height > head;
-  return { operations, cursor: done ? null : `${height}.0`, toBlock: height - 1 };
+  return page({ height, index: 0 });
 }
