@@ -55,4 +55,38 @@ describe('gossip', () => {
     expect(b.chain.head().height).toBe(produced!.block);
     expect(reads).not.toContain(produced!.block);
   });
+
+  // nodeStop: a block from a peer that b is importing when networking goes off is committed
+  // before the stop returns, so that no block lands after it (an e2e cut a node off, read its
+  // head, and saw a peer's block arrive on top of it afterwards).
+  it('stops only once the block being imported is in', async () => {
+    const a = await peer('127.0.0.55');
+    await a.p2p.start();
+    const b = await peer('127.0.0.56', { peers: [a.address()] });
+    await b.p2p.start();
+    await waitUntil('b to connect', () => b.p2p.connections().length === 1);
+    const order: string[] = [];
+    let entered = false;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const importBlock = b.chain.importBlock.bind(b.chain);
+    b.chain.importBlock = async (bytes) => {
+      entered = true;
+      await held;
+      await importBlock(bytes);
+      order.push('imported');
+    };
+    await sendFromDev(a.chain, 5n);
+    const produced = await a.chain.produceBlock(DEV_PRIVATE_KEY);
+    await waitUntil('b to import the gossiped block', () => entered);
+    const stopping = b.p2p.stop().then(() => order.push('stopped'));
+    // Time for a stop that does not wait to end first (the order then shows it).
+    await Promise.race([stopping, new Promise((r) => setTimeout(r, 500))]);
+    release();
+    await stopping;
+    expect(order).toEqual(['imported', 'stopped']);
+    expect(b.chain.head().height).toBe(produced!.block);
+  });
 });

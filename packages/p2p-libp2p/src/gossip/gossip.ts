@@ -36,6 +36,8 @@ export class Gossip implements Component {
   private rebroadcast: ReturnType<typeof setInterval> | undefined;
   private readonly topics: Readonly<Record<GossipTopic, string>>;
   private blockValidation: Promise<unknown> = Promise.resolve();
+  /** Networking is going off: blocks still queued for validation are dropped, not imported. */
+  private halted = false;
   private pendingOps: Uint8Array[] = [];
   private pendingOpsBytes = 0;
   private opsFlush: ReturnType<typeof setTimeout> | undefined;
@@ -55,6 +57,7 @@ export class Gossip implements Component {
 
   /** Subscribes to the topics of the started host; pending operations rebroadcast when stuck. */
   start(): void {
+    this.halted = false;
     const host = this.ctx.host();
     if (host === undefined) throw new Error('gossip started before the host');
     this.subscribe(host);
@@ -78,14 +81,23 @@ export class Gossip implements Component {
     pubsub.subscribe(this.topics.operations);
   }
 
-  /** Networking off: operations waiting for their batch are dropped (the mempool keeps them). */
-  stop(): void {
+  halt(): void {
+    this.halted = true;
+  }
+
+  /**
+   * Networking off: operations waiting for their batch are dropped (the mempool keeps them), and
+   * the block being imported is waited for, so that once nodeStop returns no block from a peer
+   * lands (a cut-off node's head is then its own to build on).
+   */
+  async stop(): Promise<void> {
     clearInterval(this.rebroadcast);
     this.rebroadcast = undefined;
     if (this.opsFlush !== undefined) clearTimeout(this.opsFlush);
     this.opsFlush = undefined;
     this.pendingOps = [];
     this.pendingOpsBytes = 0;
+    await this.blockValidation;
   }
 
   /**
@@ -107,6 +119,7 @@ export class Gossip implements Component {
   }
 
   private async validateBlock(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
+    if (this.halted) return TopicValidatorResult.Ignore;
     const chain = this.ctx.chain;
     const peer = peerByPeerId(this.ctx, from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
