@@ -207,7 +207,7 @@ describe('an exchange back end from docs/integration.md', () => {
       const top = await tip(c);
       return top.block > cut.block ? top : undefined;
     });
-    expect(branch.block).toBe(cut.block + 1);
+    expect([branch.block, branch.hmr]).toEqual([cut.block + 1, hot.address]);
     const branchOps = await call<OperationObject[]>(c.url, 'getBlockOperations', {
       block: branch.block,
     });
