@@ -344,17 +344,29 @@ describe('timeouts', () => {
 });
 
 describe('retries', () => {
+  /** The node's answer to a request that did not reach it whole in time (nothing ran). */
+  const REQUEST_TIMEOUT_REPLY = {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32010,
+      message: 'request not received in time',
+      data: { reason: 'REQUEST_TIMEOUT' },
+    },
+  };
+
   /** Fails the first `failures` requests the given way, then answers 7. */
-  function flaky(failures: number, how: 'reset' | 503 | 'hang'): Parameters<typeof start>[0] {
+  function flaky(failures: number, how: 'reset' | 503 | 408 | 'hang'): Parameters<typeof start>[0] {
     return (request, response, index) => {
       if (index >= failures) return replyResult(response, request, 7);
       if (how === 'reset') return response.socket?.destroy();
       if (how === 503) return replyJson(response, { error: 'busy' }, 503);
+      if (how === 408) return replyJson(response, REQUEST_TIMEOUT_REPLY, 408);
       // 'hang': leave the request unanswered, the client's timeout ends it
     };
   }
 
-  it.each(['reset', 503, 'hang'] as const)(
+  it.each(['reset', 503, 408, 'hang'] as const)(
     'retries a read after a transient failure (%s)',
     async (how) => {
       const node = await start(flaky(2, how));
@@ -397,7 +409,22 @@ describe('retries', () => {
     },
   );
 
-  it.each(['reset', 503] as const)(
+  it("gives a call that changes state the node's REQUEST_TIMEOUT, not retried", async () => {
+    const node = await start(flaky(1, 408));
+    const client = createClient({ url: node.url, retries: 3, retryDelayMs: 5 });
+
+    await expect(
+      client.operations.sendTo({
+        sender: WALLET,
+        passphrase: 'pw',
+        receiver: RECEIVER,
+        amount: '1',
+      }),
+    ).rejects.toMatchObject({ code: -32010, reason: 'REQUEST_TIMEOUT' });
+    expect(node.requests.map(methodOf)).toEqual(['sendTo']);
+  });
+
+  it.each(['reset', 503, 408] as const)(
     'retries a sendTo that carries its reference, which the node pays once (%s)',
     async (how) => {
       const node = await start(flaky(1, how));

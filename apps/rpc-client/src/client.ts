@@ -29,7 +29,10 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /** HTTP basic authentication. */
   auth?: { user: string; password: string };
-  /** Extra attempts for idempotent reads after a network error, timeout or 429/502/503/504. */
+  /**
+   * Extra attempts for idempotent reads (and sendTo/sendToken with a reference) after a network
+   * error, a timeout, a 429/502/503/504, or the node's 408 (the request did not reach it whole).
+   */
   retries?: number;
   /** Delay before the first retry; doubled for each further one. */
   retryDelayMs?: number;

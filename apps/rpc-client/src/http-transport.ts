@@ -1,5 +1,5 @@
 /**
- * One JSON POST with a timeout and, for idempotent reads only, retries on transient failures.
+ * One JSON POST with a timeout and, for retriable calls only, retries on transient failures.
  * Uses the global fetch only, so it runs unchanged in Node 20 and browsers.
  */
 import { crossOriginHint } from './cross-origin.js';
@@ -92,11 +92,14 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
       const attempts = retryable ? 1 + options.retries : 1;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await postChecked(body);
+          const reply = await postChecked(body);
+          // The node's 408 (REQUEST_TIMEOUT, a JSON-RPC body): the request did not reach it whole
+          // in time, so nothing ran (seen from a node starting on a loaded machine).
+          if (reply.status !== 408 || attempt >= attempts) return reply;
         } catch (error) {
           if (attempt >= attempts || !isTransient(error)) throw error;
-          await sleep(options.retryDelayMs * 2 ** (attempt - 1));
         }
+        await sleep(options.retryDelayMs * 2 ** (attempt - 1));
       }
     },
   };
