@@ -81,11 +81,20 @@ export function parseKeyStoreCursor(cursor: string): { height: number; index: nu
  * presented and looked up a slice at a time (the operations still wanted, at least MIN_SLICE), so
  * a page of a full block costs its page, not the whole block.
  *
- * The page is the chain as it is when the page ends: a reorganisation may take blocks off between
- * its reads (each slice is two awaits), so the head is read again before each slice and at the
- * end; what was taken off is not listed, and confirmations count from the head at the end.
+ * The page is one chain (Chain.readOneChain: read again if a rollback ran beside it), as it is
+ * when the page ends: blocks may come meanwhile, so the head is read again before each slice and
+ * at the end, and confirmations count from the head at the end.
  */
-export async function keyStorePage(
+export function keyStorePage(
+  chain: Pick<Chain, 'blockCount' | 'blockOperations' | 'readOneChain'>,
+  keystore: KeyStoreLookup,
+  start: { height: number; index: number },
+  max: number,
+): Promise<KeyStorePage> {
+  return chain.readOneChain(() => readKeyStorePage(chain, keystore, start, max));
+}
+
+async function readKeyStorePage(
   chain: Pick<Chain, 'blockCount' | 'blockOperations'>,
   keystore: KeyStoreLookup,
   start: { height: number; index: number },

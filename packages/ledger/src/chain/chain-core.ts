@@ -79,6 +79,8 @@ export class ChainCore {
   root: CommittedState;
   /** Bumped whenever the committed state changes (open, block committed, rollback). */
   revision = 0;
+  /** Odd while a rollback writes, bumped twice by each (history/one-chain-read.ts). */
+  rollbacks = 0;
   mempool: Mempool;
   /** Submissions waiting for their turn's signature batch (mempool-admission.ts). */
   readonly submissions = new TurnQueue<Submission, OperationObject>();

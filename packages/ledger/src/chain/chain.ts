@@ -25,6 +25,7 @@ import {
   walletOperations,
   walletTokenHashes,
 } from './history/history-reads';
+import { readOneChain } from './history/one-chain-read';
 import { importBlock } from './import/block-import';
 import { importBlocks } from './import/import-run';
 import {
@@ -127,6 +128,12 @@ export interface Chain {
   tokenOperations(token: string, query: HistoryQuery): Promise<HistoryPage>;
   /** The hashes of the tokens a wallet's operations moved (at most `max`; balances in the state). */
   walletTokenHashes(address: string, max: number): Promise<Uint8Array[]>;
+  /**
+   * Runs a read of several blocks (each read an await) so that it sees one chain: done again if a
+   * rollback ran beside it (history/one-chain-read.ts). For reads outside the ledger that page
+   * through blocks by height.
+   */
+  readOneChain<T>(read: () => Promise<T>): Promise<T>;
   pendingOperations(): OperationObject[];
   pendingCount(): number;
   walletInfo(address: string): WalletInfo;
@@ -410,6 +417,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   walletTokenHashes(address: string, max: number): Promise<Uint8Array[]> {
     return walletTokenHashes(this, address, max);
+  }
+
+  readOneChain<T>(read: () => Promise<T>): Promise<T> {
+    return readOneChain(this, read);
   }
 
   pendingOperations(): OperationObject[] {

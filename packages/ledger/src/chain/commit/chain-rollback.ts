@@ -49,6 +49,7 @@ type RollbackCore = Pick<
   | 'reorgListeners'
   | 'requireStore'
   | 'root'
+  | 'rollbacks'
   | 'tasks'
 > &
   CommitCore &
@@ -263,20 +264,33 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     bytes: 0,
   }));
   core.operationTally.add(-returnedOps.length, batch, store);
-  await store.commit(batch);
+  core.rollbacks++;
+  try {
+    await store.commit(batch);
+    followRollback(core, state, head.height, toHeight);
+    adoptCommitted(core, newHead, checksum, newWeight, { returned: returnedEntries });
+  } finally {
+    core.rollbacks++;
+  }
+  return returnedOps;
+}
 
-  // Memory follows the disk: what the caches hold of the restored entries is forgotten.
+/** Memory follows the disk: what the caches hold of the restored entries is forgotten. */
+function followRollback(
+  core: RollbackCore,
+  state: StateBeingUndone,
+  fromHeight: number,
+  toHeight: number,
+): void {
   const nextNumber = state.nextNumber();
   for (const number of state.removedHashes.keys()) core.addressCache.delete(number);
-  root.rolledBack(
+  core.root.rolledBack(
     state.accounts.keys(),
     state.removedHashes.values(),
     state.spaces.keys(),
     nextNumber,
     state.producerList,
   );
-  for (let h = head.height; h > toHeight; h--) core.blockCache.delete(h);
-  core.clique.rolledBack(head.height, toHeight);
-  adoptCommitted(core, newHead, checksum, newWeight, { returned: returnedEntries });
-  return returnedOps;
+  for (let h = fromHeight; h > toHeight; h--) core.blockCache.delete(h);
+  core.clique.rolledBack(fromHeight, toHeight);
 }

@@ -14,10 +14,12 @@ import {
   readHistory,
   tokenOfKey,
 } from './history-index';
+import { readOneChain } from './one-chain-read';
 
 /** Reads of the history index: a wallet's or a token's operations, a wallet's tokens. */
 
-export type HistoryCore = QueriesCore & Pick<import('../chain-core').ChainCore, 'indexFrom'>;
+export type HistoryCore = QueriesCore &
+  Pick<import('../chain-core').ChainCore, 'indexFrom' | 'rollbacks' | 'tasks'>;
 
 /** Which page of a history to read (Chain.walletOperations). */
 export interface HistoryQuery {
@@ -54,7 +56,7 @@ export function walletOperations(
     return Promise.resolve({ operations: [], cursor: null, indexFrom: core.indexFrom });
   }
   const store = core.requireStore();
-  return pageOf(core, store.addressHistory, accountPrefix(number), query);
+  return readOneChain(core, () => pageOf(core, store.addressHistory, accountPrefix(number), query));
 }
 
 /** The operations of a token (its creation, its transfers, its administration). */
@@ -65,7 +67,7 @@ export function tokenOperations(
 ): Promise<HistoryPage> {
   const { hash160 } = decodeAddress(address, core.prefix, 'token');
   const store = core.requireStore();
-  return pageOf(core, store.tokenHistory, hash160, query);
+  return readOneChain(core, () => pageOf(core, store.tokenHistory, hash160, query));
 }
 
 /**
