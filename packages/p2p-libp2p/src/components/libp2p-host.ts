@@ -115,6 +115,7 @@ export class Libp2pHost implements Component {
         inboundConnectionThreshold: this.opts.inboundConnectionsPerSecond,
         inboundUpgradeTimeout: this.opts.handshakeTimeoutMs,
       },
+      connectionMonitor: { pingInterval: this.opts.pingIntervalMs },
       metrics: (components) => this.sockets.metricsWith(this.libp2pMetrics?.()(components)),
       services: {
         identify: identify(),
