@@ -203,9 +203,12 @@ export async function producerAccounts(lab: Lab): Promise<Map<number, LabNode>> 
   const byAccount = new Map<number, LabNode>();
   for (const node of lab.nodes) {
     if (!node.producer) continue;
-    const info = await lab.nodes[0]!.call<{ account: number }>('getWalletInfo', {
-      wallet: node.producer,
-    });
+    // A busy node may take seconds to answer: this is bookkeeping, not a figure.
+    const info = await lab.nodes[0]!.call<{ account: number }>(
+      'getWalletInfo',
+      { wallet: node.producer },
+      30_000,
+    );
     byAccount.set(info.account, node);
   }
   return byAccount;
