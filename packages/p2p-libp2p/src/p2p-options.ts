@@ -59,10 +59,24 @@ export interface P2PNodeOptions {
   handshakeTimeoutMs?: number;
   /** Per-IP message rates, by kind; the ones not given are RATE_LIMITS'. */
   rateLimits?: Partial<RateLimits>;
-  /** How often the dialling side exchanges hellos again (tip updates, liveness). */
+  /**
+   * How often the dialling side exchanges hellos again: a safety net for a tip not learnt from
+   * gossip (a peer's block gossip gives its tip at every block, a block that cannot be placed asks
+   * at once). Each exchange is a stream opened and closed (about 8 frames each way), the largest
+   * part of what an idle connection costs: 6 idle nodes on loopback spent 12.5 ms of CPU a second
+   * each at 5 s (a node alone 3.7), 7 at 15 s, with libp2p's ping every 30 s (docs/performance.md,
+   * issue 43 session 19).
+   */
   statusIntervalMs?: number;
   /** How often known, unconnected servers are considered for dialling. */
   dialIntervalMs?: number;
+  /**
+   * How often libp2p's connection monitor pings each connection, from both ends (a failed ping
+   * closes it). The dialling side's hello every statusIntervalMs already proves a connection
+   * alive both ways; the ping is what catches a dialler gone silent, and a 30-node network on
+   * one host pays for each one (libp2p's own default is 10 s).
+   */
+  pingIntervalMs?: number;
   /** An inbound connection that sends no hello within this is closed. */
   helloTimeoutMs?: number;
   /** How long an automatic (misbehaviour) blacklist entry lasts. */
@@ -148,8 +162,9 @@ export const DEFAULT_P2P_OPTIONS = {
   inboundConnectionsPerSecond: 5,
   handshakeTimeoutMs: 5000,
   rateLimits: RATE_LIMITS,
-  statusIntervalMs: 5000,
+  statusIntervalMs: 15_000,
   dialIntervalMs: 1000,
+  pingIntervalMs: 30_000,
   helloTimeoutMs: 10_000,
   autoBlacklistMs: 60 * 60 * 1000,
   manualBlacklistMs: 24 * 60 * 60 * 1000,

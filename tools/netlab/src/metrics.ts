@@ -121,6 +121,8 @@ export interface AuditResult {
   mined: number;
   conflicting: number;
   lost: Acknowledged[];
+  /** Ophash -> height of the block that holds it, read on the audit's node. */
+  blockOf: Map<string, number>;
 }
 
 /**
@@ -131,13 +133,16 @@ export interface AuditResult {
 export async function audit(node: LabNode, acknowledged: Acknowledged[]): Promise<AuditResult> {
   const minedSlots = new Set<string>();
   const notMined: Acknowledged[] = [];
+  const blockOf = new Map<string, number>();
   let mined = 0;
   const queue = [...acknowledged];
   const worker = async () => {
     for (let op = queue.shift(); op; op = queue.shift()) {
       const found = await node.call<LabOperation[]>('findOperation', { ophash: op.ophash });
-      if (found.some((f) => f.block > 0)) {
+      const holder = found.find((f) => f.block > 0);
+      if (holder !== undefined) {
         mined++;
+        blockOf.set(op.ophash, holder.block);
         minedSlots.add(`${op.wallet}:${op.nOperation}`);
       } else {
         notMined.push(op);
@@ -151,5 +156,26 @@ export async function audit(node: LabNode, acknowledged: Acknowledged[]): Promis
     mined,
     conflicting: notMined.length - lost.length,
     lost,
+    blockOf,
   };
+}
+
+/**
+ * From each mined operation's acknowledgement to the first time `node` logged the block that holds
+ * it, ms (0 when the block came before the answer did), for the operations of `scenario`.
+ */
+export async function inclusionDelays(
+  node: LabNode,
+  acknowledged: Acknowledged[],
+  blockOf: Map<string, number>,
+  scenario: string,
+): Promise<number[]> {
+  const times = await blockTimes(node);
+  const delays: number[] = [];
+  for (const op of acknowledged) {
+    const height = blockOf.get(op.ophash);
+    const at = height === undefined ? undefined : times.get(height);
+    if (op.scenario === scenario && at !== undefined) delays.push(Math.max(0, at - op.at));
+  }
+  return delays;
 }

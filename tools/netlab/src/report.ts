@@ -7,6 +7,14 @@ import { renderSvg } from './svg-plot';
 
 export interface LabReport {
   nodes: number;
+  /** How the nodes were given addresses: every address, or node 1's only (discovery). */
+  bootstrap: 'all' | 'one';
+  /** Seconds from the start until every node had its peers (run.ts meshUp). */
+  peers_up_s: number;
+  /** The connected network before the load: CPU per node, of the host, memory (run.ts idleCost). */
+  idle: Record<string, unknown>;
+  /** The host over the whole run (load, CPU, the nodes' memory). */
+  system: Record<string, unknown>;
   latency_ms: { one_way: number; jitter: number };
   block_time_ms: number;
   duration_s: number;
@@ -75,7 +83,9 @@ export async function writeReport(
   const markdown = [
     `# Network lab: ${report.pass ? 'pass' : 'FAIL'}`,
     '',
-    `${report.nodes} nodes in network namespaces, links ${report.latency_ms.one_way} ms +- ${report.latency_ms.jitter} ms one way (userspace relay), block time ${report.block_time_ms} ms, ${report.duration_s} s.`,
+    `${report.nodes} nodes in network namespaces (${report.bootstrap === 'one' ? "each given node 1's address only" : 'each given every address'}; all with their peers after ${report.peers_up_s} s), links ${report.latency_ms.one_way} ms +- ${report.latency_ms.jitter} ms one way (userspace relay), block time ${report.block_time_ms} ms, ${report.duration_s} s.`,
+    '',
+    `Host over the run: busy ${report.system.host_cpu_percent_mean}% of its cores on average (max ${report.system.host_cpu_percent_max}%), load average ${report.system.load1_mean} (max ${report.system.load1_max}); the nodes' memory at most ${report.system.nodes_rss_mb_max} MB. Idle before the load: ${report.idle.node_cpu_ms_per_s_mean} ms of CPU per second per node, host busy ${report.idle.host_cpu_percent_mean}%.`,
     '',
     '| figure | value |',
     '| --- | --- |',

@@ -12,6 +12,10 @@ const USER_HZ = 100;
 export interface SystemSample {
   at: number;
   load1: number;
+  /** Busy share of all the host's cores over the last interval (every process, not only the lab's), %. */
+  hostCpu: number;
+  /** Resident memory of the running nodes together, MB. */
+  nodesRssMb: number;
   /** CPU of each running node over the last interval, % of one core. */
   nodeCpu: Record<string, number>;
   /** CPU of the relay process (or of the lab, when the relay runs inside it), % of one core. */
@@ -37,6 +41,40 @@ export async function processCpuMs(pid: number): Promise<number | undefined> {
   return ((utime + stime) * 1000) / USER_HZ;
 }
 
+/** Busy and total jiffies of all cores since boot (/proc/stat's first line). */
+async function hostJiffies(): Promise<{ busy: number; total: number } | undefined> {
+  const text = await readFile('/proc/stat', 'utf8').catch(() => undefined);
+  const line = text?.split('\n')[0];
+  if (line === undefined || !line.startsWith('cpu ')) return undefined;
+  // user nice system idle iowait irq softirq steal: idle and iowait are the idle ones.
+  const values = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - values[3]! - values[4]!, total };
+}
+
+/** Resident memory of a process, MB (/proc/PID/status VmRSS). */
+export async function processRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/**
+ * The host's busy share between two calls, %: the lab's processes and everyone else's. The
+ * figures are judged against it (saturated at 100).
+ */
+export class HostCpu {
+  private last: { busy: number; total: number } | undefined;
+
+  async sample(): Promise<number> {
+    const now = await hostJiffies();
+    const before = this.last;
+    this.last = now;
+    if (now === undefined || before === undefined || now.total === before.total) return 0;
+    return Math.round(((now.busy - before.busy) / (now.total - before.total)) * 100);
+  }
+}
+
 async function load1(): Promise<number> {
   const text = await readFile('/proc/loadavg', 'utf8').catch(() => '0');
   return Number(text.split(' ')[0]);
@@ -48,6 +86,7 @@ export class SystemSampler {
   private timer: NodeJS.Timeout | undefined;
   private last = new Map<string, number>();
   private lastAt = Date.now();
+  private readonly host = new HostCpu();
 
   constructor(
     private readonly nodes: () => LabNode[],
@@ -57,6 +96,7 @@ export class SystemSampler {
 
   start(): void {
     this.lastAt = Date.now();
+    void this.host.sample();
     this.timer = setInterval(() => void this.sample(), this.everyMs);
   }
 
@@ -80,7 +120,9 @@ export class SystemSampler {
     const at = Date.now();
     const elapsed = Math.max(1, at - this.lastAt);
     this.lastAt = at;
+    const hostCpu = await this.host.sample();
     const nodeCpu: Record<string, number> = {};
+    let nodesRssMb = 0;
     for (const node of this.nodes()) {
       if (node.pid === undefined || !node.running) continue;
       nodeCpu[node.name] = this.cpuPercent(
@@ -88,6 +130,7 @@ export class SystemSampler {
         await processCpuMs(node.pid),
         elapsed,
       );
+      nodesRssMb += await processRssMb(node.pid);
     }
     const relayCpu = this.cpuPercent(
       'relay',
@@ -95,7 +138,15 @@ export class SystemSampler {
       elapsed,
     );
     const relayLagMaxMs = await this.relay.takeLagMaxMs().catch(() => 0);
-    this.samples.push({ at, load1: await load1(), nodeCpu, relayCpu, relayLagMaxMs });
+    this.samples.push({
+      at,
+      load1: await load1(),
+      hostCpu,
+      nodesRssMb,
+      nodeCpu,
+      relayCpu,
+      relayLagMaxMs,
+    });
   }
 }
 
@@ -109,6 +160,9 @@ export function summarize(samples: SystemSample[]): Record<string, unknown> {
   return {
     load1_mean: mean(samples.map((s) => s.load1)),
     load1_max: Math.max(0, ...samples.map((s) => s.load1)),
+    host_cpu_percent_mean: mean(samples.map((s) => s.hostCpu)),
+    host_cpu_percent_max: Math.max(0, ...samples.map((s) => s.hostCpu)),
+    nodes_rss_mb_max: Math.max(0, ...samples.map((s) => s.nodesRssMb)),
     node_cpu_percent_mean: Object.fromEntries(
       names.map((n) => [n, mean(samples.map((s) => s.nodeCpu[n] ?? 0))]),
     ),

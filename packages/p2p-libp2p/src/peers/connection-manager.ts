@@ -24,6 +24,9 @@ const DUPLICATE_DRAIN_MS = 10_000;
 const GOSSIP_REATTACH_ATTEMPTS = 5;
 const GOSSIP_REATTACH_RETRY_MS = 250;
 
+/** Reclaimed servers (PeerBook.lost) are dialled up to target / RECLAIM_SHARE beyond the target. */
+const RECLAIM_SHARE = 2;
+
 /** Dials under way at once. */
 const MAX_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
@@ -130,6 +133,9 @@ export class ConnectionManager implements Component {
       this.carryOn(kept);
     } else if (peer.hello !== undefined) {
       log.debug({ peer: peer.ip, port: peer.address.port }, 'peer disconnected');
+      // Ended by the link or the peer (this node's own closes are duplicates, bans, a stop):
+      // the server is dialled again, beyond the outbound target if need be (PeerBook.lost).
+      if (peer.server) this.ctx.book.lost(peer.address);
     }
   }
 
@@ -198,7 +204,13 @@ export class ConnectionManager implements Component {
     const outbound = target === undefined ? 0 : this.outboundCount();
     for (const server of this.dialOrder(book.due())) {
       if (this.dialing.size >= MAX_DIALS) break;
-      if (target !== undefined && outbound + this.dialing.size >= target) break;
+      if (target !== undefined) {
+        const busy = outbound + this.dialing.size;
+        // Servers whose connection was lost are dialled beyond the target, up to half of it more:
+        // after a partition, the peers of the other side come back though both refilled.
+        if (busy >= target + Math.ceil(target / RECLAIM_SHARE)) break;
+        if (busy >= target && !book.isReclaimed(server)) continue;
+      }
       const key = formatPeerAddress(server);
       if (this.dialing.has(key) || this.isConnectedTo(server) || isSelf(this.ctx, server)) continue;
       if (blacklist.has(server.ip)) continue;

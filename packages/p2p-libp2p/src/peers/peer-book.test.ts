@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_BACKOFF_KNOWN_MS, MAX_BACKOFF_MS, PeerBook } from './peer-book';
+import {
+  MAX_BACKOFF_KNOWN_MS,
+  MAX_BACKOFF_MS,
+  PeerBook,
+  RECLAIM_BACKOFF_MS,
+  RECLAIM_MS,
+} from './peer-book';
 
 const made: Array<{ dir: string; book: PeerBook }> = [];
 afterEach(async () => {
@@ -95,5 +101,44 @@ describe('PeerBook.forgetDead', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('peer book: a lost connection is reclaimed', () => {
+  it('keeps a lost server for RECLAIM_MS, retried every RECLAIM_BACKOFF_MS at most, never forgotten meanwhile', async () => {
+    const clock = { now: 1_000_000 };
+    const book = await bookAt(clock);
+    book.add(A);
+    book.connected(A, 'peer-a');
+    book.add(B);
+    book.connected(B, 'peer-b');
+    book.lost(A);
+    expect(book.isReclaimed(A)).toBe(true);
+    expect(book.isReclaimed(B)).toBe(false);
+    // A cut link: a minute of failures.
+    failRepeatedly(book, clock, [A, B], 10);
+    expect(book.get(A)!.retryAt - clock.now).toBeLessThanOrEqual(RECLAIM_BACKOFF_MS);
+    expect(book.get(B)!.retryAt - clock.now).toBeGreaterThan(RECLAIM_BACKOFF_MS);
+    expect(book.forgetDead(8)).toBe(1);
+    expect(book.get(A)).toBeDefined();
+    expect(book.get(B)).toBeUndefined();
+    // Past its window the lost server is an ordinary failing one again.
+    clock.now += RECLAIM_MS;
+    expect(book.isReclaimed(A)).toBe(false);
+    expect(book.forgetDead(8)).toBe(1);
+    expect(book.get(A)).toBeUndefined();
+  });
+
+  it('stops reclaiming a server once it is reached again', async () => {
+    const clock = { now: 1_000_000 };
+    const book = await bookAt(clock);
+    book.add(A);
+    book.connected(A, 'peer-a');
+    book.lost(A);
+    book.connected(A, 'peer-a');
+    expect(book.isReclaimed(A)).toBe(false);
+    // An address not in the book is not kept by a loss.
+    book.lost(NEVER);
+    expect(book.isReclaimed(NEVER)).toBe(false);
   });
 });

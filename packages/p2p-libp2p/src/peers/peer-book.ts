@@ -29,6 +29,16 @@ export const MAX_BACKOFF_MS = 60_000;
  */
 export const MAX_BACKOFF_KNOWN_MS = 8000;
 const BASE_BACKOFF_MS = 1000;
+/**
+ * How long a server whose connection this node lost (it dialled it; the link, not this node,
+ * ended it) is reclaimed: dialled again even once the outbound target is met, and not forgotten.
+ * Without it, a partition never heals when each side has enough servers to refill its outbound
+ * slots: every node dials peers of its own side while the other is cut off, then has all the
+ * connections it wants when the link comes back (docs/decisions.md).
+ */
+export const RECLAIM_MS = 5 * 60_000;
+/** Longest wait before dialling a reclaimed server again: the heal is seen within this. */
+export const RECLAIM_BACKOFF_MS = 2000;
 
 /**
  * Known servers (from --peers, addNode, peer exchange and peers that connected to us, by their
@@ -41,6 +51,8 @@ export class PeerBook {
   private readonly servers = new Map<string, KnownServer>();
   /** Servers the operator gave (--peers, addNode): never forgotten. */
   private readonly pinned = new Set<string>();
+  /** Key -> when this node lost its connection to the server (reclaimed until RECLAIM_MS after). */
+  private readonly lostAt = new Map<string, number>();
   private readonly path: string;
   private readonly saver: FileSaver;
 
@@ -97,8 +109,9 @@ export class PeerBook {
   forgetDead(attempts: number): number {
     let forgotten = 0;
     for (const [key, server] of this.servers) {
-      if (server.attempts < attempts || this.pinned.has(key)) continue;
+      if (server.attempts < attempts || this.pinned.has(key) || this.isReclaimed(server)) continue;
       this.servers.delete(key);
+      this.lostAt.delete(key);
       forgotten++;
     }
     if (forgotten > 0) void this.saver.save().catch(() => undefined);
@@ -106,6 +119,7 @@ export class PeerBook {
   }
 
   remove(address: PeerAddress): void {
+    this.lostAt.delete(formatPeerAddress(address));
     if (this.servers.delete(formatPeerAddress(address))) {
       void this.saver.save().catch(() => undefined);
     }
@@ -137,6 +151,7 @@ export class PeerBook {
     if (server.attempts > 0) this.reachableAgain(server);
     server.lastcon = Math.floor(this.now() / 1000);
     server.attempts = 0;
+    this.lostAt.delete(formatPeerAddress(address));
     server.peerId = peerId;
     void this.saver.save().catch(() => undefined);
   }
@@ -152,11 +167,26 @@ export class PeerBook {
     }
   }
 
+  /** The connection this node dialled to the server was lost (not closed by this node). */
+  lost(address: PeerAddress): void {
+    if (this.get(address) !== undefined) this.lostAt.set(formatPeerAddress(address), this.now());
+  }
+
+  /** Lost less than RECLAIM_MS ago and not reached since: dialled beyond the outbound target. */
+  isReclaimed(address: PeerAddress): boolean {
+    const at = this.lostAt.get(formatPeerAddress(address));
+    return at !== undefined && this.now() - at < RECLAIM_MS;
+  }
+
   failed(address: PeerAddress): void {
     const server = this.get(address);
     if (server === undefined) return;
     server.attempts++;
-    const cap = server.lastcon > 0 ? MAX_BACKOFF_KNOWN_MS : MAX_BACKOFF_MS;
+    const cap = this.isReclaimed(server)
+      ? RECLAIM_BACKOFF_MS
+      : server.lastcon > 0
+        ? MAX_BACKOFF_KNOWN_MS
+        : MAX_BACKOFF_MS;
     server.retryAt =
       this.now() + Math.min(cap, BASE_BACKOFF_MS * 2 ** Math.min(server.attempts, 6));
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Metrics } from '@libp2p/interface';
 import { describe, expect, it } from 'vitest';
 import { useP2PFixture } from '../testing/p2p-fixture';
@@ -7,7 +8,7 @@ const { peer } = useP2PFixture();
 
 /** A libp2p metrics component that records what libp2p hands it (as @libp2p/prometheus-metrics). */
 function recordingMetrics() {
-  const seen = { connections: 0, registered: new Set<string>(), made: 0 };
+  const seen = { connections: 0, registered: new Set<string>(), made: 0, streams: [] as string[] };
   const noop = () => ({
     update() {},
     increment() {},
@@ -22,7 +23,9 @@ function recordingMetrics() {
         trackMultiaddrConnection: () => {
           seen.connections++;
         },
-        trackProtocolStream: () => {},
+        trackProtocolStream: (stream: { protocol?: string }) => {
+          seen.streams.push(stream.protocol ?? '');
+        },
         registerMetric: (name: string) => {
           seen.registered.add(name);
           return noop();
@@ -70,5 +73,29 @@ describe('libp2pMetrics', () => {
     await b.p2p.stop();
     await b.p2p.start();
     expect(recording.seen.made).toBe(2);
+  });
+});
+
+describe('pingIntervalMs', () => {
+  /** Ping streams b opened or accepted over `ms` once connected to a, both pinging every `every`. */
+  async function pingsOver(hosts: [string, string], every: number, ms: number): Promise<number> {
+    const recording = recordingMetrics();
+    const a = await peer(hosts[0], { pingIntervalMs: every });
+    await a.p2p.start();
+    const b = await peer(hosts[1], {
+      peers: [a.address()],
+      pingIntervalMs: every,
+      libp2pMetrics: recording.factory,
+    });
+    await b.p2p.start();
+    await waitUntil('b to connect', () => b.p2p.connections().length > 0);
+    const before = recording.seen.streams.length;
+    await sleep(ms);
+    return recording.seen.streams.slice(before).filter((p) => p.includes('/ping/')).length;
+  }
+
+  it("sets libp2p's connection monitor: pings as often as asked, none within a longer interval", async () => {
+    expect(await pingsOver(['127.0.0.4', '127.0.0.5'], 200, 3000)).toBeGreaterThanOrEqual(2);
+    expect(await pingsOver(['127.0.0.6', '127.0.0.7'], 60_000, 3000)).toBe(0);
   });
 });
