@@ -1,14 +1,25 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** Whose key: its identity, and its chain address when known (a key entry is one). */
+export interface KeyOwner {
+  readonly id: string;
+  readonly address: string | null;
+}
+
 interface KeyCache {
   /** Keeps a copy of `privateKey`, to be released only to the same passphrase. */
-  remember(id: string, privateKey: Uint8Array, passphrase: string): void;
+  remember(owner: KeyOwner, privateKey: Uint8Array, passphrase: string): void;
   /** A copy of the cached key when `passphrase` is the one it was remembered with, else undefined. */
   recall(id: string, passphrase: string): Uint8Array | undefined;
   /** True when a key is cached for `id`, whatever its passphrase. */
   holds(id: string): boolean;
   /** Wipes one key. */
   forget(id: string): void;
+  /**
+   * Wipes the key of a chain address, if cached: lockWallet's, which so needs no read of the
+   * index to learn the key's identity.
+   */
+  forgetWallet(address: string): void;
   /** Wipes every key. */
   clear(): void;
 }
@@ -19,6 +30,7 @@ const DEFAULT_MAX_KEYS = 10_000;
 interface CachedKey {
   privateKey: Uint8Array;
   tag: Buffer;
+  address: string | null;
 }
 
 /**
@@ -30,6 +42,8 @@ interface CachedKey {
 export function createKeyCache(maxKeys = DEFAULT_MAX_KEYS): KeyCache {
   const secret = randomBytes(32);
   const entries = new Map<string, CachedKey>();
+  /** The identity of each cached key that has a chain address (as many as `entries` at most). */
+  const idOfAddress = new Map<string, string>();
   const tagOf = (passphrase: string) => createHmac('sha256', secret).update(passphrase).digest();
 
   function forget(id: string): void {
@@ -37,12 +51,16 @@ export function createKeyCache(maxKeys = DEFAULT_MAX_KEYS): KeyCache {
     if (entry === undefined) return;
     entry.privateKey.fill(0);
     entries.delete(id);
+    if (entry.address !== null && idOfAddress.get(entry.address) === id) {
+      idOfAddress.delete(entry.address);
+    }
   }
 
   return {
-    remember(id, privateKey, passphrase) {
+    remember({ id, address }, privateKey, passphrase) {
       forget(id);
-      entries.set(id, { privateKey: privateKey.slice(), tag: tagOf(passphrase) });
+      if (address !== null) idOfAddress.set(address, id);
+      entries.set(id, { privateKey: privateKey.slice(), tag: tagOf(passphrase), address });
       if (entries.size > maxKeys) forget(entries.keys().next().value!);
     },
     recall(id, passphrase) {
@@ -57,6 +75,10 @@ export function createKeyCache(maxKeys = DEFAULT_MAX_KEYS): KeyCache {
       return entries.has(id);
     },
     forget,
+    forgetWallet(address) {
+      const id = idOfAddress.get(address);
+      if (id !== undefined) forget(id);
+    },
     clear() {
       for (const id of [...entries.keys()]) forget(id);
     },

@@ -44,8 +44,12 @@ export interface KeyIndex {
   holds(address: string): Promise<boolean>;
   /** `holds` of many (normalised) addresses in one read of the index (getMany). */
   holdsMany(addresses: readonly string[]): Promise<boolean[]>;
-  /** The key identity (Ethereum-style address) of an indexed wallet, no key file read. */
-  idOf(address: string): Promise<string | undefined>;
+  /**
+   * Whether a wallet of this (normalised) address is indexed, from the name set in memory (no
+   * read); undefined until it is loaded (loadNames, a scan). True may be a collision of 53-bit
+   * hashes: about 1 in 10^10 for an address not held, at a million wallets (name-set.ts).
+   */
+  heldInMemory(address: string): boolean | undefined;
   byId(id: string): Promise<KeyEntry | undefined>;
   /** The entry is still what the index says its file holds. */
   isCurrent(entry: KeyEntry): Promise<boolean>;
@@ -87,8 +91,9 @@ export interface KeyIndex {
     countFirst?: boolean;
   }): Promise<SyncCounts & { completed: boolean }>;
   /**
-   * Reads the names the index holds into memory (8 bytes a file), so that the first walletRefresh
-   * does not pay for it; the store starts it after open, in the background.
+   * Reads the names and wallets the index holds into memory (8 bytes each), so that the first
+   * walletRefresh does not pay for it and lockWallet reads nothing; the store starts it after
+   * open, in the background.
    */
   loadNames(): Promise<void>;
   /** Searches the directory for a file named for this chain address (one pass, no reads). */

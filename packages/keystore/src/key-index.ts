@@ -43,6 +43,11 @@ import { createNameSet, type NameSet, nameHash } from './name-set';
  *                           the index is repaired without a scan
  */
 export const INDEX_DIR = '.index';
+/**
+ * A wallet's key in the name set: its chain address after a NUL, which no file name holds, so
+ * that one set tells indexed names and indexed wallets apart.
+ */
+const walletKey = (address: string) => `\u0000${address}`;
 /** Entries (parsed key files) kept in memory; the rest is read from disk on use. */
 const ENTRY_CACHE_SIZE = 4_096;
 /** Names read, parsed and written per index batch while building or diffing. */
@@ -74,7 +79,10 @@ export function createKeyIndex(
    * that completes records it, so the writes made during a build do not make the next open scan.
    */
   let knownDirMtime: string | null = null;
-  /** The indexed names, loaded by the first scan (name-set.ts), kept up to date by every change. */
+  /**
+   * The indexed names and wallets (walletKey), loaded by the first scan or after open
+   * (name-set.ts), kept up to date by every change.
+   */
   let indexedNames: NameSet | undefined;
 
   function database(): ClassicLevel<string, unknown> {
@@ -163,6 +171,7 @@ export function createKeyIndex(
     forget(`?${name}`);
     if (record.kind === 'wallet') {
       txn.del(`w!${record.address}`);
+      noteName(false, walletKey(record.address!));
       txn.del(orderKey(BigInt(record.createdAt), name));
       entries.delete(record.address!);
       meta.wallets--;
@@ -242,6 +251,7 @@ export function createKeyIndex(
       noteName(true, name);
       const wallet: WalletRecord = { name, id, createdAt: createdAt.toString() };
       txn.put(`w!${address}`, wallet);
+      noteName(true, walletKey(address));
       txn.put(`e!${id}`, name);
       txn.put(orderKey(createdAt, name), address);
       meta.wallets++;
@@ -399,6 +409,9 @@ export function createKeyIndex(
         for await (const key of opened.keys({ gt: 'f!', lt: 'f"' })) {
           hashes.push(nameHash(key.slice(2)));
         }
+        for await (const key of opened.keys({ gt: 'w!', lt: 'w"' })) {
+          hashes.push(nameHash(walletKey(key.slice(2))));
+        }
         // Closed (and maybe opened again) meanwhile: this set is of a session gone.
         if (db !== opened) throw new Error('key index closed while its names were read');
         const set = createNameSet(hashes);
@@ -504,10 +517,8 @@ export function createKeyIndex(
       return out.map((held) => held || values[next++] !== undefined);
     },
 
-    async idOf(address) {
-      const cached = entries.get(address);
-      if (cached !== undefined) return cached.id;
-      return (await walletRecord(address))?.id;
+    heldInMemory(address) {
+      return indexedNames?.has(walletKey(address));
     },
 
     async byId(id) {

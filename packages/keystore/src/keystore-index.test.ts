@@ -4,7 +4,7 @@ import { ClassicLevel } from 'classic-level';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { devAddressOf, listOf, rejectionOf, useTempDirs, writeWalletFiles } from '../test/fixtures';
-import { INDEX_DIR } from './key-index';
+import { createKeyIndex, INDEX_DIR } from './key-index';
 import { createKeyStore, type KeyStoreOptions } from './keystore';
 import { LOCK_STATE_FILE, LOCKS_DIR, writeLockState } from './lock-state';
 
@@ -171,6 +171,9 @@ describe('the index', () => {
     expect(await first.getPrivateKey(last, 'p')).toHaveLength(32);
     expect(await first.has(last)).toBe(true);
     expect(await first.hasMany([created[0]!, last, 'CHnot-a-wallet'])).toEqual([true, true, false]);
+    // lockWallet too, though the names in memory do not hold it yet.
+    expect(await first.lock(created.at(-2)!)).toBe(true);
+    expect(await first.isLocked(created.at(-2)!)).toBe(true);
     await first.close();
 
     // Interrupted for sure: a store closed at the build's first progress step, its index built
@@ -237,6 +240,65 @@ describe('the index', () => {
     expect(await again.isLocked(free!)).toBe(true);
     expect(await again.isLocked(locked!)).toBe(true);
     await again.close();
+  });
+});
+
+describe('wallets in memory', () => {
+  it('the name set tells the indexed wallets (lockWallet reads no index), through every change', async () => {
+    const dir = await newDir();
+    const other = await newDir();
+    const [kept, gone] = await walletsIn(dir, 2);
+    const [copied] = await walletsIn(other, 1);
+    const files = await keyFiles(dir);
+    const index = createKeyIndex(dir, devAddressOf, () => undefined);
+    await index.open();
+    // Not loaded yet: the store asks the index instead.
+    expect(index.heldInMemory(kept!)).toBeUndefined();
+    await index.loadNames();
+    expect(index.heldInMemory(kept!)).toBe(true);
+    expect(index.heldInMemory(gone!)).toBe(true);
+    expect(index.heldInMemory(copied!)).toBe(false);
+    // The names and the wallets share the set: a file name is no wallet.
+    expect(index.heldInMemory(fileOf(files, kept!))).toBe(false);
+
+    await rm(join(dir, fileOf(files, gone!)));
+    const copiedName = (await keyFiles(other))[0]!;
+    await copyFile(join(other, copiedName), join(dir, copiedName));
+    await index.syncNames([fileOf(files, gone!), copiedName], () => undefined);
+    expect(index.heldInMemory(gone!)).toBe(false);
+    expect(index.heldInMemory(copied!)).toBe(true);
+    expect(index.heldInMemory(kept!)).toBe(true);
+    await index.close();
+    expect(index.heldInMemory(kept!)).toBeUndefined();
+
+    // Loaded again from the index, as the changes left it.
+    await index.open();
+    await index.loadNames();
+    expect([kept!, gone!, copied!].map((address) => index.heldInMemory(address))).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    await index.close();
+  });
+
+  it('a lock of an address not held creates no lock; one of a wallet copied in and refreshed does', async () => {
+    const dir = await newDir();
+    const other = await newDir();
+    const [held] = await walletsIn(dir, 1);
+    const [copied] = await walletsIn(other, 1);
+    const store = await openStore(dir);
+    expect(await store.lock(copied!)).toBe(false);
+    expect(await store.lock('CH../../x')).toBe(false);
+    await expect(readdir(join(dir, LOCKS_DIR))).rejects.toMatchObject({ code: 'ENOENT' });
+    const copiedName = (await keyFiles(other))[0]!;
+    await copyFile(join(other, copiedName), join(dir, copiedName));
+    await store.refresh();
+    expect(await store.lock(copied!)).toBe(true);
+    expect(await store.lock(held!)).toBe(true);
+    expect((await readdir(join(dir, LOCKS_DIR))).sort()).toEqual([copied!, held!].sort());
+    expect((await rejectionOf(store.getPrivateKey(copied!, 'p'))).reason).toBe('WALLET_LOCKED');
+    await store.close();
   });
 });
 

@@ -25,7 +25,7 @@ import {
   keyStoreSettings,
 } from './keystore-api';
 import { createDirectoryPasses } from './keystore-index-build';
-import { createWalletLocks, migrateLockState, readLockState } from './lock-state';
+import { createWalletLocks, isLockable, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
 
 export {
@@ -125,6 +125,17 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     return passes.building() && (await lookup(wanted)) !== undefined;
   }
 
+  /**
+   * lockWallet's look-up: the name set in memory answers, so that a lock costs the same at any
+   * size (a read of the index was a random read from disk at a million wallets); until that set
+   * is loaded, and while the index is being built (a wallet it has not reached yet), holds().
+   */
+  async function holdsToLock(address: string): Promise<boolean> {
+    const inMemory = index.heldInMemory(address);
+    if (inMemory === true || (inMemory === false && !passes.building())) return inMemory;
+    return holds(address);
+  }
+
   async function holdsMany(addresses: readonly string[]): Promise<boolean[]> {
     const wanted = addresses.map(normalizeAddress);
     const held = await index.holdsMany(wanted);
@@ -202,7 +213,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     // A passphrase the cache did not know but the file accepts (another Unicode form of it).
     if (turn.counted) throttle.refund(client);
     if (cached === undefined && !(await isEntryLocked(entry)) && (await index.isCurrent(entry))) {
-      cache.remember(entry.id, privateKey, passphrase);
+      cache.remember(entry, privateKey, passphrase);
     }
     return privateKey;
   }
@@ -328,7 +339,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       privateKey.fill(0);
       return null;
     }
-    if (!(await isEntryLocked(resolved))) cache.remember(resolved.id, privateKey, passphrase);
+    if (!(await isEntryLocked(resolved))) cache.remember(resolved, privateKey, passphrase);
     return { entry: resolved, privateKey };
   }
 
@@ -397,7 +408,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       if (entry === undefined || entry.fileName !== fileName) {
         return { address, created: false, reencrypted: false };
       }
-      cache.remember(id, privateKey, passphrase);
+      cache.remember(entry, privateKey, passphrase);
       // New keys start unlocked, even if a deleted file of the same key was locked.
       if (await locks.setLocked(address, false)) revision++;
       return { address, created: true, reencrypted: false };
@@ -431,7 +442,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     });
     const rewrittenEntry = await index.byId(id);
     if (rewrittenEntry !== undefined && !(await isEntryLocked(rewrittenEntry))) {
-      cache.remember(rewrittenEntry.id, privateKey, passphrase);
+      cache.remember(rewrittenEntry, privateKey, passphrase);
     }
   }
 
@@ -593,7 +604,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       const started = ensureOpen();
       return inSession(started, async () => {
         const wanted = normalizeAddress(address);
-        return /^[A-Za-z0-9]+$/.test(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
+        return isLockable(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
       });
     },
 
@@ -601,13 +612,9 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       const started = ensureOpen();
       return inSession(started, async () => {
         const wanted = normalizeAddress(address);
-        // The key's identity from the index (its file is not read); while the index is being
-        // built, a wallet not indexed yet is found by its file.
-        const id =
-          (await index.idOf(wanted)) ??
-          (passes.building() ? (await lookup(wanted))?.id : undefined);
-        if (id === undefined) return false;
-        cache.forget(id);
+        if (!isLockable(wanted) || !(await holdsToLock(wanted))) return false;
+        // By address: the key's identity is not looked up (no read of the index).
+        cache.forgetWallet(wanted);
         if (await locks.setLocked(wanted, true)) revision++;
         return true;
       });
@@ -623,7 +630,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         );
         try {
           ensureSession(started);
-          cache.remember(entry.id, privateKey, passphrase);
+          cache.remember(entry, privateKey, passphrase);
           if (entry.address !== null && (await locks.setLocked(entry.address, false))) {
             revision++;
           }

@@ -21,11 +21,16 @@ export interface WalletLocks {
   setLocked(address: string, locked: boolean): Promise<boolean>;
 }
 
-/** `address` must be a normalised chain address of the store (letters and digits only). */
+/** Whether `address` can name a lock file: a chain address is letters and digits only. */
+export function isLockable(address: string): boolean {
+  return /^[A-Za-z0-9]+$/.test(address);
+}
+
+/** `address` must be a normalised chain address of the store (isLockable). */
 export function createWalletLocks(dir: string): WalletLocks {
   const locksDir = join(dir, LOCKS_DIR);
   const pathOf = (address: string) => {
-    if (!/^[A-Za-z0-9]+$/.test(address)) throw new RangeError('not a chain address');
+    if (!isLockable(address)) throw new RangeError('not a chain address');
     return join(locksDir, address);
   };
   return {

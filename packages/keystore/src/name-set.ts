@@ -2,8 +2,9 @@
  * The names of the files the index holds, as 53-bit hashes in memory (8 bytes a file: 8 MB at a
  * million), so that walletRefresh tells the new names of a directory from the indexed ones without
  * an index read per name (a million reads take seconds; a million hashes and binary searches, a
- * fraction of one). A new name taken for an indexed one would need a hash collision among those:
- * about 1 in 10^10 at a million files.
+ * fraction of one); the index puts its wallets' addresses in the same set (key-index.ts), for
+ * lockWallet. A new name taken for an indexed one would need a hash collision among those: about
+ * 1 in 10^10 at a million files and a million wallets.
  *
  * A sorted array, plus small sets of the names added and removed since it was sorted (merged in
  * once they grow). A lookup starts in the bucket of its hash's top bits (a table of where each

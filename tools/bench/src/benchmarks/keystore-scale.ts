@@ -14,7 +14,9 @@
  * - peak RSS under a mixed load (newWallet, sendTo from store wallets, getKeyStoreInfo pages),
  *   <= 400 MB;
  * - walletRefresh after 1,000 key files are copied in by hand, <= 2 s;
- * - bytes of index per wallet (`<keystore>/.index` on disk / wallets).
+ * - bytes of index per wallet (`<keystore>/.index` on disk / wallets);
+ * - a newWallet, then kill -9 at once: the restarted node must hold it (the run fails if not), and
+ *   its start-up to ready after the crash.
  *
  * Opt-in (`--only keystore-scale`). BENCH_KEYSTORE_SCALES sets the scales (default
  * 10,100000,1000000; e.g. 10,100000 for a routine run: the million takes minutes to write once and
@@ -88,6 +90,8 @@ export interface KeyStoreRun {
   latencyMs: Record<CallName, number>;
   refreshSec: number;
   indexBytesPerWallet: number;
+  /** Start-up to ready after the kill -9 that followed a newWallet. */
+  crashRestartSec: number;
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -207,12 +211,17 @@ interface PreparedNode {
   startPeakBytes: number;
 }
 
+/** Every node of a data directory runs on default flags. */
+function nodeOptions(datadir: string) {
+  return { datadir, args: ['--log-level', 'warn'], readyTimeoutMs: 60_000 };
+}
+
 /** First start (the index built), then a restart: start-up and RSS; store wallets as senders. */
 async function prepareNode(ctx: BenchContext, fixture: KeyStoreFixture): Promise<PreparedNode> {
   const label = `${count(fixture.wallets)} wallets`;
   const wallets = pick(await fixture.addresses(), Math.min(fixture.wallets, 100_000));
   const datadir = await mkdtemp(join(tmpdir(), 'chain-bench-keystore-run-'));
-  const options = { datadir, args: ['--log-level', 'warn'], readyTimeoutMs: 60_000 };
+  const options = nodeOptions(datadir);
   const first = createNodeProcess(options);
   let buildRate: number;
   let buildPeakBytes: number;
@@ -336,7 +345,38 @@ async function oneRound(
   );
 }
 
-/** The mixed load's RSS, walletRefresh after files copied in, the index's size; then stops. */
+/**
+ * A newWallet, then kill -9 as soon as it answered; the node restarted on the same data directory
+ * must hold it and open it with its passphrase (else the run fails). Returns the restart's start-up
+ * to ready (the index's journal replayed, nothing scanned).
+ */
+async function newWalletThenKill(ctx: BenchContext, prepared: PreparedNode): Promise<number> {
+  const { node, label, datadir } = prepared;
+  const passphrase = 'crash';
+  const before = await node.client.wallet.getKeyStoreCount();
+  const { wallet } = await node.client.wallet.newWallet({ passphrase });
+  process.kill(node.pid!, 'SIGKILL');
+  await node.close();
+  const restarted = createNodeProcess(nodeOptions(datadir));
+  try {
+    const startedAt = performance.now();
+    await restarted.start();
+    const restartSec = (performance.now() - startedAt) / 1000;
+    const after = await restarted.client.wallet.getKeyStoreCount();
+    const dumped = await restarted.client.wallet.dumpPrivateKey({ wallet, passphrase });
+    if (after !== before + 1 || dumped.status !== true) {
+      throw new Error(`${label}: the wallet made just before the kill -9 is gone (${wallet})`);
+    }
+    ctx.log(
+      `  ${label}: a newWallet then kill -9: the wallet is there after the restart, ready in ${restartSec.toFixed(2)} s`,
+    );
+    return restartSec;
+  } finally {
+    await restarted.close();
+  }
+}
+
+/** The mixed load's RSS, walletRefresh after files copied in, the index's size, a kill -9. */
 async function finishNode(
   ctx: BenchContext,
   prepared: PreparedNode,
@@ -368,6 +408,7 @@ async function finishNode(
     );
     const indexBytesPerWallet = (await indexBytes(keyDir)) / after;
     ctx.log(`  ${label}: index ${indexBytesPerWallet.toFixed(0)} bytes per wallet`);
+    const crashRestartSec = await newWalletThenKill(ctx, prepared);
     return {
       wallets: fixture.wallets,
       buildRate: prepared.buildRate,
@@ -380,6 +421,7 @@ async function finishNode(
       latencyMs,
       refreshSec,
       indexBytesPerWallet,
+      crashRestartSec,
     };
   } finally {
     await node.close();
@@ -429,6 +471,16 @@ export function keyStoreFigures(small: KeyStoreRun, large: KeyStoreRun): Figure[
       ceiling: small.latencyMs.getKeyStoreInfo,
       ceilingName: vs,
       target: PAGE_BOUND_MS,
+      targetOf: 'max',
+      higherIsBetter: false,
+    }),
+    compareWithCeiling({
+      name: `start-up to ready after a newWallet and kill -9 (the wallet kept), ${at}`,
+      value: large.crashRestartSec,
+      unit: 's',
+      ceiling: small.crashRestartSec,
+      ceilingName: vs,
+      target: STARTUP_BOUND_SEC,
       targetOf: 'max',
       higherIsBetter: false,
     }),
@@ -542,6 +594,7 @@ function smallRunOf(small: PreparedNode): KeyStoreRun {
     latencyMs: emptyLatency(),
     refreshSec: Number.NaN,
     indexBytesPerWallet: Number.NaN,
+    crashRestartSec: Number.NaN,
   };
 }
 
@@ -551,7 +604,9 @@ function patchSmallFigure(figure: Figure, small: KeyStoreRun): void {
     ? mb(small.mixedPeakBytes)
     : figure.name.startsWith('walletRefresh')
       ? small.refreshSec
-      : undefined;
+      : figure.name.startsWith('start-up to ready after a newWallet')
+        ? small.crashRestartSec
+        : undefined;
   if (ceiling === undefined) return;
   figure.ceiling = ceiling;
   figure.ratio = ceiling / figure.value;
