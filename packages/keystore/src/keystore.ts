@@ -110,8 +110,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
   }
 
-  async function isEntryLocked(entry: KeyEntry): Promise<boolean> {
-    return entry.address !== null && (await locks.isLocked(entry.address));
+  function isEntryLocked(entry: KeyEntry): boolean {
+    return entry.address !== null && locks.isLocked(entry.address);
   }
 
   function label(entry: KeyEntry): string {
@@ -201,7 +201,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
     // A passphrase the cache did not know but the file accepts (another Unicode form of it).
     if (turn.counted) throttle.refund(client);
-    if (cached === undefined && !(await isEntryLocked(entry)) && (await index.isCurrent(entry))) {
+    if (cached === undefined && !isEntryLocked(entry) && (await index.isCurrent(entry))) {
       cache.remember(entry.id, privateKey, passphrase);
     }
     return privateKey;
@@ -328,7 +328,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       privateKey.fill(0);
       return null;
     }
-    if (!(await isEntryLocked(resolved))) cache.remember(resolved.id, privateKey, passphrase);
+    if (!isEntryLocked(resolved)) cache.remember(resolved.id, privateKey, passphrase);
     return { entry: resolved, privateKey };
   }
 
@@ -430,7 +430,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return ethereumAddressOf(getPublicKey(privateKey));
     });
     const rewrittenEntry = await index.byId(id);
-    if (rewrittenEntry !== undefined && !(await isEntryLocked(rewrittenEntry))) {
+    if (rewrittenEntry !== undefined && !isEntryLocked(rewrittenEntry)) {
       cache.remember(rewrittenEntry.id, privateKey, passphrase);
     }
   }
@@ -476,6 +476,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           await mkdir(dir, { recursive: true, mode: 0o700 });
           // A corrupt lock state fails the open before anything else (INVALID_LOCK_STATE).
           await readLockState(dir);
+          await locks.load();
           await migrateLockState(dir, locks);
           const { needsScan } = await index.open();
           revision++;
@@ -570,13 +571,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         const client = clientOf(caller.client);
         // A locked wallet is refused before any passphrase check: no guessing against it either.
         const known = await current(normalizeAddress(address), client, async (listed) => {
-          if (await isEntryLocked(listed)) throw walletLocked(listed);
+          if (isEntryLocked(listed)) throw walletLocked(listed);
         });
         const { entry, privateKey } = await checkedKey(address, passphrase, client, {
           entry: known,
         });
         // lock() may have run while scrypt did.
-        if (await isEntryLocked(entry)) {
+        if (isEntryLocked(entry)) {
           privateKey.fill(0);
           throw walletLocked(entry);
         }
@@ -593,7 +594,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       const started = ensureOpen();
       return inSession(started, async () => {
         const wanted = normalizeAddress(address);
-        return /^[A-Za-z0-9]+$/.test(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
+        return /^[A-Za-z0-9]+$/.test(wanted) && locks.isLocked(wanted) && holds(wanted);
       });
     },
 
@@ -673,7 +674,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           if (resolved === null || resolved.address === null) {
             throw fileChanged(entry, 'ethAddress');
           }
-          if (await isEntryLocked(resolved)) cache.forget(resolved.id);
+          if (isEntryLocked(resolved)) cache.forget(resolved.id);
           return resolved.address;
         } finally {
           privateKey.fill(0);
