@@ -110,8 +110,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
   }
 
-  async function isEntryLocked(entry: KeyEntry): Promise<boolean> {
-    return entry.address !== null && (await locks.isLocked(entry.address));
+  function isEntryLocked(entry: KeyEntry): boolean {
+    return entry.address !== null && locks.isLocked(entry.address);
   }
 
   function label(entry: KeyEntry): string {
@@ -212,7 +212,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     }
     // A passphrase the cache did not know but the file accepts (another Unicode form of it).
     if (turn.counted) throttle.refund(client);
-    if (cached === undefined && !(await isEntryLocked(entry)) && (await index.isCurrent(entry))) {
+    if (cached === undefined && !isEntryLocked(entry) && (await index.isCurrent(entry))) {
       cache.remember(entry, privateKey, passphrase);
     }
     return privateKey;
@@ -339,7 +339,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       privateKey.fill(0);
       return null;
     }
-    if (!(await isEntryLocked(resolved))) cache.remember(resolved, privateKey, passphrase);
+    if (!isEntryLocked(resolved)) cache.remember(resolved, privateKey, passphrase);
     return { entry: resolved, privateKey };
   }
 
@@ -441,7 +441,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       return ethereumAddressOf(getPublicKey(privateKey));
     });
     const rewrittenEntry = await index.byId(id);
-    if (rewrittenEntry !== undefined && !(await isEntryLocked(rewrittenEntry))) {
+    if (rewrittenEntry !== undefined && !isEntryLocked(rewrittenEntry)) {
       cache.remember(rewrittenEntry, privateKey, passphrase);
     }
   }
@@ -487,6 +487,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           await mkdir(dir, { recursive: true, mode: 0o700 });
           // A corrupt lock state fails the open before anything else (INVALID_LOCK_STATE).
           await readLockState(dir);
+          await locks.load();
           await migrateLockState(dir, locks);
           const { needsScan } = await index.open();
           revision++;
@@ -581,13 +582,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         const client = clientOf(caller.client);
         // A locked wallet is refused before any passphrase check: no guessing against it either.
         const known = await current(normalizeAddress(address), client, async (listed) => {
-          if (await isEntryLocked(listed)) throw walletLocked(listed);
+          if (isEntryLocked(listed)) throw walletLocked(listed);
         });
         const { entry, privateKey } = await checkedKey(address, passphrase, client, {
           entry: known,
         });
         // lock() may have run while scrypt did.
-        if (await isEntryLocked(entry)) {
+        if (isEntryLocked(entry)) {
           privateKey.fill(0);
           throw walletLocked(entry);
         }
@@ -604,7 +605,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       const started = ensureOpen();
       return inSession(started, async () => {
         const wanted = normalizeAddress(address);
-        return isLockable(wanted) && (await locks.isLocked(wanted)) && holds(wanted);
+        return isLockable(wanted) && locks.isLocked(wanted) && holds(wanted);
       });
     },
 
@@ -680,7 +681,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           if (resolved === null || resolved.address === null) {
             throw fileChanged(entry, 'ethAddress');
           }
-          if (await isEntryLocked(resolved)) cache.forget(resolved.id);
+          if (isEntryLocked(resolved)) cache.forget(resolved.id);
           return resolved.address;
         } finally {
           privateKey.fill(0);

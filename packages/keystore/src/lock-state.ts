@@ -1,4 +1,4 @@
-import { access, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
@@ -16,7 +16,10 @@ export const LOCK_STATE_FILE = '.lock-state.json';
 export const LOCKS_DIR = '.locks';
 
 export interface WalletLocks {
-  isLocked(address: string): Promise<boolean>;
+  /** Reads which wallets are locked from `.locks` (at the store's open: the files are the truth). */
+  load(): Promise<void>;
+  /** From memory: asked on every signature, where a file check cost two system calls. */
+  isLocked(address: string): boolean;
   /** Whether the state changed. Durable (the directory synced) when it returns. */
   setLocked(address: string, locked: boolean): Promise<boolean>;
 }
@@ -26,39 +29,53 @@ export function isLockable(address: string): boolean {
   return /^[A-Za-z0-9]+$/.test(address);
 }
 
-/** `address` must be a normalised chain address of the store (isLockable). */
+/**
+ * `address` must be a normalised chain address of the store (isLockable). The store holds its
+ * directory alone while open (its index's LevelDB lock), so after load() the locked set in memory
+ * changes only by setLocked, which changes the file first.
+ */
 export function createWalletLocks(dir: string): WalletLocks {
   const locksDir = join(dir, LOCKS_DIR);
+  let locked = new Set<string>();
   const pathOf = (address: string) => {
     if (!isLockable(address)) throw new RangeError('not a chain address');
     return join(locksDir, address);
   };
   return {
-    async isLocked(address) {
+    async load() {
+      let names: string[];
       try {
-        await access(pathOf(address));
-        return true;
-      } catch {
-        return false;
+        names = await readdir(locksDir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        names = [];
       }
+      locked = new Set(names.filter(isLockable));
     },
-    async setLocked(address, locked) {
+    isLocked(address) {
+      return locked.has(address);
+    },
+    async setLocked(address, lock) {
       const path = pathOf(address);
-      if (locked) {
+      if (lock) {
         await mkdir(locksDir, { recursive: true, mode: 0o700 });
         try {
           await (await open(path, 'wx', 0o600)).close();
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-          throw error;
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+          locked.add(address);
+          return false;
         }
+        locked.add(address);
       } else {
         try {
           await rm(path);
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-          throw error;
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          locked.delete(address);
+          return false;
         }
+        locked.delete(address);
       }
       await syncDirectory(locksDir);
       return true;
