@@ -566,6 +566,15 @@ export class ChainStore implements StateStore {
     await this.commit(this.batch(true).put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
   }
 
+  /**
+   * LevelDB's estimate of the memory it holds (memtables and block cache; not the open tables'
+   * index and filter blocks), undefined while the database is not open.
+   */
+  levelDbMemoryBytes(): number | undefined {
+    if (this.db.status !== 'open') return undefined;
+    return Number(this.db.getProperty('leveldb.approximate-memory-usage'));
+  }
+
   /** The failure that stopped the writes, if one did. */
   get failed(): StoreError | undefined {
     return this.failure;
