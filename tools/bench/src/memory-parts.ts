@@ -13,6 +13,9 @@ export interface MemoryParts {
   externalBytes: number;
   /** glibc's main arena (the [heap] mapping's resident bytes). */
   mainArenaBytes: number;
+  /** glibc's thread arenas (LevelDB's and libuv's threads): resident bytes, and how many. */
+  threadArenaBytes: number;
+  threadArenas: number;
   /** LevelDB's `leveldb.approximate-memory-usage` (memtables and block cache), when exported. */
   levelDbBytes: number | undefined;
   /** Entries in the state cache (accounts, numbers, spaces), when exported. */
@@ -27,12 +30,52 @@ export function metricValue(exposition: string, name: string): number | undefine
   return match === null ? undefined : Number(match[1]);
 }
 
-async function mainArenaBytes(pid: number): Promise<number> {
-  const smaps = await readFile(`/proc/${pid}/smaps`, 'utf8').catch(() => '');
-  const at = smaps.search(/ \[heap\]\n/);
-  if (at < 0) return 0;
-  const rss = /^Rss:\s+(\d+) kB/m.exec(smaps.slice(at));
-  return rss === null ? 0 : Number(rss[1]) * 1024;
+/** glibc's thread arenas are heaps of 64 MiB reserved at a 64 MiB boundary (HEAP_MAX_SIZE). */
+const ARENA_HEAP_BYTES = 64 * 2 ** 20;
+
+interface Mapping {
+  start: number;
+  end: number;
+  name: string;
+  rssBytes: number;
+}
+
+function mappings(smaps: string): Mapping[] {
+  const out: Mapping[] = [];
+  for (const block of smaps.split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+[ \t]*(.*)$/m.exec(block);
+    const rss = /^Rss:\s+(\d+) kB/m.exec(block);
+    if (head === null || rss === null) continue;
+    out.push({
+      start: Number.parseInt(head[1]!, 16),
+      end: Number.parseInt(head[2]!, 16),
+      name: head[3]!.trim(),
+      rssBytes: Number(rss[1]) * 1024,
+    });
+  }
+  return out;
+}
+
+/** The main arena ([heap]) and the thread arenas: anonymous heaps starting at a 64 MiB boundary. */
+async function arenas(
+  pid: number,
+): Promise<Pick<MemoryParts, 'mainArenaBytes' | 'threadArenaBytes' | 'threadArenas'>> {
+  const maps = mappings(await readFile(`/proc/${pid}/smaps`, 'utf8').catch(() => ''));
+  let threadArenaBytes = 0;
+  let threadArenas = 0;
+  for (let i = 0; i < maps.length; i++) {
+    const map = maps[i]!;
+    if (map.name !== '' || map.start % ARENA_HEAP_BYTES !== 0) continue;
+    // The heap's used part, then its reserved rest (no access) up to the 64 MiB.
+    const rest = maps[i + 1];
+    const end =
+      rest !== undefined && rest.start === map.end && rest.name === '' ? rest.end : map.end;
+    if (end - map.start !== ARENA_HEAP_BYTES) continue;
+    threadArenaBytes += map.rssBytes;
+    threadArenas++;
+  }
+  const main = maps.find((map) => map.name === '[heap]');
+  return { mainArenaBytes: main?.rssBytes ?? 0, threadArenaBytes, threadArenas };
 }
 
 async function tableFiles(chainDir: string): Promise<number> {
@@ -60,7 +103,7 @@ export async function readMemoryParts(
     heapUsedBytes: value('nodejs_heap_size_used_bytes') ?? 0,
     heapTotalBytes: value('nodejs_heap_size_total_bytes') ?? 0,
     externalBytes: value('nodejs_external_memory_bytes') ?? 0,
-    mainArenaBytes: await mainArenaBytes(pid),
+    ...(await arenas(pid)),
     levelDbBytes: value('chain_leveldb_memory_bytes'),
     stateCacheEntries: stateCache.every((n) => n !== undefined)
       ? stateCache.reduce((sum, n) => sum + n, 0)
@@ -75,7 +118,7 @@ const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
 export function describeMemoryParts(parts: MemoryParts, anonBytes: number): string {
   return (
     `V8 heap ${mb(parts.heapUsedBytes)} used / ${mb(parts.heapTotalBytes)} MB committed, ` +
-    `outside it ${mb(anonBytes - parts.heapTotalBytes)} MB (main arena ${mb(parts.mainArenaBytes)}, external ${mb(parts.externalBytes)}), ` +
+    `outside it ${mb(anonBytes - parts.heapTotalBytes)} MB (malloc: main arena ${mb(parts.mainArenaBytes)}, ${parts.threadArenas} thread arenas ${mb(parts.threadArenaBytes)}; external ${mb(parts.externalBytes)}), ` +
     `LevelDB ${parts.levelDbBytes === undefined ? '?' : mb(parts.levelDbBytes)} MB, ${parts.tables} tables, ` +
     `state cache ${parts.stateCacheEntries ?? '?'} entries`
   );
