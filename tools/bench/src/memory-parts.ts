@@ -56,7 +56,11 @@ function mappings(smaps: string): Mapping[] {
   return out;
 }
 
-/** The main arena ([heap]) and the thread arenas: anonymous heaps starting at a 64 MiB boundary. */
+/**
+ * The main arena ([heap]) and the thread arenas: anonymous memory starting at a 64 MiB boundary
+ * whose extent, alone (full heaps) or with the reserved (no access) rest that follows it, is a whole
+ * number of 64 MiB heaps (an arena's full heap and the next one's used part can be one mapping).
+ */
 async function arenas(
   pid: number,
 ): Promise<Pick<MemoryParts, 'mainArenaBytes' | 'threadArenaBytes' | 'threadArenas'>> {
@@ -66,11 +70,11 @@ async function arenas(
   for (let i = 0; i < maps.length; i++) {
     const map = maps[i]!;
     if (map.name !== '' || map.start % ARENA_HEAP_BYTES !== 0) continue;
-    // The heap's used part, then its reserved rest (no access) up to the 64 MiB.
     const rest = maps[i + 1];
     const end =
       rest !== undefined && rest.start === map.end && rest.name === '' ? rest.end : map.end;
-    if (end - map.start !== ARENA_HEAP_BYTES) continue;
+    const whole = (bytes: number) => bytes % ARENA_HEAP_BYTES === 0;
+    if (!whole(map.end - map.start) && !whole(end - map.start)) continue;
     threadArenaBytes += map.rssBytes;
     threadArenas++;
   }
