@@ -17,6 +17,13 @@
  * kernel's page cache, outside the process's RSS, and the blocks read land in LevelDB's block cache
  * (bounded, 8 MB by default) where mapped ones never did.
  *
+ * A chained batch's native contents (every put of a block, hundreds of KB) were freed only when V8
+ * collected the batch's JS object, which V8 sees as a few bytes: under a write load dozens of
+ * written batches waited for a full collection in malloc's heap, RssAnon growing with the heap's
+ * live size (issue 45, docs/decisions.md "Written LevelDB batches freed at once"). The batch
+ * worker now empties the batch once written (abstract-level closes a batch at its write: nothing
+ * reads it again).
+ *
  * Never fails the install: without a compiler, Python or Node's headers it says why and leaves the
  * prebuilt binary in use (the same database format and answers, slower at a large state). The
  * node logs a warning at start in that case (`levelDbBuild` in @chain/ledger).
@@ -46,9 +53,26 @@ const PATCHES = [
     to: `  // chain-node: no mapped table files (their pages would count in the process's RSS).
   mmap_limit = 0;`,
   },
+  {
+    source: 'binding.cc',
+    from: `  void DoExecute () override {
+    if (batch_->hasData_) {
+      SetStatus(batch_->Write(sync_));
+    }
+  }`,
+    to: `  void DoExecute () override {
+    if (batch_->hasData_) {
+      SetStatus(batch_->Write(sync_));
+    }
+    // chain-node: a written batch is closed; its contents freed now, not when V8 collects it.
+    delete batch_->batch_;
+    batch_->batch_ = new leveldb::WriteBatch();
+    batch_->hasData_ = false;
+  }`,
+  },
 ];
 /** What the marker says the binary carries (read by `levelDbBuild`). */
-const CHANGES = ['no seek compactions', 'no mapped table files'];
+const CHANGES = ['no seek compactions', 'no mapped table files', 'written batches freed at once'];
 
 function say(message) {
   console.log(`build-leveldb: ${message}`);
@@ -131,7 +155,9 @@ function main() {
     );
     return;
   }
-  say('building LevelDB without seek compactions and mapped table files (about 15 s)');
+  say(
+    'building LevelDB without seek compactions and mapped table files, batches freed once written (about 15 s)',
+  );
   try {
     patchSources(dir);
     execFileSync(process.execPath, [gyp, 'rebuild', `--nodedir=${headers}`, '-j', '2'], {

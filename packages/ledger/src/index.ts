@@ -20,6 +20,7 @@ export {
   type BuildRequest,
   type Chain,
   type ChainHead,
+  type ChainMemoryStats,
   type ChainOptions,
   createChain,
   DEFAULT_CHAIN_OPTIONS,

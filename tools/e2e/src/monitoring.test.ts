@@ -88,6 +88,15 @@ describe('--metrics', () => {
     expect(sample(after, 'chain_banned_peers')).toBe(0);
     expect(sample(after, 'chain_reorgs_total')).toBe(0);
     expect(sample(after, 'chain_block_import_seconds_count')).toBe(0);
+    // What the state holds in memory: the dev wallet and the receiver decoded, by number and by
+    // address; LevelDB's memtable holds the blocks written.
+    expect(sample(after, 'chain_state_cache_entries', { kind: 'accounts' })).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(sample(after, 'chain_state_cache_entries', { kind: 'numbers' })).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect(sample(after, 'chain_leveldb_memory_bytes')).toBeGreaterThan(0);
     // prom-client's process and Node.js metrics, and libp2p's own.
     expect(sample(after, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(after).toMatch(/^nodejs_heap_size_used_bytes \d/m);

@@ -90,6 +90,25 @@ export class NodeMetrics {
       network.syncProgress().syncing ? 1 : 0,
     );
     registerRpcMetrics(this.registry, () => rpc.methodCounters());
+    // What the state holds in memory as it grows (issue 45), beside prom-client's heap gauges.
+    gauge(
+      registers,
+      'chain_leveldb_memory_bytes',
+      "LevelDB's estimate of its memory: memtables and block cache (not the open tables' index and filter blocks)",
+      () => chain.memoryStats().levelDbBytes ?? 0,
+    );
+    new Gauge({
+      name: 'chain_state_cache_entries',
+      help: 'Decoded entries of the committed state kept in memory (--state-cache-mb), by kind',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const { stateCache } = chain.memoryStats();
+        for (const kind of ['accounts', 'numbers', 'spaces'] as const) {
+          this.set({ kind }, stateCache[kind]);
+        }
+      },
+    });
 
     const blocks = new Counter({
       name: 'chain_blocks_total',

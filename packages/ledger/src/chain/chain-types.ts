@@ -164,6 +164,13 @@ export interface BuildRequest {
   fee?: bigint;
 }
 
+/** Chain.memoryStats: the state cache's entries by kind, LevelDB's own estimate of its memory. */
+export interface ChainMemoryStats {
+  stateCache: { accounts: number; numbers: number; spaces: number };
+  /** Undefined while the chain is not open. */
+  levelDbBytes: number | undefined;
+}
+
 export interface ChainHead {
   height: number;
   hash: Uint8Array;

@@ -8,6 +8,7 @@ import type {
   BlockPlacement,
   BuildRequest,
   ChainHead,
+  ChainMemoryStats,
   ChainOptions,
   ImportBlocksOptions,
   ImportRun,
@@ -75,6 +76,7 @@ export {
   type BlockPlacement,
   type BuildRequest,
   type ChainHead,
+  type ChainMemoryStats,
   type ChainOptions,
   DEFAULT_CHAIN_OPTIONS,
   type ImportBlocksOptions,
@@ -136,6 +138,8 @@ export interface Chain {
   readOneChain<T>(read: () => Promise<T>): Promise<T>;
   pendingOperations(): OperationObject[];
   pendingCount(): number;
+  /** What the node holds in memory for its state (metrics: memory as the state grows). */
+  memoryStats(): ChainMemoryStats;
   walletInfo(address: string): WalletInfo;
   /**
    * Loads from disk the committed entries a read is about to need (the accounts of wallets, state
@@ -429,6 +433,14 @@ class LedgerChain extends ChainCore implements Chain {
 
   pendingCount(): number {
     return this.mempool.size;
+  }
+
+  memoryStats(): ChainMemoryStats {
+    const { accounts, numbers, spaces } = this.root.stats();
+    return {
+      stateCache: { accounts, numbers, spaces },
+      levelDbBytes: this.store?.levelDbMemoryBytes(),
+    };
   }
 
   pendingOperationBytes(max = Number.POSITIVE_INFINITY): Uint8Array[] {

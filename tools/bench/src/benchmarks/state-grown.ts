@@ -31,6 +31,8 @@ import {
   sleep,
   waitUntilNothingPending,
 } from '../dev-chain.js';
+import { freePorts } from '../free-ports.js';
+import { describeMemoryParts, readMemoryParts } from '../memory-parts.js';
 import { createNodeProcess, type NodeProcess } from '../node-process.js';
 import { readResidentParts, sampleRss } from '../rss-sampler.js';
 import { directoryBytes } from '../state-fixture.js';
@@ -136,7 +138,11 @@ export async function measureGrownState(
   target: number,
 ): Promise<GrownState> {
   const datadir = await mkdtemp(join(tmpdir(), 'state-grown-'));
-  const args = ['--block-time', String(BLOCK_TIME_MS), '--log-level', 'warn'];
+  // BENCH_GROWN_PARTS=1: the node serves its metrics, read at each interval for RssAnon's parts.
+  const metricsPort = process.env.BENCH_GROWN_PARTS === '1' ? (await freePorts(1))[0] : undefined;
+  const metricsArgs =
+    metricsPort === undefined ? [] : ['--metrics', '--metrics-port', String(metricsPort)];
+  const args = ['--block-time', String(BLOCK_TIME_MS), '--log-level', 'warn', ...metricsArgs];
   let node: NodeProcess | undefined = createNodeProcess({ datadir, args });
   try {
     await node.start();
@@ -165,6 +171,14 @@ export async function measureGrownState(
       mark = { accounts: total, at: now };
       sampling = sampling.then(async () => {
         const parts = await readResidentParts(pid);
+        const memory =
+          metricsPort === undefined
+            ? undefined
+            : await readMemoryParts(
+                pid,
+                `http://127.0.0.1:${metricsPort}/metrics`,
+                join(datadir, 'chain'),
+              );
         const cpuNow = await readThreadCpuReading(pid);
         const cpu = cpuBetween(cpuMark, cpuNow);
         cpuMark = cpuNow;
@@ -187,7 +201,8 @@ export async function measureGrownState(
               ? 'CPU not read'
               : `node CPU ${((cpu.totalMs * 1000) / done).toFixed(0)} ms a 1,000 transfers ` +
                 `(${cpu.busiest.map((t) => `${t.name} ${((t.ms * 1000) / done).toFixed(0)}`).join(', ')}), ` +
-                `GC pause ${((gcMs * 1000) / done).toFixed(0)} ms a 1,000`),
+                `GC pause ${((gcMs * 1000) / done).toFixed(0)} ms a 1,000`) +
+            (memory === undefined ? '' : `; ${describeMemoryParts(memory, interval.anonBytes)}`),
         );
       });
     });

@@ -15,6 +15,11 @@ export interface LevelDbBuild {
    * the prebuilt binary and of a build made before the script stopped mapping them.
    */
   readonly mapsTableFiles: boolean;
+  /**
+   * A written chained batch's native contents freed at once. False of the prebuilt binary, which
+   * frees them when V8 collects the batch: written batches then wait in malloc's heap.
+   */
+  readonly freesWrittenBatches: boolean;
   /** The classic-level the node loads. */
   readonly classicLevelDir: string;
   /** The command that builds it without seek compactions (needs a C++ compiler and Python). */
@@ -28,6 +33,7 @@ export interface LevelDbBuild {
  */
 const MARKER = 'chain-node-leveldb.json';
 const NO_MAPPED_TABLES = 'no mapped table files';
+const BATCHES_FREED = 'written batches freed at once';
 
 function markerChanges(path: string): readonly string[] | undefined {
   if (!existsSync(path)) return undefined;
@@ -54,6 +60,7 @@ export function levelDbBuild(): LevelDbBuild {
   return {
     seekCompactions: changes === undefined,
     mapsTableFiles: !(changes?.includes(NO_MAPPED_TABLES) ?? false),
+    freesWrittenBatches: changes?.includes(BATCHES_FREED) ?? false,
     classicLevelDir,
     buildCommand: `node ${join(ledgerDir, 'scripts', 'build-leveldb.mjs')}`,
   };

@@ -205,8 +205,19 @@ const SYNC_MARK = new Uint8Array(0);
  * How the chain's LevelDB is opened, by the node and by whatever writes a chain database for it (a
  * copy, the benchmarks' fixtures). LevelDB's own table settings: 1 KiB blocks read faster alone but
  * made the node slower at 10M accounts (docs/performance.md, "The miss path").
+ *
+ * `maxOpenFiles` (LevelDB's default, stated because it bounds the node's memory): each open table
+ * file holds its index and filter blocks in malloc's heap, about 90 KB a 2 MB table (measured at
+ * 1M grown accounts), so the table cache (990 tables) holds at most about 90 MB, reached near 10M
+ * accounts (about 2 GB of tables). Beyond it tables are closed and opened again rather than memory
+ * growing; fewer would reopen tables for most reads of a 10M state (docs/decisions.md, "Written
+ * LevelDB batches freed at once; the table cache's bound").
  */
-export const CHAIN_DB_OPTIONS = { keyEncoding: 'view', valueEncoding: 'view' } as const;
+export const CHAIN_DB_OPTIONS = {
+  keyEncoding: 'view',
+  valueEncoding: 'view',
+  maxOpenFiles: 1000,
+} as const;
 /** Batched state reads out at once: one beside the event loop's core, one more to cover its return. */
 const STATE_READS_IN_FLIGHT = 2;
 /**
@@ -564,6 +575,15 @@ export class ChainStore implements StateStore {
   async syncWrites(): Promise<void> {
     if (!this.unsynced || this.failure !== undefined) return;
     await this.commit(this.batch(true).put(META_SYNCED, SYNC_MARK, { sublevel: this.meta }), true);
+  }
+
+  /**
+   * LevelDB's estimate of the memory it holds (memtables and block cache; not the open tables'
+   * index and filter blocks), undefined while the database is not open.
+   */
+  levelDbMemoryBytes(): number | undefined {
+    if (this.db.status !== 'open') return undefined;
+    return Number(this.db.getProperty('leveldb.approximate-memory-usage'));
   }
 
   /** The failure that stopped the writes, if one did. */
