@@ -27,6 +27,11 @@ const GOSSIP_REATTACH_RETRY_MS = 250;
 /** Reclaimed servers (PeerBook.lost) are dialled up to target / RECLAIM_SHARE beyond the target. */
 const RECLAIM_SHARE = 2;
 
+/** The most servers a node dials: its outbound target, and the reclaimed beyond it. */
+export function outboundLimit(target: number): number {
+  return target + Math.ceil(target / RECLAIM_SHARE);
+}
+
 /** Dials under way at once. */
 const MAX_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
@@ -208,7 +213,7 @@ export class ConnectionManager implements Component {
         const busy = outbound + this.dialing.size;
         // Servers whose connection was lost are dialled beyond the target, up to half of it more:
         // after a partition, the peers of the other side come back though both refilled.
-        if (busy >= target + Math.ceil(target / RECLAIM_SHARE)) break;
+        if (busy >= outboundLimit(target)) break;
         if (busy >= target && !book.isReclaimed(server)) continue;
       }
       const key = formatPeerAddress(server);

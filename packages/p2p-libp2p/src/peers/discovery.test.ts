@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useP2PFixture } from '../testing/p2p-fixture';
 import type { TestPeer } from '../testing/temp-network';
 import { waitUntil } from '../testing/temp-network';
+import { outboundLimit } from './connection-manager';
 
 const { peer } = useP2PFixture();
 
@@ -29,7 +30,8 @@ describe('discovery', () => {
       40_000,
     );
     for (const node of nodes.slice(1)) {
-      // It learnt servers it was never given, and dialled no more than its outbound target.
+      // It learnt servers it was never given, and dialled no more than its outbound target (and
+      // the servers it lost and reclaims beyond it: a connection closed while the eight started).
       expect(node.p2p.knownServers().length).toBeGreaterThan(1);
       const dialled = new Set(
         node.p2p
@@ -37,7 +39,7 @@ describe('discovery', () => {
           .filter((c) => c.server)
           .map((c) => c.peerId),
       );
-      expect(dialled.size).toBeLessThanOrEqual(options.outboundPeers);
+      expect(dialled.size).toBeLessThanOrEqual(outboundLimit(options.outboundPeers));
     }
     // Opening eight chains and hosts alone takes seconds on a loaded CI machine.
   }, 90_000);
