@@ -2,6 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ADDRESS_PREFIX_LENGTH } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
+import { type NameBatch, nameBatches } from './directory-lister';
 import {
   directoryNames,
   dirStamp,
@@ -641,9 +642,9 @@ export function createKeyIndex(
         await flushing.catch(() => undefined);
         return { ...counts, completed: false };
       };
-      for await (const names of directoryNames(dir, BATCH_SIZE)) {
+      for await (const names of nameBatches(dir, BATCH_SIZE)) {
         if (stopped()) return stop();
-        const unknown = names.filter((name) => !indexed.has(name));
+        const unknown = unknownNames(names, indexed);
         seenIndexed += names.length - unknown.length;
         pending.push(...unknown);
         if (pending.length >= FLUSH_AT) await flush();
@@ -699,6 +700,14 @@ export function createKeyIndex(
       return database().approximateSize('\u0000', '\uffff');
     },
   };
+}
+
+function unknownNames(names: NameBatch, indexed: NameSet): string[] {
+  const unknown: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (!indexed.hasHash(names.hashes[i]!)) unknown.push(names.nameAt(i));
+  }
+  return unknown;
 }
 
 /** The prefix as it is, the hex part in lowercase: how addresses are compared here. */

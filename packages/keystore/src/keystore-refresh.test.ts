@@ -16,6 +16,17 @@ vi.mock('node:fs/promises', async (original) => {
     },
   };
 });
+// A pass lists on a thread of its own (directory-lister.ts): its listings are counted here.
+vi.mock('./directory-lister', async (original) => {
+  const lister = await original<typeof import('./directory-lister')>();
+  return {
+    ...lister,
+    nameBatches: (...args: Parameters<typeof lister.nameBatches>) => {
+      listed.push(String(args[0]));
+      return lister.nameBatches(...args);
+    },
+  };
+});
 
 const TINY_SCRYPT = { N: 16, r: 8, p: 1 };
 const newDir = useTempDirs();

@@ -14,6 +14,8 @@
  */
 export interface NameSet {
   has(name: string): boolean;
+  /** Whether a name of this nameHash is held (a pass's lister hashed the names). */
+  hasHash(hash: number): boolean;
   add(name: string): void;
   delete(name: string): void;
 }
@@ -55,7 +57,9 @@ export function createNameSet(hashes: number[] = []): NameSet {
 
   return {
     has(name) {
-      const hash = nameHash(name);
+      return this.hasHash(nameHash(name));
+    },
+    hasHash(hash) {
       // The sets are mostly empty: a number's lookup in a Set hashes it, which costs as much as
       // the search of a bucket.
       if (added.size > 0 && added.has(hash)) return true;
