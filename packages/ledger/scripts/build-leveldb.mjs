@@ -24,6 +24,12 @@
  * worker now empties the batch once written (abstract-level closes a batch at its write: nothing
  * reads it again).
  *
+ * classic-level copies each key and value it is given into a buffer of its own (`new char[size]`)
+ * and frees it after use only when not empty (`DisposeSliceBuffer`): every empty value put was 32
+ * bytes of malloc's heap lost for good. The history index's entries are keys with empty values,
+ * two for each transfer: RssAnon grew 6-7 MB per 100k transfers, without bound (issue 45,
+ * docs/decisions.md "Empty LevelDB values freed"). The buffer is now freed whatever its size.
+ *
  * Never fails the install: without a compiler, Python or Node's headers it says why and leaves the
  * prebuilt binary in use (the same database format and answers, slower at a large state). The
  * node logs a warning at start in that case (`levelDbBuild` in @chain/ledger).
@@ -70,9 +76,24 @@ const PATCHES = [
     batch_->hasData_ = false;
   }`,
   },
+  {
+    source: 'binding.cc',
+    from: `static void DisposeSliceBuffer (leveldb::Slice slice) {
+  if (!slice.empty()) delete [] slice.data();
+}`,
+    to: `static void DisposeSliceBuffer (leveldb::Slice slice) {
+  // chain-node: ToSlice allocates an empty key or value's buffer too (new char[0]): free it.
+  delete [] slice.data();
+}`,
+  },
 ];
 /** What the marker says the binary carries (read by `levelDbBuild`). */
-const CHANGES = ['no seek compactions', 'no mapped table files', 'written batches freed at once'];
+const CHANGES = [
+  'no seek compactions',
+  'no mapped table files',
+  'written batches freed at once',
+  'empty values freed',
+];
 
 function say(message) {
   console.log(`build-leveldb: ${message}`);
@@ -108,17 +129,21 @@ function nodeDir() {
   return existsSync(join(root, 'include', 'node', 'common.gypi')) ? root : undefined;
 }
 
-/** Checks every file before changing any: a source it does not know is left as it was. */
+/**
+ * Checks every file before changing any: a source it does not know is left as it was. A file
+ * several patches change (binding.cc) is changed by all of them, then written once.
+ */
 function patchSources(dir) {
-  const texts = PATCHES.map(({ source, from, to }) => {
-    const text = readFileSync(join(dir, source), 'utf8');
+  const texts = new Map();
+  for (const { source, from, to } of PATCHES) {
+    const text = texts.get(source) ?? readFileSync(join(dir, source), 'utf8');
     if (!text.includes(to) && !text.includes(from))
       throw new Error(`${source} does not hold the code this patch changes`);
-    return text;
-  });
-  PATCHES.forEach(({ source, from, to }, i) => {
-    if (!texts[i].includes(to)) writeFileSync(join(dir, source), texts[i].replace(from, to));
-  });
+    texts.set(source, text.includes(to) ? text : text.replace(from, to));
+  }
+  for (const [source, text] of texts) {
+    if (text !== readFileSync(join(dir, source), 'utf8')) writeFileSync(join(dir, source), text);
+  }
 }
 
 /** Drops the build's intermediate files (objects, static libraries: about 10 MB). */
@@ -156,7 +181,7 @@ function main() {
     return;
   }
   say(
-    'building LevelDB without seek compactions and mapped table files, batches freed once written (about 15 s)',
+    'building LevelDB without seek compactions and mapped table files, batches freed once written, empty values freed (about 15 s)',
   );
   try {
     patchSources(dir);

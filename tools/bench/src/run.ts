@@ -90,6 +90,8 @@ async function main(): Promise<number> {
     ctx.log('LevelDB: the prebuilt one, which compacts for reads (npm ci builds the one without)');
   } else if (leveldb.mapsTableFiles) {
     ctx.log('LevelDB: a build that maps its table files (npm ci builds the one without)');
+  } else if (!leveldb.freesEmptyValues) {
+    ctx.log("LevelDB: a build that loses empty values' copies (npm ci builds the one without)");
   }
   const result = await runSuite(selected, ctx);
   const pass = suitePassed(result);
