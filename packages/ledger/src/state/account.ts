@@ -81,6 +81,39 @@ export function cloneAccount(a: Account): Account {
   };
 }
 
+/** Same bytes, or both null (keys and hashes: equal content, whether or not the same array). */
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether two accounts hold the same values: what encodeAccount writes, field by field. */
+export function sameAccount(a: Readonly<Account>, b: Readonly<Account>): boolean {
+  if (a === b) return true;
+  if (
+    a.number !== b.number ||
+    a.balance !== b.balance ||
+    a.nOperation !== b.nOperation ||
+    a.volumeLock !== b.volumeLock ||
+    a.updatedActive !== b.updatedActive ||
+    a.updatedPassive !== b.updatedPassive ||
+    a.lastZeroFeeBlock !== b.lastZeroFeeBlock ||
+    a.timelocks.length !== b.timelocks.length ||
+    !sameBytes(a.hash160, b.hash160) ||
+    !sameBytes(a.publicKey, b.publicKey)
+  ) {
+    return false;
+  }
+  for (let i = 0; i < a.timelocks.length; i++) {
+    const x = a.timelocks[i]!;
+    const y = b.timelocks[i]!;
+    if (x.amount !== y.amount || x.untilBlock !== y.untilBlock) return false;
+  }
+  return true;
+}
+
 /** Sum of the timelocks still locked at `height`. */
 export function lockedByTime(a: Readonly<Account>, height: number): bigint {
   let sum = 0n;

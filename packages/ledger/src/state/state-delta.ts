@@ -1,4 +1,4 @@
-import type { Account } from './account';
+import { type Account, sameAccount } from './account';
 import type { StateLayer } from './state-layer';
 
 /**
@@ -88,6 +88,29 @@ export class StateDelta implements WrittenState {
   /** Calls `visit` for every key the operation wrote. */
   forEachWritten(visit: (key: StateKey) => void): void {
     forEachWrittenKey(this, visit);
+  }
+
+  /**
+   * Whether this delta and `other` both wrote `key` with the same value: an account with the same
+   * fields, an address naming the same number, the same next account number. Any other key (a
+   * state-space entry, the producer set, the activation count) is never taken as the same.
+   */
+  wroteSame(other: StateDelta, key: StateKey): boolean {
+    if (typeof key === 'number') {
+      const mine = this.accounts.get(key);
+      const theirs = other.accounts.get(key);
+      return mine !== undefined && theirs !== undefined && sameAccount(mine, theirs);
+    }
+    if (key === NEXT_NUMBER_STATE_KEY) {
+      return (
+        this.numbers.size > 0 && other.numbers.size > 0 && this.nextNumber === other.nextNumber
+      );
+    }
+    if (key.startsWith(ADDRESS)) {
+      const mine = this.numbers.get(key.slice(ADDRESS.length));
+      return mine !== undefined && mine === other.numbers.get(key.slice(ADDRESS.length));
+    }
+    return false;
   }
 
   /** True when the operation read or wrote one of `keys`. */

@@ -1,7 +1,7 @@
 /**
- * The ceiling for anything that checks signatures: libsecp256k1's ECDSA verify rate on one thread,
- * called through the `secp256k1` npm package's native binding exactly as the node's verifier
- * threads call it, with nothing else around it.
+ * The ceilings for anything that checks or makes signatures: libsecp256k1's ECDSA verify (and
+ * sign) rate on one thread, called through the `secp256k1` npm package's native binding exactly as
+ * the node's verifier threads call it, with nothing else around it.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -59,6 +59,47 @@ export function measureVerifyRate(
     for (const c of cases) {
       if (!binding.ecdsaVerify(c.signature, c.hash, c.publicKey)) {
         throw new Error('libsecp256k1 rejected a valid signature');
+      }
+    }
+    done += cases.length;
+    elapsed = performance.now() - started;
+  } while (elapsed < minMs);
+  return (done / elapsed) * 1000;
+}
+
+export interface SignCase {
+  hash: Uint8Array;
+  privateKey: Uint8Array;
+}
+
+/** `count` (hash, private key) pairs over distinct random keys and hashes. */
+export function makeSignCases(count: number, binding = loadSecp256k1Binding()): SignCase[] {
+  const cases: SignCase[] = [];
+  while (cases.length < count) {
+    const privateKey = randomBytes(32);
+    if (binding.privateKeyVerify(privateKey)) cases.push({ hash: randomBytes(32), privateKey });
+  }
+  return cases;
+}
+
+/**
+ * Signs the cases round-robin on this thread for at least `minMs` and returns signatures per
+ * second: the ceiling of a write that signs with a key the node holds (sendTo). Throws if a
+ * signature is not 64 bytes (the measurement would be of nothing).
+ */
+export function measureSignRate(
+  cases: readonly SignCase[],
+  minMs = 1000,
+  binding = loadSecp256k1Binding(),
+): number {
+  if (cases.length === 0) throw new Error('no hashes to sign');
+  let done = 0;
+  const started = performance.now();
+  let elapsed = 0;
+  do {
+    for (const c of cases) {
+      if (binding.ecdsaSign(c.hash, c.privateKey).signature.length !== 64) {
+        throw new Error('libsecp256k1 made no 64-byte signature');
       }
     }
     done += cases.length;

@@ -63,7 +63,7 @@ export async function fillFromPool(
   const included: PendingEntry[] = [];
   const dropped: PendingEntry[] = [];
   const dirty = new Set<StateKey>();
-  /** Keys an entry applied again wrote: the pool's values there are not the block's. */
+  /** Keys where the block's value is not the pool's (an entry applied again wrote another). */
   const changed = new Set<StateKey>();
   const revision = core.revision;
   let seen = 0;
@@ -82,8 +82,7 @@ export async function fillFromPool(
     core.mempool.applyOnce.reapplied++;
     try {
       const again = applyOperation(layer, env, entry.op, entry.type, core.checkSignature, RECORD);
-      again.delta!.forEachWritten((key) => changed.add(key));
-      delta.forEachWritten((key) => changed.add(key));
+      noteReapplied(changed, again.delta!, delta);
       included.push(entry);
     } catch {
       dropped.push(entry);
@@ -94,6 +93,22 @@ export async function fillFromPool(
     }
   }
   return { included, dropped, dirty };
+}
+
+/**
+ * After an entry was applied again into the block (`block`, what it did there; `pool`, what it did
+ * at admission): a key either wrote is `changed` unless both wrote the same value there, in which
+ * case the block and the pool agree on it again, whatever the entries before made of it. An entry
+ * carried over from an earlier block writes its signer with the earlier height (updated_b): the
+ * next entry of that signer, admitted on the new head, is applied again and writes the account as
+ * the block does, so the entries behind it merge instead of every one of them being applied again.
+ */
+function noteReapplied(changed: Set<StateKey>, block: StateDelta, pool: StateDelta): void {
+  pool.forEachWritten((key) => changed.add(key));
+  block.forEachWritten((key) => {
+    if (block.wroteSame(pool, key)) changed.delete(key);
+    else changed.add(key);
+  });
 }
 
 /**
