@@ -14,6 +14,7 @@ import type { Services } from '../peers/peer-state';
 import type { SocketCounters } from '../stats/traffic';
 import { LIMITS } from '../wire/limits';
 import type { Component } from './lifecycle';
+import { grantYamuxWindowAtHalf } from './yamux-window';
 
 /**
  * libp2p reports a listener that cannot bind as UnsupportedListenAddressesError; an operator needs
@@ -98,6 +99,7 @@ export class Libp2pHost implements Component {
     if (hooks === undefined || this.privateKey === undefined) {
       throw new Error('the libp2p host was started before it was wired and loaded');
     }
+    grantYamuxWindowAtHalf();
     const host = this.opts.host;
     const family = host.includes(':') ? 'ip6' : 'ip4';
     const specific = host !== '0.0.0.0' && host !== '::';

@@ -135,15 +135,15 @@ export class Gossip implements Component {
       );
       return TopicValidatorResult.Reject;
     }
-    if ((await chain.heightOfHash(placement.hash)) !== undefined) {
+    const head = chain.head();
+    const extendsHead =
+      placement.height === head.height + 1 && equalBytes(placement.prevHash, head.hash);
+    // A block on the head is not on this node's chain yet (its height is past the head): only
+    // another block needs the look-up (a LevelDB read, once per block on every node).
+    if (!extendsHead && (await chain.heightOfHash(placement.hash)) !== undefined) {
       return TopicValidatorResult.Ignore;
     }
-    const head = chain.head();
-    if (
-      this.hooks.syncing() ||
-      placement.height !== head.height + 1 ||
-      !equalBytes(placement.prevHash, head.hash)
-    ) {
+    if (this.hooks.syncing() || !extendsHead) {
       // Ahead of us, or a competing block: learn the peer's tip (weight) and let sync decide.
       this.hooks.askTip(peer);
       return TopicValidatorResult.Ignore;
