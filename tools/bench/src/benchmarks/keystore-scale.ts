@@ -421,6 +421,12 @@ async function finishNode(
       `  ${label}: peak RSS under the mixed load ${mb(mixed.maxBytes)} MB (RssAnon at most ${mb(mixed.maxAnonBytes)} MB, RssFile at most ${mb(mixed.maxFileBytes)} MB)`,
     );
     const keyDir = join(datadir, 'keystore');
+    // The mixed load's index writes are compacted for a few seconds after it: the refresh is
+    // timed on the node alone, as the calls are.
+    const settled = await settle(node.pid);
+    ctx.log(
+      `  ${label}: ${settled.idle ? 'settled' : 'still busy'} ${settled.sec.toFixed(1)} s after the mixed load`,
+    );
     const before = await node.client.wallet.getKeyStoreCount();
     await copyExtraFiles(fixture, keyDir);
     const refreshStartedAt = performance.now();
