@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { directoryNames, isCandidateName } from './key-directory';
-import { nameHash } from './name-set';
+import { type NameSet, nameHash } from './name-set';
 
 /**
  * A batch of a directory's candidate names, each with its nameHash: a pass looks the hashes up
@@ -165,4 +165,13 @@ function threadBatch(text: string, ends: Uint32Array, hashes: Float64Array): Nam
     hashes,
     nameAt: (index) => text.slice(index === 0 ? 0 : ends[index - 1]!, ends[index]!),
   };
+}
+
+/** The names of a batch that `indexed` does not hold, made into strings only for those. */
+export function unknownNames(names: NameBatch, indexed: NameSet): string[] {
+  const unknown: string[] = [];
+  for (let i = 0; i < names.length; i++) {
+    if (!indexed.hasHash(names.hashes[i]!)) unknown.push(names.nameAt(i));
+  }
+  return unknown;
 }

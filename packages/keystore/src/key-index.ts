@@ -1,8 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ADDRESS_PREFIX_LENGTH } from '@chain/crypto';
 import { ClassicLevel } from 'classic-level';
-import { type NameBatch, nameBatches } from './directory-lister';
+import { nameBatches, unknownNames } from './directory-lister';
 import {
   directoryNames,
   dirStamp,
@@ -24,6 +23,7 @@ import {
   type WalletRecord,
 } from './key-index-records';
 import { createNameSet, type NameSet, nameHash } from './name-set';
+import { normalizeAddress } from './wallet-address';
 
 /**
  * The persistent index of a key directory (issue 40): a LevelDB database in `<dir>/.index`, hidden
@@ -700,20 +700,4 @@ export function createKeyIndex(
       return database().approximateSize('\u0000', '\uffff');
     },
   };
-}
-
-function unknownNames(names: NameBatch, indexed: NameSet): string[] {
-  const unknown: string[] = [];
-  for (let i = 0; i < names.length; i++) {
-    if (!indexed.hasHash(names.hashes[i]!)) unknown.push(names.nameAt(i));
-  }
-  return unknown;
-}
-
-/** The prefix as it is, the hex part in lowercase: how addresses are compared here. */
-export function normalizeAddress(address: string): string {
-  if (typeof address !== 'string') return '';
-  return (
-    address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase()
-  );
 }

@@ -13,7 +13,7 @@ import { ethereumAddressOf, normalizeEthereumAddress } from './ethereum-address'
 import { createKeyCache } from './key-cache';
 import { decryptKeyFile, encryptKeyFile, type ParsedKeyFile } from './key-file';
 import { createCreationClock, keyFileName } from './key-file-name';
-import { createKeyIndex, normalizeAddress } from './key-index';
+import { createKeyIndex } from './key-index';
 import type { KeyEntry } from './key-index-api';
 import { createKeyedMutex } from './keyed-mutex';
 import {
@@ -27,6 +27,7 @@ import {
 import { createDirectoryPasses } from './keystore-index-build';
 import { createWalletLocks, isLockable, migrateLockState, readLockState } from './lock-state';
 import { clientOf, createPassphraseThrottle } from './passphrase-throttle';
+import { normalizeAddress } from './wallet-address';
 
 export {
   type Caller,

@@ -2,7 +2,7 @@ import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from './atomic-file';
 import { KeyStoreError } from './errors';
-import { normalizeAddress } from './key-index';
+import { normalizeAddress } from './wallet-address';
 
 /** Hidden, so directory scans (ours and other tools') never take it for a key file. */
 export const LOCK_STATE_FILE = '.lock-state.json';

@@ -1,3 +1,4 @@
+import { equalBytes } from '@chain/crypto';
 import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
 
@@ -84,9 +85,7 @@ export function cloneAccount(a: Account): Account {
 /** Same bytes, or both null (keys and hashes: equal content, whether or not the same array). */
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === b) return true;
-  if (a === null || b === null || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a !== null && b !== null && equalBytes(a, b);
 }
 
 /** Whether two accounts hold the same values: what encodeAccount writes, field by field. */

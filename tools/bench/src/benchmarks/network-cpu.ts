@@ -197,36 +197,27 @@ export default defineBenchmark({
       const followers = (pick: (i: number) => number) => (pick(2) + pick(3)) / 2;
       const high = phases[1]!;
       return [
-        compareWithCeiling({
-          name: 'follower CPU idle, 3 peers',
-          value: followers((i) => idle.msPerS[i]!),
-          unit: 'ms/s',
-          ceiling: alone.msPerS[0]!,
-          ceilingName: 'a node alone (no peers), idle',
-          target: 0,
-          targetOf: 'none',
-          higherIsBetter: false,
-        }),
-        compareWithCeiling({
-          name: 'follower CPU per gossiped operation',
-          value: followers((i) => costs[i]!.perOperation),
-          unit: 'ms',
-          ceiling: costs[0]!.perOperation,
-          ceilingName: 'the producer, per operation',
-          target: 0,
-          targetOf: 'none',
-          higherIsBetter: false,
-        }),
-        compareWithCeiling({
-          name: 'follower CPU per imported block',
-          value: followers((i) => costs[i]!.perBlock),
-          unit: 'ms',
-          ceiling: costs[0]!.perBlock,
-          ceilingName: 'the producer, per block made',
-          target: 0,
-          targetOf: 'none',
-          higherIsBetter: false,
-        }),
+        costFigure(
+          'follower CPU idle, 3 peers',
+          followers((i) => idle.msPerS[i]!),
+          'ms/s',
+          alone.msPerS[0]!,
+          'a node alone (no peers), idle',
+        ),
+        costFigure(
+          'follower CPU per gossiped operation',
+          followers((i) => costs[i]!.perOperation),
+          'ms',
+          costs[0]!.perOperation,
+          'the producer, per operation',
+        ),
+        costFigure(
+          'follower CPU per imported block',
+          followers((i) => costs[i]!.perBlock),
+          'ms',
+          costs[0]!.perBlock,
+          'the producer, per block made',
+        ),
         referenceFigure({
           name: `follower CPU under ${high.operations / sz.loadS} transfers/s`,
           value: followers((i) => high.msPerS[i]!),
@@ -238,3 +229,23 @@ export default defineBenchmark({
     }
   },
 });
+
+/** A CPU cost set beside another process's (lower is better; reported, no target of its own). */
+function costFigure(
+  name: string,
+  value: number,
+  unit: string,
+  ceiling: number,
+  ceilingName: string,
+): Figure {
+  return compareWithCeiling({
+    name,
+    value,
+    unit,
+    ceiling,
+    ceilingName,
+    target: 0,
+    targetOf: 'none',
+    higherIsBetter: false,
+  });
+}
