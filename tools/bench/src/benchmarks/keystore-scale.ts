@@ -379,8 +379,11 @@ async function oneRound(
  * must hold it and open it with its passphrase (else the run fails). Returns the restart's start-up
  * to ready (the index's journal replayed, nothing scanned).
  */
-async function newWalletThenKill(ctx: BenchContext, prepared: PreparedNode): Promise<number> {
-  const { node, label, datadir } = prepared;
+async function newWalletThenKill(
+  ctx: BenchContext,
+  { label, datadir }: PreparedNode,
+  node: NodeProcess,
+): Promise<number> {
   const passphrase = 'crash';
   const before = await node.client.wallet.getKeyStoreCount();
   const { wallet } = await node.client.wallet.newWallet({ passphrase });
@@ -412,6 +415,7 @@ async function finishNode(
   latencyMs: Record<CallName, number>,
 ): Promise<KeyStoreRun> {
   const { node, label, fixture, datadir } = prepared;
+  let victim = node;
   try {
     ctx.log(
       `  ${label}: ${CALL_NAMES.map((name) => `${name} ${latencyMs[name].toFixed(2)} ms`).join(', ')}`,
@@ -443,7 +447,14 @@ async function finishNode(
     );
     const indexBytesPerWallet = (await indexBytes(keyDir)) / after;
     ctx.log(`  ${label}: index ${indexBytesPerWallet.toFixed(0)} bytes per wallet`);
-    const crashRestartSec = await newWalletThenKill(ctx, prepared);
+    // A node's CPU profile is written when it exits gracefully only: a profiled run stops the
+    // node that refreshed and kills a fresh one on the same directory instead.
+    if (process.env.BENCH_NODE_CPU_PROF) {
+      await node.close();
+      victim = createNodeProcess(nodeOptions(datadir));
+      await victim.start();
+    }
+    const crashRestartSec = await newWalletThenKill(ctx, prepared, victim);
     return {
       wallets: fixture.wallets,
       buildRate: prepared.buildRate,
@@ -460,6 +471,7 @@ async function finishNode(
     };
   } finally {
     await node.close();
+    await victim.close();
     await rm(datadir, { recursive: true, force: true });
   }
 }
