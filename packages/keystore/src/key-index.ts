@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { nameBatches, unknownNames } from './directory-lister';
 import {
+  type DirectoryChanges,
+  type DirectoryChangesOptions,
+  watchDirectoryChanges,
+} from './directory-watcher';
+import {
   directoryNames,
   dirStamp,
   goneNames,
@@ -68,6 +73,7 @@ export function createKeyIndex(
   addressOf: (publicKey33: Uint8Array) => string,
   /** Told of every key whose file changed or went, when a read finds it so. */
   forgetKey: Forget,
+  watchOptions: Partial<DirectoryChangesOptions> = {},
 ): KeyIndex {
   let db: ClassicLevel<string, unknown> | undefined;
   let meta: IndexMeta = emptyMeta();
@@ -85,6 +91,8 @@ export function createKeyIndex(
    * (name-set.ts), kept up to date by every change.
    */
   let indexedNames: NameSet | undefined;
+  /** The names changed since the last complete pass, from the kernel (directory-watcher.ts). */
+  let changes: DirectoryChanges | undefined;
 
   function database(): ClassicLevel<string, unknown> {
     if (db === undefined) throw new Error('key index is not open');
@@ -453,8 +461,52 @@ export function createKeyIndex(
     }
   }
 
+  /**
+   * A pass over the names the kernel told changed since the last complete pass, when that record
+   * is trusted (else undefined: a whole pass is needed): O(changes), at any store size.
+   */
+  async function syncChangedNames(
+    forget: Forget,
+    exclusive: (run: () => Promise<SyncCounts>) => Promise<SyncCounts>,
+    stopped: () => boolean,
+  ): Promise<(SyncCounts & { completed: boolean }) | undefined> {
+    const watched = changes;
+    if (watched === undefined) return undefined;
+    // Before the take: every change it does not hold moves the mtime past this one.
+    const dirMtime = (await stat(dir, { bigint: true })).mtimeNs.toString();
+    const names = await watched.take();
+    if (names === undefined) return undefined;
+    const counts = { added: 0, removed: 0, completed: false };
+    knownDirMtime = dirMtime;
+    try {
+      for (let i = 0; i < names.length; i += BATCH_SIZE) {
+        if (stopped()) {
+          watched.distrust();
+          return counts;
+        }
+        const result = await exclusive(() => syncNames(names.slice(i, i + BATCH_SIZE), forget));
+        counts.added += result.added;
+        counts.removed += result.removed;
+      }
+    } catch (error) {
+      watched.distrust();
+      throw error;
+    }
+    await exclusive(() =>
+      oneAtATime(async () => {
+        meta.scannedDirMtimeNs = knownDirMtime ?? dirMtime;
+        await newTxn().commit(false);
+        return { added: 0, removed: 0 };
+      }),
+    );
+    return { ...counts, completed: true };
+  }
+
   return {
     async open() {
+      // Watched before anything is read: a pass completed after this sees every change since.
+      changes?.close();
+      changes = watchDirectoryChanges(dir, watchOptions);
       // Owner-only, as the key directory and its files are: the index names every wallet.
       await mkdir(join(dir, INDEX_DIR), { recursive: true, mode: 0o700 });
       const opened = new ClassicLevel<string, unknown>(join(dir, INDEX_DIR), {
@@ -482,6 +534,8 @@ export function createKeyIndex(
     },
 
     async close() {
+      changes?.close();
+      changes = undefined;
       const opened = db;
       db = undefined;
       indexedNames = undefined;
@@ -607,11 +661,21 @@ export function createKeyIndex(
     },
 
     async scan({ forget, exclusive, stopped, progress, countFirst = false }) {
+      const changed = await syncChangedNames(forget, exclusive, stopped);
+      if (changed !== undefined) return changed;
+      const watched = changes;
+      const mark = watched?.mark();
+      const completed = () => {
+        if (mark !== undefined) watched?.complete(mark);
+      };
       const clockAtStart = wallClockNs();
       const started = await stat(dir, { bigint: true });
       const startStamp = dirStamp(started);
       // No name came or went since the last complete pass: nothing to list (see passedDirStamp).
-      if (meta.passedDirStamp === startStamp) return { added: 0, removed: 0, completed: true };
+      if (meta.passedDirStamp === startStamp) {
+        completed();
+        return { added: 0, removed: 0, completed: true };
+      }
       knownDirMtime = started.mtimeNs.toString();
       const total = countFirst ? await countNames() : meta.files;
       progress?.({ done: 0, total });
@@ -680,6 +744,7 @@ export function createKeyIndex(
           return { added: 0, removed: 0 };
         }),
       );
+      completed();
       return { ...counts, completed: true };
     },
 

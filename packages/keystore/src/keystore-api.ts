@@ -26,6 +26,13 @@ export interface KeyStoreOptions {
    * (or `error`) at its end: the node logs it.
    */
   onIndexProgress?: (progress: IndexBuildProgress) => void;
+  /**
+   * Whether walletRefresh reads only the names the kernel told changed (inotify, Linux) once a
+   * whole pass vouched for the index, instead of listing the directory each time. Off for a key
+   * directory whose changes this kernel does not see (a network file system written from
+   * another machine): every walletRefresh is then a whole pass.
+   */
+  watchDirectory?: boolean;
 }
 
 export interface IndexBuildProgress extends IndexProgress {
@@ -43,6 +50,7 @@ export const DEFAULT_KEYSTORE_OPTIONS = {
   /** So the owner of a wallet calling from a guesser's address waits at most 8 slow checks. */
   maxWaitingPerClient: 8,
   maxTrackedClients: 10_000,
+  watchDirectory: true,
 } as const satisfies Required<
   Omit<KeyStoreOptions, 'dir' | 'addressOf' | 'clock' | 'onIndexProgress'>
 >;
@@ -112,7 +120,7 @@ export interface KeyStore {
   hasMany(addresses: readonly string[]): Promise<boolean[]>;
   /** null once the index is complete, else how far its background build is. */
   indexing(): IndexBuildProgress | null;
-  /** Resolves when no background build runs (at once when none does). */
+  /** Resolves when no background pass over the directory runs (its build, or the check after open). */
   indexed(): Promise<void>;
   /** Bytes the index takes on disk (an estimate). */
   indexBytes(): Promise<number>;

@@ -10,9 +10,14 @@ export interface DirectoryPasses {
   scan(started: number, background: boolean): Promise<SyncCounts & { completed: boolean }>;
   /** Starts the background build of the index for session `started`. */
   startBuild(started: number): void;
+  /**
+   * A pass in the background over an index the directory did not outdate at open (not a build:
+   * calls do not wait for it, nothing is told); walletRefresh comes after it.
+   */
+  verify(started: number): void;
   /** Whether the background build runs (a wallet not indexed yet is then looked for by name). */
   building(): boolean;
-  /** Resolves when no background build runs. */
+  /** Resolves when no background pass (a build, a verification) runs. */
   built(): Promise<void>;
   /** The build's progress while it runs (or its error once it stopped short), else null. */
   progress(): IndexBuildProgress | null;
@@ -38,6 +43,7 @@ export interface DirectoryPassesOptions {
 export function createDirectoryPasses(options: DirectoryPassesOptions): DirectoryPasses {
   const { index, forget, inSession, exclusive, onePass, onIndexProgress } = options;
   let building: Promise<void> | undefined;
+  let verifying: Promise<unknown> | undefined;
   let buildToken: object | undefined;
   let progress: IndexBuildProgress | null = null;
 
@@ -85,10 +91,19 @@ export function createDirectoryPasses(options: DirectoryPassesOptions): Director
       })();
     },
 
+    verify(started) {
+      const pass = scan(started, false).catch(() => undefined);
+      verifying = pass;
+      pass.then(() => {
+        if (verifying === pass) verifying = undefined;
+      });
+    },
+
     building: () => building !== undefined,
 
     async built() {
       await building?.catch(() => undefined);
+      await verifying;
     },
 
     progress: () => progress,

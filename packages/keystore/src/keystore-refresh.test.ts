@@ -1,4 +1,4 @@
-import { copyFile, readdir, rm, utimes } from 'node:fs/promises';
+import { copyFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { devAddressOf, listOf, useTempDirs } from '../test/fixtures';
@@ -34,8 +34,9 @@ afterEach(() => {
   listed.length = 0;
 });
 
-async function openStore(dir: string) {
-  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: TINY_SCRYPT });
+/** `watchDirectory` off by default here: these passes are what a refresh does without a trusted watch. */
+async function openStore(dir: string, watchDirectory = false) {
+  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: TINY_SCRYPT, watchDirectory });
   await store.open();
   await store.indexed();
   return store;
@@ -114,6 +115,32 @@ describe('walletRefresh on a directory unchanged since the last complete pass', 
     // The directory changed just now: this pass finds the file but vouches for nothing.
     expect(await store.refresh()).toMatchObject({ added: 1, loaded: 3 });
     expect(await listingsOf(dir, () => store.refresh())).toBe(1);
+    await store.close();
+  });
+});
+
+describe.runIf(process.platform === 'linux')('walletRefresh with the directory watched', () => {
+  it('reads only the names changed since the pass after open: copied in, removed, changed in place', async () => {
+    const dir = await newDir();
+    const other = await newDir();
+    const created = await walletsIn(dir, 3);
+    const copied = await walletsIn(other, 2);
+    const store = await openStore(dir, true);
+    const [first, second] = await keyFiles(other);
+    const files = await keyFiles(dir);
+    const refreshes = await listingsOf(dir, async () => {
+      await copyFile(join(other, first!), join(dir, first!));
+      expect(await store.refresh()).toMatchObject({ added: 1, removed: 0, loaded: 4 });
+      await copyFile(join(other, second!), join(dir, second!));
+      await rm(join(dir, files[0]!));
+      // A file changed in place (no name came or went): the watch says so, the refresh reads it.
+      await writeFile(join(dir, files[1]!), 'garbage');
+      expect(await store.refresh()).toMatchObject({ added: 1, removed: 2, loaded: 3 });
+      expect(await store.refresh()).toMatchObject({ added: 0, removed: 0, loaded: 3 });
+    });
+    expect(refreshes).toBe(0);
+    expect(new Set(await listOf(store))).toEqual(new Set([created[2], ...copied]));
+    expect(store.invalidFiles()).toEqual([{ file: files[1], problem: 'not JSON' }]);
     await store.close();
   });
 });

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { bytesToHex, getPublicKey, isValidPrivateKey, randomPrivateKey } from '@chain/crypto';
 import { echoed } from '@chain/spec';
 import { writeFileAtomic } from './atomic-file';
+import { DEFAULT_DIRECTORY_CHANGES_OPTIONS } from './directory-watcher';
 import {
   assertPassphrase,
   fileChanged,
@@ -65,7 +66,9 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   const nextCreationTime = createCreationClock();
   const forget = (id: string) => cache.forget(id);
 
-  const index = createKeyIndex(dir, addressOf, forget);
+  const index = createKeyIndex(dir, addressOf, forget, {
+    enabled: settings.watchDirectory && DEFAULT_DIRECTORY_CHANGES_OPTIONS.enabled,
+  });
   const locks = createWalletLocks(dir);
   /** Bumped by every change of the wallets listed or of their locks (see revision()). */
   let revision = 0;
@@ -495,8 +498,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
           session++;
           isOpen = true;
           if (needsScan) passes.startBuild(session);
-          // The indexed names, for walletRefresh: read in the background, never in the way.
-          else index.loadNames().catch(() => undefined);
+          // The indexed names (for walletRefresh, lockWallet) read in the background, and a quiet
+          // pass that, once complete, lets walletRefresh read only the names changed since
+          // (directory-watcher.ts).
+          else {
+            index.loadNames().catch(() => undefined);
+            passes.verify(session);
+          }
         } finally {
           opening = undefined;
         }

@@ -1,0 +1,152 @@
+import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { isCandidateName } from './key-directory';
+
+/**
+ * The names of a key directory changed since a complete pass over it, recorded from the kernel's
+ * notifications (inotify), so that walletRefresh reads those names only instead of listing a
+ * million: a cold listing of a million names takes 3 s here (the directory's blocks read from
+ * disk once the page cache let them go), a warm one 0.5 s.
+ *
+ * The record is trusted only when it cannot have missed a change: it began before a pass that
+ * completed (or before open found the directory as the index last saw it), on Linux (inotify is
+ * per event; other systems' notifications coalesce), and nothing since made it doubtful: the
+ * watcher failed, a name was not given, the directory was replaced, the record outgrew its bound,
+ * or so many events came in one turn of the event loop that the kernel's queue may have
+ * overflowed (inotify drops events past `max_queued_events` and libuv does not say so; it reads
+ * the whole queue in one turn, so an overflow shows as a turn of at least that many events).
+ * Untrusted, take() answers undefined and the caller makes a whole pass, which trusts it again.
+ */
+export interface DirectoryChanges {
+  /** A whole pass (or open's check) starts now; complete() it with this mark when it is done. */
+  mark(): number;
+  /** The pass begun at `mark` saw the whole directory: the record is trusted if nothing was missed since. */
+  complete(mark: number): void;
+  /**
+   * The names changed since the last take, or undefined when a whole pass is needed. Waits for a
+   * file-system round trip and the turn's end first: a change completed before the call has been
+   * told by then.
+   */
+  take(): Promise<string[] | undefined>;
+  /** What take() returned could not be applied: a whole pass is needed. */
+  distrust(): void;
+  close(): void;
+}
+
+export interface DirectoryChangesOptions {
+  /** Whether to watch at all (off: every refresh is a whole pass). */
+  enabled: boolean;
+  /** Changed names recorded at most; past it a whole pass is cheaper than the record. */
+  maxNames: number;
+  /** Events in one turn of the event loop taken as a possible overflow of the kernel's queue. */
+  maxEventsPerTurn: number;
+}
+
+export const DEFAULT_DIRECTORY_CHANGES_OPTIONS: DirectoryChangesOptions = {
+  enabled: process.platform === 'linux',
+  maxNames: 50_000,
+  maxEventsPerTurn: Math.max(1, Math.floor(inotifyQueueLimit() / 2)),
+};
+
+function inotifyQueueLimit(): number {
+  try {
+    const limit = Number(readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+    return Number.isSafeInteger(limit) && limit > 0 ? limit : 16_384;
+  } catch {
+    return 16_384;
+  }
+}
+
+export function watchDirectoryChanges(
+  dir: string,
+  options: Partial<DirectoryChangesOptions> = {},
+): DirectoryChanges {
+  const settings = { ...DEFAULT_DIRECTORY_CHANGES_OPTIONS, ...options };
+  const names = new Set<string>();
+  /** Bumped by every doubt: a pass marked before it cannot make the record trusted. */
+  let doubts = 0;
+  let trusted = false;
+  let watcher: FSWatcher | undefined;
+  let watchedInode: bigint | undefined;
+  let eventsThisTurn = 0;
+  let closed = false;
+
+  function doubt(): void {
+    doubts++;
+    trusted = false;
+    names.clear();
+  }
+
+  function stopWatching(): void {
+    watcher?.close();
+    watcher = undefined;
+  }
+
+  function onEvent(_type: string, name: string | Buffer | null): void {
+    if (eventsThisTurn++ === 0) setImmediate(() => (eventsThisTurn = 0)).unref();
+    if (eventsThisTurn >= settings.maxEventsPerTurn || typeof name !== 'string') {
+      doubt();
+    } else if (isCandidateName(name)) {
+      names.add(name);
+      if (names.size > settings.maxNames) doubt();
+    }
+  }
+
+  function startWatching(): void {
+    if (!settings.enabled || closed || watcher !== undefined) return;
+    try {
+      // The directory the watch holds, taken first: one put in its place later is not watched,
+      // and take() finds its inode changed.
+      watchedInode = statSync(dir, { bigint: true }).ino;
+      watcher = watch(dir, { persistent: false, encoding: 'utf8' }, onEvent);
+    } catch {
+      doubt();
+      return;
+    }
+    watcher.on('error', () => {
+      stopWatching();
+      doubt();
+    });
+  }
+
+  startWatching();
+
+  return {
+    mark() {
+      startWatching();
+      return doubts;
+    },
+
+    complete(mark) {
+      if (watcher !== undefined && mark === doubts) trusted = true;
+    },
+
+    async take() {
+      let inode: bigint | undefined;
+      try {
+        inode = (await stat(dir, { bigint: true })).ino;
+      } catch {
+        doubt();
+      }
+      // The kernel queued the events of every change completed before the call; the poll phase
+      // that read the stat's answer read them too, and the check phase comes after it.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (watcher === undefined || inode !== watchedInode) {
+        stopWatching();
+        doubt();
+      }
+      if (!trusted) return undefined;
+      const changed = [...names];
+      names.clear();
+      return changed;
+    },
+
+    distrust: doubt,
+
+    close() {
+      closed = true;
+      stopWatching();
+      doubt();
+    },
+  };
+}
