@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.preset';
 
-export default packageBuild(['src/index.ts']);
+// `options`: the key store's options and defaults (`@chain/keystore/options`), readable without LevelDB.
+export default packageBuild({ index: 'src/index.ts', options: 'src/keystore-api.ts' });

@@ -158,6 +158,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
       addressOf: (publicKey) => addressFromPublicKey(prefix, publicKey),
       ...(isDev ? { scrypt: DEV_SCRYPT } : {}),
       onIndexProgress: keyIndexLogger(keystoreLog),
+      watchDirectory: options.keystoreWatch,
     });
     await keystore.open();
     phaseDone('keystoreOpenMs');

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_KEYSTORE_OPTIONS } from '@chain/keystore/options';
 import { DEFAULT_CHAIN_OPTIONS } from '@chain/ledger/options';
 import { DEFAULT_P2P_OPTIONS } from '@chain/p2p-libp2p/options';
 import { DEFAULT_RPC_SERVER_OPTIONS } from '@chain/rpc-jayson/options';
@@ -17,6 +18,11 @@ export interface NodeOptions {
   network: string;
   /** Path of a genesis JSON file (`chain-node init` writes one); empty for the embedded dev genesis. */
   genesis: string;
+  /**
+   * walletRefresh reads only the key files the kernel told changed (Linux), not the whole key
+   * directory (@chain/keystore's watchDirectory).
+   */
+  keystoreWatch: boolean;
   rpcHost: string;
   rpcPort: number;
   rpcUser: string;
@@ -149,7 +155,11 @@ interface StartFlagGroup {
 
 const rpcServer = DEFAULT_RPC_SERVER_OPTIONS;
 
-const NODE_DEFAULTS = { network: 'dev', genesis: '' } as const;
+const NODE_DEFAULTS = {
+  network: 'dev',
+  genesis: '',
+  keystoreWatch: DEFAULT_KEYSTORE_OPTIONS.watchDirectory,
+} as const;
 const NODE_FLAGS: StartFlagGroup = {
   title: 'Node',
   defaults: NODE_DEFAULTS,
@@ -166,6 +176,12 @@ const NODE_FLAGS: StartFlagGroup = {
       type: 'string',
       describe: 'genesis JSON file',
       shownDefault: 'the embedded dev network',
+    },
+    'keystore-watch': {
+      option: 'keystoreWatch',
+      type: 'boolean',
+      describe:
+        'walletRefresh reads only the key files the kernel told changed, on Linux (--no-keystore-watch: the whole key directory each time, for one on a network file system written from elsewhere)',
     },
   },
 };

@@ -57,6 +57,18 @@ function inotifyQueueLimit(): number {
   }
 }
 
+/**
+ * The watch events of this thread in the current turn of its event loop: every fs.watch of a
+ * thread shares libuv's one inotify instance, hence one queue, so its overflow shows in all of
+ * them together (no other part of the node watches files).
+ */
+let eventsThisTurn = 0;
+
+function countTurnEvent(): number {
+  if (eventsThisTurn === 0) setImmediate(() => (eventsThisTurn = 0)).unref();
+  return ++eventsThisTurn;
+}
+
 export function watchDirectoryChanges(
   dir: string,
   options: Partial<DirectoryChangesOptions> = {},
@@ -68,7 +80,6 @@ export function watchDirectoryChanges(
   let trusted = false;
   let watcher: FSWatcher | undefined;
   let watchedInode: bigint | undefined;
-  let eventsThisTurn = 0;
   let closed = false;
 
   function doubt(): void {
@@ -83,8 +94,7 @@ export function watchDirectoryChanges(
   }
 
   function onEvent(_type: string, name: string | Buffer | null): void {
-    if (eventsThisTurn++ === 0) setImmediate(() => (eventsThisTurn = 0)).unref();
-    if (eventsThisTurn >= settings.maxEventsPerTurn || typeof name !== 'string') {
+    if (countTurnEvent() >= settings.maxEventsPerTurn || typeof name !== 'string') {
       doubt();
     } else if (isCandidateName(name)) {
       names.add(name);

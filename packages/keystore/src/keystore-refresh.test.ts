@@ -36,7 +36,12 @@ afterEach(() => {
 
 /** `watchDirectory` off by default here: these passes are what a refresh does without a trusted watch. */
 async function openStore(dir: string, watchDirectory = false) {
-  const store = createKeyStore({ dir, addressOf: devAddressOf, scrypt: TINY_SCRYPT, watchDirectory });
+  const store = createKeyStore({
+    dir,
+    addressOf: devAddressOf,
+    scrypt: TINY_SCRYPT,
+    watchDirectory,
+  });
   await store.open();
   await store.indexed();
   return store;
