@@ -12,6 +12,9 @@ import { type ChainClient, createClient } from '@chain/rpc-client';
 import { freePorts } from './free-ports.js';
 import { GC_TRACE_FLAG, GcTally, type GcTotals } from './gc-trace.js';
 
+/** The node-side half of heapProfileDir, by URL so the node finds it from any working directory. */
+const HEAP_SAMPLING_PRELOAD = new URL('./heap-sampling-preload.mjs', import.meta.url).href;
+
 export interface NodeProcessOptions {
   /** Data directory; default: a fresh temporary directory, removed by close(). */
   datadir?: string;
@@ -33,6 +36,11 @@ export interface NodeProcessOptions {
    * CHAIN_*: chain-node reads those as its own options).
    */
   cpuProfileDir?: string;
+  /**
+   * Write a sampling heap profile of every byte the node allocates (collected or not) into this
+   * directory when it exits (heap-sampling-preload.mjs). Default: BENCH_NODE_HEAP_PROF.
+   */
+  heapProfileDir?: string;
   /**
    * Trace the node's garbage collections (`--trace-gc-nvp`) and add them up: gcTotals(). On by
    * default: a line per collection costs the node nothing measurable.
@@ -151,8 +159,10 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
         ownsDatadir = true;
       }
       const profileDir = settings.cpuProfileDir ?? process.env.BENCH_NODE_CPU_PROF;
+      const heapProfileDir = settings.heapProfileDir ?? process.env.BENCH_NODE_HEAP_PROF;
       const args = [
         ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+        ...(heapProfileDir ? ['--import', HEAP_SAMPLING_PRELOAD] : []),
         ...(settings.traceGc ? [GC_TRACE_FLAG] : []),
         settings.bin ?? defaultBin(),
         'start',
@@ -165,7 +175,11 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
         ...settings.args,
       ];
       child = spawn(process.execPath, args, {
-        env: { ...process.env, ...settings.env },
+        env: {
+          ...process.env,
+          ...settings.env,
+          ...(heapProfileDir ? { BENCH_NODE_HEAP_PROF: heapProfileDir } : {}),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child.stdout?.on('data', recordStdout);
