@@ -305,21 +305,30 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
 
   /**
    * The wallet of `address` as its file is now (one stat: a file changed by another tool since it
-   * was indexed is read again), looked up in the order the client's calls came: the index's reads
-   * take varying times, and the throttle counts a client's wrong passphrases as they arrive.
-   * `before` runs in that turn too (the lock check of getPrivateKey).
+   * was indexed is read again), handed on in the order the client's calls came: the throttle counts
+   * a client's wrong passphrases as they arrive. The look-up and the stat start at once, beside
+   * those of the client's earlier calls (one at a time, a client's calls waited on each other's
+   * file system round trips: an exchange's withdrawals all come from one address); only taking
+   * the result is in order. `before` runs in that turn too (the lock check of getPrivateKey).
    */
   function current(
     address: string,
     client: string,
     before?: (entry: KeyEntry) => Promise<void>,
   ): Promise<KeyEntry | undefined> {
+    const found = lookupCurrent(address);
+    // Taken in the client's turn; until then a failure must not count as unhandled.
+    found.catch(() => undefined);
     return queue.runExclusive(`<client ${client}>`, async () => {
-      const listed = await lookup(address);
-      if (listed === undefined) return undefined;
-      await before?.(listed);
-      return index.current(listed, forget);
+      const entry = await found;
+      if (entry !== undefined) await before?.(entry);
+      return entry;
     });
+  }
+
+  async function lookupCurrent(address: string): Promise<KeyEntry | undefined> {
+    const listed = await lookup(address);
+    return listed === undefined ? undefined : index.current(listed, forget);
   }
 
   /** Decrypts an unresolved file and resolves it when the passphrase opens it. */
