@@ -93,6 +93,8 @@ export function createKeyIndex(
   let indexedNames: NameSet | undefined;
   /** The names changed since the last complete pass, from the kernel (directory-watcher.ts). */
   let changes: DirectoryChanges | undefined;
+  /** Bumped when the index starts and ends a change: an entry read across one may be the old one. */
+  let writes = 0;
 
   function database(): ClassicLevel<string, unknown> {
     if (db === undefined) throw new Error('key index is not open');
@@ -119,6 +121,7 @@ export function createKeyIndex(
     commit(sync: boolean): Promise<void>;
     prefetch(keys: readonly string[]): Promise<void>;
   } {
+    writes++;
     const ops = new Map<string, unknown>();
     /** Values read ahead in one getMany (a batch of names reads its records at once). */
     const read = new Map<string, unknown>();
@@ -149,7 +152,11 @@ export function createKeyIndex(
         const batch = [...ops].map(([key, value]) =>
           value === DELETED ? { type: 'del' as const, key } : { type: 'put' as const, key, value },
         );
-        await database().batch(batch, { sync });
+        try {
+          await database().batch(batch, { sync });
+        } finally {
+          writes++;
+        }
       },
     };
   }
@@ -596,10 +603,23 @@ export function createKeyIndex(
       );
     },
 
+    async vouching() {
+      const watched = changes;
+      if (watched === undefined) return undefined;
+      await watched.settled();
+      const since = writes;
+      return (entry) => writes === since && watched.unchangedSinceRead(entry.fileName);
+    },
+
     async current(entry, forget) {
-      const read = await readKeyFile(dir, entry.fileName, entry.stamp);
-      if (read === 'unchanged') return entry;
+      const read = changes?.reading(entry.fileName);
+      const file = await readKeyFile(dir, entry.fileName, entry.stamp);
+      if (file === 'unchanged') {
+        read?.();
+        return entry;
+      }
       await syncNames([entry.fileName], forget);
+      read?.();
       forget(entry.id);
       return entry.address !== null ? this.byAddress(entry.address) : this.byId(entry.id);
     },

@@ -304,8 +304,8 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   }
 
   /**
-   * The wallet of `address` as its file is now (one stat: a file changed by another tool since it
-   * was indexed is read again), handed on in the order the client's calls came: the throttle counts
+   * The wallet of `address` as its file is now (a file changed by another tool since it was
+   * indexed is read again), handed on in the order the client's calls came: the throttle counts
    * a client's wrong passphrases as they arrive. The look-up and the stat start at once, beside
    * those of the client's earlier calls (one at a time, a client's calls waited on each other's
    * file system round trips: an exchange's withdrawals all come from one address); only taking
@@ -326,9 +326,12 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     });
   }
 
+  /** The wallet's entry as its file is now: a stat, unless the kernel's record vouches for it. */
   async function lookupCurrent(address: string): Promise<KeyEntry | undefined> {
+    const vouches = await index.vouching();
     const listed = await lookup(address);
-    return listed === undefined ? undefined : index.current(listed, forget);
+    if (listed === undefined) return undefined;
+    return vouches?.(listed) ? listed : index.current(listed, forget);
   }
 
   /** Decrypts an unresolved file and resolves it when the passphrase opens it. */
