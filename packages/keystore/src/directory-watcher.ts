@@ -192,6 +192,8 @@ export function watchDirectoryChanges(
     distrust: doubt,
 
     settled() {
+      // Nothing watched, nothing to wait for: no read is vouched for then anyway.
+      if (watcher === undefined) return Promise.resolve();
       settling ??= new Promise((resolve) =>
         setImmediate(() => {
           settling = undefined;

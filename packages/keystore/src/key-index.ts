@@ -27,6 +27,7 @@ import {
   orderKey,
   type WalletRecord,
 } from './key-index-records';
+import { createIndexTxn, type IndexTxn, type Txn } from './key-index-txn';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 import { normalizeAddress } from './wallet-address';
 
@@ -60,13 +61,6 @@ const ENTRY_CACHE_SIZE = 4_096;
 const BATCH_SIZE = 512;
 /** New names of a pass gathered before they are read and indexed (while the pass goes on). */
 const FLUSH_AT = 128;
-
-/** A batch of index writes, read through: what it would write is what it reads. */
-interface Txn {
-  get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): void;
-  del(key: string): void;
-}
 
 export function createKeyIndex(
   dir: string,
@@ -117,48 +111,12 @@ export function createKeyIndex(
     return entry;
   }
 
-  function newTxn(): Txn & {
-    commit(sync: boolean): Promise<void>;
-    prefetch(keys: readonly string[]): Promise<void>;
-  } {
-    writes++;
-    const ops = new Map<string, unknown>();
-    /** Values read ahead in one getMany (a batch of names reads its records at once). */
-    const read = new Map<string, unknown>();
-    const DELETED = Symbol('deleted');
-    return {
-      async get(key) {
-        if (ops.has(key)) {
-          const value = ops.get(key);
-          return value === DELETED ? undefined : value;
-        }
-        if (read.has(key)) return read.get(key);
-        return database().get(key);
-      },
-      async prefetch(keys) {
-        const wanted = keys.filter((key) => !ops.has(key) && !read.has(key));
-        if (wanted.length === 0) return;
-        const values = await database().getMany(wanted);
-        for (const [i, key] of wanted.entries()) read.set(key, values[i]);
-      },
-      put(key, value) {
-        ops.set(key, value);
-      },
-      del(key) {
-        ops.set(key, DELETED);
-      },
-      async commit(sync) {
-        ops.set('m', { ...meta });
-        const batch = [...ops].map(([key, value]) =>
-          value === DELETED ? { type: 'del' as const, key } : { type: 'put' as const, key, value },
-        );
-        try {
-          await database().batch(batch, { sync });
-        } finally {
-          writes++;
-        }
-      },
-    };
+  function newTxn(): IndexTxn {
+    return createIndexTxn(
+      database(),
+      () => meta,
+      () => writes++,
+    );
   }
 
   async function walletRecord(address: string): Promise<WalletRecord | undefined> {

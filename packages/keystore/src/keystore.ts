@@ -304,19 +304,21 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   }
 
   /**
-   * The wallet of `address` as its file is now (a file changed by another tool since it was
-   * indexed is read again), handed on in the order the client's calls came: the throttle counts
-   * a client's wrong passphrases as they arrive. The look-up and the stat start at once, beside
-   * those of the client's earlier calls (one at a time, a client's calls waited on each other's
-   * file system round trips: an exchange's withdrawals all come from one address); only taking
-   * the result is in order. `before` runs in that turn too (the lock check of getPrivateKey).
+   * The wallet of `address` as its file is now (a stat, unless the directory's watch vouches for
+   * it), looked up at once but handed on in the order the client's calls came (the throttle counts
+   * wrong passphrases as they arrive). `before` runs in that turn (getPrivateKey's lock check).
    */
   function current(
     address: string,
     client: string,
     before?: (entry: KeyEntry) => Promise<void>,
   ): Promise<KeyEntry | undefined> {
-    const found = lookupCurrent(address);
+    const found = (async () => {
+      const vouches = await index.vouching();
+      const listed = await lookup(address);
+      if (listed === undefined || vouches?.(listed)) return listed;
+      return index.current(listed, forget);
+    })();
     // Taken in the client's turn; until then a failure must not count as unhandled.
     found.catch(() => undefined);
     return queue.runExclusive(`<client ${client}>`, async () => {
@@ -324,14 +326,6 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       if (entry !== undefined) await before?.(entry);
       return entry;
     });
-  }
-
-  /** The wallet's entry as its file is now: a stat, unless the kernel's record vouches for it. */
-  async function lookupCurrent(address: string): Promise<KeyEntry | undefined> {
-    const vouches = await index.vouching();
-    const listed = await lookup(address);
-    if (listed === undefined) return undefined;
-    return vouches?.(listed) ? listed : index.current(listed, forget);
   }
 
   /** Decrypts an unresolved file and resolves it when the passphrase opens it. */
