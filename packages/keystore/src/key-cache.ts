@@ -6,7 +6,7 @@ export interface KeyOwner {
   readonly address: string | null;
 }
 
-interface KeyCache {
+export interface KeyCache {
   /** Keeps a copy of `privateKey`, to be released only to the same passphrase. */
   remember(owner: KeyOwner, privateKey: Uint8Array, passphrase: string): void;
   /** A copy of the cached key when `passphrase` is the one it was remembered with, else undefined. */

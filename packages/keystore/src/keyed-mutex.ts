@@ -1,4 +1,4 @@
-interface KeyedMutex {
+export interface KeyedMutex {
   /** Runs `task` once every earlier task for `key` has settled; tasks for other keys run freely. */
   runExclusive<T>(key: string, task: () => Promise<T>): Promise<T>;
   /** Tasks running or waiting for `key`. */

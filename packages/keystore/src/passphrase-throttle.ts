@@ -23,7 +23,7 @@ export interface PassphraseThrottleOptions {
   clock?: ThrottleClock;
 }
 
-interface PassphraseThrottle {
+export interface PassphraseThrottle {
   /**
    * True while `client` is over its allowance: its checks wait, one at a time, and skip the cache.
    * `own` failures already recorded for the check asking are not held against it.
