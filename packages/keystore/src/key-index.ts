@@ -1,21 +1,12 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { nameBatches, unknownNames } from './directory-lister';
 import {
   type DirectoryChanges,
   type DirectoryChangesOptions,
   watchDirectoryChanges,
 } from './directory-watcher';
-import {
-  directoryNames,
-  dirStamp,
-  goneNames,
-  hasSettled,
-  type KeyFileRead,
-  readKeyFile,
-  wallClockNs,
-} from './key-directory';
+import { directoryNames, type KeyFileRead, readKeyFile } from './key-directory';
 import type { Forget, KeyEntry, KeyIndex, SyncCounts } from './key-index-api';
 import {
   compareOrder,
@@ -27,6 +18,7 @@ import {
   orderKey,
   type WalletRecord,
 } from './key-index-records';
+import { BATCH_SIZE, createIndexScan } from './key-index-scan';
 import { createIndexTxn, type IndexTxn, type Txn } from './key-index-txn';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 import { normalizeAddress } from './wallet-address';
@@ -57,10 +49,6 @@ export const INDEX_DIR = '.index';
 const walletKey = (address: string) => `\u0000${address}`;
 /** Entries (parsed key files) kept in memory; the rest is read from disk on use. */
 const ENTRY_CACHE_SIZE = 4_096;
-/** Names read, parsed and written per index batch while building or diffing. */
-const BATCH_SIZE = 512;
-/** New names of a pass gathered before they are read and indexed (while the pass goes on). */
-const FLUSH_AT = 128;
 
 export function createKeyIndex(
   dir: string,
@@ -74,12 +62,8 @@ export function createKeyIndex(
   const unresolved = new Map<string, { ethAddress: string | null; createdAt: bigint }>();
   const invalid = new Map<string, string>();
   const entries = new Map<string, KeyEntry>();
-  /**
-   * The directory's mtime as a scan under way knows it: its start's, moved on by each of our own
-   * writes made from exactly that state; null once something else changed it meanwhile. A scan
-   * that completes records it, so the writes made during a build do not make the next open scan.
-   */
-  let knownDirMtime: string | null = null;
+  /** The directory's mtime as a scan under way knows it (key-index-scan.ts). */
+  const scanMtime: { known: string | null } = { known: null };
   /**
    * The indexed names and wallets (walletKey), loaded by the first scan or after open
    * (name-set.ts), kept up to date by every change.
@@ -342,7 +326,7 @@ export function createKeyIndex(
       const before = ownWrite.before.toString();
       const after = ownWrite.after.toString();
       if (meta.scannedDirMtimeNs === before) meta.scannedDirMtimeNs = after;
-      knownDirMtime = knownDirMtime === before ? after : null;
+      scanMtime.known = scanMtime.known === before ? after : null;
       // Our write and another made in the same tick of the file system's clock leave one mtime.
       meta.passedDirStamp = null;
     }
@@ -403,12 +387,6 @@ export function createKeyIndex(
     return loadingNames;
   }
 
-  async function countNames(): Promise<number> {
-    let total = 0;
-    for await (const batch of directoryNames(dir, BATCH_SIZE)) total += batch.length;
-    return total;
-  }
-
   async function loadLists(): Promise<void> {
     unresolved.clear();
     invalid.clear();
@@ -426,46 +404,23 @@ export function createKeyIndex(
     }
   }
 
-  /**
-   * A pass over the names the kernel told changed since the last complete pass, when that record
-   * is trusted (else undefined: a whole pass is needed): O(changes), at any store size.
-   */
-  async function syncChangedNames(
-    forget: Forget,
-    exclusive: (run: () => Promise<SyncCounts>) => Promise<SyncCounts>,
-    stopped: () => boolean,
-  ): Promise<(SyncCounts & { completed: boolean }) | undefined> {
-    const watched = changes;
-    if (watched === undefined) return undefined;
-    // Before the take: every change it does not hold moves the mtime past this one.
-    const dirMtime = (await stat(dir, { bigint: true })).mtimeNs.toString();
-    const names = await watched.take();
-    if (names === undefined) return undefined;
-    const counts = { added: 0, removed: 0, completed: false };
-    knownDirMtime = dirMtime;
-    try {
-      for (let i = 0; i < names.length; i += BATCH_SIZE) {
-        if (stopped()) {
-          watched.distrust();
-          return counts;
-        }
-        const result = await exclusive(() => syncNames(names.slice(i, i + BATCH_SIZE), forget));
-        counts.added += result.added;
-        counts.removed += result.removed;
-      }
-    } catch (error) {
-      watched.distrust();
-      throw error;
-    }
-    await exclusive(() =>
+  const directoryPass = createIndexScan({
+    dir,
+    meta: () => meta,
+    changes: () => changes,
+    mtime: scanMtime,
+    syncNames,
+    recordMeta: (update) =>
       oneAtATime(async () => {
-        meta.scannedDirMtimeNs = knownDirMtime ?? dirMtime;
+        update(meta);
         await newTxn().commit(false);
         return { added: 0, removed: 0 };
       }),
-    );
-    return { ...counts, completed: true };
-  }
+    indexedNames: loadIndexedNames,
+    async *indexedFileNames() {
+      for await (const key of database().keys({ gt: 'f!', lt: 'f"' })) yield key.slice(2);
+    },
+  });
 
   return {
     async open() {
@@ -638,93 +593,7 @@ export function createKeyIndex(
       });
     },
 
-    async scan({ forget, exclusive, stopped, progress, countFirst = false }) {
-      const changed = await syncChangedNames(forget, exclusive, stopped);
-      if (changed !== undefined) return changed;
-      const watched = changes;
-      const mark = watched?.mark();
-      const completed = () => {
-        if (mark !== undefined) watched?.complete(mark);
-      };
-      const clockAtStart = wallClockNs();
-      const started = await stat(dir, { bigint: true });
-      const startStamp = dirStamp(started);
-      // No name came or went since the last complete pass: nothing to list (see passedDirStamp).
-      if (meta.passedDirStamp === startStamp) {
-        completed();
-        return { added: 0, removed: 0, completed: true };
-      }
-      knownDirMtime = started.mtimeNs.toString();
-      const total = countFirst ? await countNames() : meta.files;
-      progress?.({ done: 0, total });
-      const counts = { added: 0, removed: 0 };
-      let done = 0;
-      let seenIndexed = 0;
-      let indexedHere = 0;
-      const indexed = await loadIndexedNames();
-      // New names gathered across batches of the listing and indexed FLUSH_AT or more at a time
-      // (files copied in land anywhere in the directory's order, one or two per batch), one such
-      // write at a time, while the listing goes on: the reads of the files overlap the pass.
-      let pending: string[] = [];
-      let flushing: Promise<void> = Promise.resolve();
-      const flush = async () => {
-        await flushing;
-        const unknown = pending;
-        pending = [];
-        if (unknown.length === 0) return;
-        flushing = exclusive(() => syncNames(unknown, forget)).then((result) => {
-          counts.added += result.added;
-          counts.removed += result.removed;
-          indexedHere += unknown.length;
-        });
-        // Awaited at the next flush or the end of the pass; never an unhandled rejection meanwhile.
-        flushing.catch(() => undefined);
-      };
-      const stop = async () => {
-        await flushing.catch(() => undefined);
-        return { ...counts, completed: false };
-      };
-      for await (const names of nameBatches(dir, BATCH_SIZE)) {
-        if (stopped()) return stop();
-        const unknown = unknownNames(names, indexed);
-        seenIndexed += names.length - unknown.length;
-        pending.push(...unknown);
-        if (pending.length >= FLUSH_AT) await flush();
-        done += names.length;
-        progress?.({ done, total: Math.max(total, done) });
-      }
-      await flush();
-      await flushing;
-      // Fewer names than the index holds: some files are gone. Only then is the index swept.
-      if (seenIndexed + indexedHere < meta.files) {
-        let batch: string[] = [];
-        const sweep = async () => {
-          const gone = await goneNames(dir, batch);
-          batch = [];
-          if (gone.length === 0) return;
-          const result = await exclusive(() => syncNames(gone, forget));
-          counts.removed += result.removed;
-        };
-        for await (const key of database().keys({ gt: 'f!', lt: 'f"' })) {
-          if (stopped()) return { ...counts, completed: false };
-          batch.push(key.slice(2));
-          if (batch.length === BATCH_SIZE) await sweep();
-        }
-        await sweep();
-      }
-      await exclusive(() =>
-        oneAtATime(async () => {
-          meta.scannedDirMtimeNs = knownDirMtime ?? started.mtimeNs.toString();
-          const unchanged = knownDirMtime === started.mtimeNs.toString();
-          meta.passedDirStamp =
-            unchanged && hasSettled(started.mtimeNs, clockAtStart) ? startStamp : null;
-          await newTxn().commit(false);
-          return { added: 0, removed: 0 };
-        }),
-      );
-      completed();
-      return { ...counts, completed: true };
-    },
+    scan: (options) => directoryPass.scan(options),
 
     async loadNames() {
       await loadIndexedNames();
