@@ -259,6 +259,7 @@ export async function executeImported(
     seen.add(key);
     ops.push(op);
   }
+  await slice.pause();
   if (
     !equalBytes(
       header.opsRoot,

@@ -23,6 +23,9 @@ import type { AdmissionCore } from './mempool-admission';
 /** The record applyOperation keeps for the pool. */
 const RECORD = { record: true } as const;
 
+/** Entries between two looks at the time slice (an entry applied again is tens of us). */
+const RECHECK_STEP = 64;
+
 /** Applies a pending operation to `layer` (the pending layer), keeping its delta. */
 export function applyPending(
   core: AdmissionCore,
@@ -71,7 +74,7 @@ export async function fillFromPool(
   // Entries admitted during a pause join the end of the pool: the iteration takes them in order.
   for (const entry of core.mempool.entries.values()) {
     if (included.length >= limit) break;
-    if (++seen % 256 === 0) await slice.pause();
+    if (++seen % RECHECK_STEP === 0) await slice.pause();
     const delta = entry.delta;
     if (entry.revision === revision && !delta.readBlockEnv && !delta.touchesAny(changed)) {
       delta.mergeInto(layer);
@@ -168,8 +171,6 @@ export function settlePool(
  * delta. An entry no longer valid is dropped, its journal record with it. Built beside the pool
  * and put in its place at the end; the caller holds admission back (Mempool.holdAdmission).
  */
-const RECHECK_STEP = 64;
-
 async function recheck(core: AdmissionCore, dirty: Set<StateKey>, slice: TimeSlice): Promise<void> {
   const mempool = core.mempool;
   const next = new Mempool(core.root);
@@ -178,7 +179,6 @@ async function recheck(core: AdmissionCore, dirty: Set<StateKey>, slice: TimeSli
   const stale: JournalRecord[] = [];
   let seen = 0;
   for (const entry of mempool.entries.values()) {
-    // Each entry applied again is tens of us: a step of RECHECK_STEP is a few ms.
     if (++seen % RECHECK_STEP === 0) await slice.pause();
     const delta = entry.delta;
     if (!delta.touchesAny(dirty)) {

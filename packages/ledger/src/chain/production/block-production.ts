@@ -135,6 +135,8 @@ export function produceBlock(
       payload: new Uint8Array(0),
       producers: body.producers,
     };
+    // The operations root and the block's bytes are each about 10 ms for 10,000 operations.
+    await slice.pause();
     const headerBytes = encodeBlockHeader(header);
     const signature = core.secp.sign(
       blockSigningHash(core.genesisHash, headerBytes, core.hashes),
