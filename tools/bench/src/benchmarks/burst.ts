@@ -150,6 +150,32 @@ export function drainRate(input: {
   };
 }
 
+/** How long before a new block is seen its production and commit may run (the node's work). */
+const BLOCK_WORK_MS = 2_000;
+
+/**
+ * The polls slower than `boundMs`, told apart by whether they answered within BLOCK_WORK_MS
+ * before a new height was first seen (a block being made or committed) or at another time (the
+ * intake's own work, the collector): which of the two the p99 is made of.
+ */
+export function slowPollsByBlock(
+  polls: ReadonlyArray<{ atMs: number; ms: number }>,
+  heights: ReadonlyMap<number, number>,
+  boundMs: number,
+): Record<'nearBlock' | 'elsewhere', { polls: number; slow: number }> {
+  const arrivals = [...heights.values()].sort((a, b) => a - b);
+  const result = { nearBlock: { polls: 0, slow: 0 }, elsewhere: { polls: 0, slow: 0 } };
+  let next = 0;
+  for (const poll of [...polls].sort((a, b) => a.atMs - b.atMs)) {
+    while (next < arrivals.length && arrivals[next]! < poll.atMs) next++;
+    const near = next < arrivals.length && arrivals[next]! - poll.atMs <= BLOCK_WORK_MS;
+    const bucket = near ? result.nearBlock : result.elsewhere;
+    bucket.polls++;
+    if (poll.ms > boundMs) bucket.slow++;
+  }
+  return result;
+}
+
 function requireAlive(node: NodeProcess, when: string): void {
   if (node.exit !== undefined) {
     throw new Error(
@@ -280,10 +306,10 @@ export default defineBenchmark({
       requireAlive(node, 'while draining');
       const run = await verifyMined(node, signers, startHeight, before, load.succeeded);
 
-      const flooded = poll.latencies
-        .filter((l) => l.atMs >= load.startedAtMs && l.atMs <= drained.minedAtMs)
-        .map((l) => l.ms)
-        .sort((a, b) => a - b);
+      const floodedPolls = poll.latencies.filter(
+        (l) => l.atMs >= load.startedAtMs && l.atMs <= drained.minedAtMs,
+      );
+      const flooded = floodedPolls.map((l) => l.ms).sort((a, b) => a - b);
       const p50 = percentile(flooded, 50);
       const p99 = percentile(flooded, 99);
       const worst = flooded.at(-1) ?? Number.NaN;
@@ -308,6 +334,11 @@ export default defineBenchmark({
           `(idle: p99 ${idleP99.toFixed(1)} ms, worst ${idleWorst.toFixed(1)} ms); RSS peak ${Math.round(peak.maxBytes / MB)} MB ` +
           `(anonymous ${Math.round(peak.maxAnonBytes / MB)} MB); intake ${Math.round(intake.empty)}/s near empty, ` +
           `${Math.round(intake.full)}/s near full; drain ${Math.round(drain.value)}/s of ${Math.round(drain.ceiling)}/s`,
+      );
+      const slow = slowPollsByBlock(floodedPolls, poll.heights, P99_BOUND_MS);
+      ctx.log(
+        `  polls over ${P99_BOUND_MS} ms: ${slow.nearBlock.slow} of ${slow.nearBlock.polls} in the ${BLOCK_WORK_MS / 1000} s before a new block, ` +
+          `${slow.elsewhere.slow} of ${slow.elsewhere.polls} at other times`,
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       for (const missed of missedSamples) ctx.log(`    getPendingCount missed at ${missed}`);
