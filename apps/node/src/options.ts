@@ -181,7 +181,7 @@ const NODE_FLAGS: StartFlagGroup = {
       option: 'keystoreWatch',
       type: 'boolean',
       describe:
-        'walletRefresh reads only the key files the kernel told changed, on Linux (--no-keystore-watch: the whole key directory each time, for one on a network file system written from elsewhere)',
+        'walletRefresh reads only the key files the kernel told changed, and a key use stats its file only after a change, on Linux (--no-keystore-watch: the whole key directory each time and a stat at every use, for one on a network file system written from elsewhere)',
     },
   },
 };

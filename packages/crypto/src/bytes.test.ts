@@ -7,6 +7,7 @@ import {
   bytesToHex,
   concatBytes,
   equalBytes,
+  hexByTable,
   hexToBytes,
   isHex,
   randomBytes,
@@ -28,6 +29,17 @@ describe('hex', () => {
       }),
     );
     expect(bytesToHex(Uint8Array.of(0x00, 0xab, 0xff))).toBe('00abff');
+  });
+
+  it('encodes only the bytes of a view, natively and by the table (a browser has no Buffer)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), fc.nat(80), fc.nat(80), (bytes, a, b) => {
+        const view = bytes.subarray(Math.min(a, b), Math.max(a, b));
+        const expected = Buffer.from(view).toString('hex');
+        expect(bytesToHex(view)).toBe(expected);
+        expect(hexByTable(view)).toBe(expected);
+      }),
+    );
   });
 
   it('round trips in either case and with a 0x prefix', () => {

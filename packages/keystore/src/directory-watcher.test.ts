@@ -107,6 +107,56 @@ describe.runIf(process.platform === 'linux')('directory changes', () => {
     overtaken.close();
   });
 
+  it('vouches for a file read since, until its next event, a doubt, or its directory moved', async () => {
+    const parent = await newDir();
+    const dir = join(parent, 'keys');
+    await mkdir(dir);
+    await writeFile(join(dir, 'a.json'), '{}');
+    await writeFile(join(dir, 'b.json'), '{}');
+    const changes = watchDirectoryChanges(dir, { enabled: true });
+    const readNow = async (name: string) => {
+      changes.reading(name)();
+      await changes.settled();
+    };
+    // Never read: not vouched for, whatever the record's trust.
+    expect(changes.unchangedSinceRead('a.json')).toBe(false);
+    await readNow('a.json');
+    await readNow('b.json');
+    expect(changes.unchangedSinceRead('a.json')).toBe(true);
+
+    await writeFile(join(dir, 'a.json'), '{"changed":true}');
+    await changes.settled();
+    expect(changes.unchangedSinceRead('a.json')).toBe(false);
+    expect(changes.unchangedSinceRead('b.json')).toBe(true);
+
+    // An event while the file was being read: what was read may be the old content.
+    const read = changes.reading('a.json');
+    await writeFile(join(dir, 'a.json'), '{"again":true}');
+    await changes.settled();
+    read();
+    expect(changes.unchangedSinceRead('a.json')).toBe(false);
+
+    changes.distrust();
+    expect(changes.unchangedSinceRead('b.json')).toBe(false);
+    await readNow('b.json');
+    expect(changes.unchangedSinceRead('b.json')).toBe(true);
+
+    // The directory moved away: nothing at its path is watched until a pass watches again.
+    const inFlight = changes.reading('a.json');
+    await rename(dir, join(parent, 'gone'));
+    await mkdir(dir);
+    await writeFile(join(dir, 'b.json'), '{}');
+    await changes.settled();
+    expect(changes.unchangedSinceRead('b.json')).toBe(false);
+    changes.mark();
+    inFlight();
+    expect(changes.unchangedSinceRead('a.json')).toBe(false);
+    await readNow('b.json');
+    expect(changes.unchangedSinceRead('b.json')).toBe(true);
+    changes.close();
+    expect(changes.unchangedSinceRead('b.json')).toBe(false);
+  });
+
   it('tells nothing when off, or once closed', async () => {
     const dir = await newDir();
     const off = trustedWatch(dir, { enabled: false });

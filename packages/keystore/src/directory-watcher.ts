@@ -1,5 +1,6 @@
 import { type FSWatcher, readFileSync, statSync, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { isCandidateName } from './key-directory';
 
 /**
@@ -30,6 +31,18 @@ export interface DirectoryChanges {
   take(): Promise<string[] | undefined>;
   /** What take() returned could not be applied: a whole pass is needed. */
   distrust(): void;
+  /**
+   * Resolves once this turn's poll phase is over: the events of every change completed before
+   * the call have been told by then (one timer for all the calls of a turn).
+   */
+  settled(): Promise<void>;
+  /**
+   * Whether `name`'s file is as a read since the record was last doubted found it: no event for
+   * it since (so a key use need not stat it). Ask after settled().
+   */
+  unchangedSinceRead(name: string): boolean;
+  /** `name`'s file is read now; call the result once the index holds what was read. */
+  reading(name: string): () => void;
   close(): void;
 }
 
@@ -75,17 +88,37 @@ export function watchDirectoryChanges(
 ): DirectoryChanges {
   const settings = { ...DEFAULT_DIRECTORY_CHANGES_OPTIONS, ...options };
   const names = new Set<string>();
+  /** Names whose file a read found as the index holds it, with no event since (oldest first). */
+  const unchanged = new Set<string>();
+  /** Each name's last event, by the sequence of events (for the reads in flight). */
+  const lastEvent = new Map<string, number>();
+  let events = 0;
+  /** Bumped when lastEvent is emptied: a read in flight cannot tell what came meanwhile. */
+  let forgotten = 0;
+  let settling: Promise<void> | undefined;
   /** Bumped by every doubt: a pass marked before it cannot make the record trusted. */
   let doubts = 0;
   let trusted = false;
   let watcher: FSWatcher | undefined;
   let watchedInode: bigint | undefined;
   let closed = false;
+  const ownName = basename(dir);
 
   function doubt(): void {
     doubts++;
     trusted = false;
     names.clear();
+    unchanged.clear();
+  }
+
+  function noteEvent(name: string): void {
+    names.add(name);
+    unchanged.delete(name);
+    if (lastEvent.size >= settings.maxNames) {
+      lastEvent.clear();
+      forgotten++;
+    }
+    lastEvent.set(name, ++events);
   }
 
   function stopWatching(): void {
@@ -94,10 +127,15 @@ export function watchDirectoryChanges(
   }
 
   function onEvent(_type: string, name: string | Buffer | null): void {
-    if (countTurnEvent() >= settings.maxEventsPerTurn || typeof name !== 'string') {
+    if (name === ownName) {
+      // The directory itself moved or was deleted (libuv names such an event after it): what is
+      // at its path now is not watched until the next pass watches again.
+      stopWatching();
+      doubt();
+    } else if (countTurnEvent() >= settings.maxEventsPerTurn || typeof name !== 'string') {
       doubt();
     } else if (isCandidateName(name)) {
-      names.add(name);
+      noteEvent(name);
       if (names.size > settings.maxNames) doubt();
     }
   }
@@ -152,6 +190,36 @@ export function watchDirectoryChanges(
     },
 
     distrust: doubt,
+
+    settled() {
+      // Nothing watched, nothing to wait for: no read is vouched for then anyway.
+      if (watcher === undefined) return Promise.resolve();
+      settling ??= new Promise((resolve) =>
+        setImmediate(() => {
+          settling = undefined;
+          resolve();
+        }),
+      );
+      return settling;
+    },
+
+    unchangedSinceRead(name) {
+      return watcher !== undefined && unchanged.has(name);
+    },
+
+    reading(name) {
+      const since = { watcher, doubts, forgotten, events };
+      return () => {
+        const changedMeanwhile =
+          doubts !== since.doubts ||
+          forgotten !== since.forgotten ||
+          (lastEvent.get(name) ?? 0) > since.events;
+        if (changedMeanwhile || watcher === undefined || watcher !== since.watcher) return;
+        unchanged.delete(name);
+        unchanged.add(name);
+        if (unchanged.size > settings.maxNames) unchanged.delete(unchanged.values().next().value!);
+      };
+    },
 
     close() {
       closed = true;

@@ -54,6 +54,13 @@ export interface KeyIndex {
   /** The entry is still what the index says its file holds. */
   isCurrent(entry: KeyEntry): Promise<boolean>;
   /**
+   * When the kernel's record of the directory can vouch (directory-watcher.ts): a check that an
+   * entry read from the index after this resolves is its file as it is now, with no stat (true
+   * for a file read since the record was last doubted, unchanged since, and no index change since
+   * this call). Undefined when nothing is watched.
+   */
+  vouching(): Promise<((entry: KeyEntry) => boolean) | undefined>;
+  /**
    * The entry as its file is now: one stat; a file changed since it was indexed (a passphrase
    * changed by another tool) is read again and `forget` told, a file gone is dropped.
    */

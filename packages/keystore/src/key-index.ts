@@ -27,6 +27,7 @@ import {
   orderKey,
   type WalletRecord,
 } from './key-index-records';
+import { createIndexTxn, type IndexTxn, type Txn } from './key-index-txn';
 import { createNameSet, type NameSet, nameHash } from './name-set';
 import { normalizeAddress } from './wallet-address';
 
@@ -61,13 +62,6 @@ const BATCH_SIZE = 512;
 /** New names of a pass gathered before they are read and indexed (while the pass goes on). */
 const FLUSH_AT = 128;
 
-/** A batch of index writes, read through: what it would write is what it reads. */
-interface Txn {
-  get(key: string): Promise<unknown>;
-  put(key: string, value: unknown): void;
-  del(key: string): void;
-}
-
 export function createKeyIndex(
   dir: string,
   addressOf: (publicKey33: Uint8Array) => string,
@@ -93,6 +87,8 @@ export function createKeyIndex(
   let indexedNames: NameSet | undefined;
   /** The names changed since the last complete pass, from the kernel (directory-watcher.ts). */
   let changes: DirectoryChanges | undefined;
+  /** Bumped when the index starts and ends a change: an entry read across one may be the old one. */
+  let writes = 0;
 
   function database(): ClassicLevel<string, unknown> {
     if (db === undefined) throw new Error('key index is not open');
@@ -115,43 +111,12 @@ export function createKeyIndex(
     return entry;
   }
 
-  function newTxn(): Txn & {
-    commit(sync: boolean): Promise<void>;
-    prefetch(keys: readonly string[]): Promise<void>;
-  } {
-    const ops = new Map<string, unknown>();
-    /** Values read ahead in one getMany (a batch of names reads its records at once). */
-    const read = new Map<string, unknown>();
-    const DELETED = Symbol('deleted');
-    return {
-      async get(key) {
-        if (ops.has(key)) {
-          const value = ops.get(key);
-          return value === DELETED ? undefined : value;
-        }
-        if (read.has(key)) return read.get(key);
-        return database().get(key);
-      },
-      async prefetch(keys) {
-        const wanted = keys.filter((key) => !ops.has(key) && !read.has(key));
-        if (wanted.length === 0) return;
-        const values = await database().getMany(wanted);
-        for (const [i, key] of wanted.entries()) read.set(key, values[i]);
-      },
-      put(key, value) {
-        ops.set(key, value);
-      },
-      del(key) {
-        ops.set(key, DELETED);
-      },
-      async commit(sync) {
-        ops.set('m', { ...meta });
-        const batch = [...ops].map(([key, value]) =>
-          value === DELETED ? { type: 'del' as const, key } : { type: 'put' as const, key, value },
-        );
-        await database().batch(batch, { sync });
-      },
-    };
+  function newTxn(): IndexTxn {
+    return createIndexTxn(
+      database(),
+      () => meta,
+      () => writes++,
+    );
   }
 
   async function walletRecord(address: string): Promise<WalletRecord | undefined> {
@@ -596,10 +561,23 @@ export function createKeyIndex(
       );
     },
 
+    async vouching() {
+      const watched = changes;
+      if (watched === undefined) return undefined;
+      await watched.settled();
+      const since = writes;
+      return (entry) => writes === since && watched.unchangedSinceRead(entry.fileName);
+    },
+
     async current(entry, forget) {
-      const read = await readKeyFile(dir, entry.fileName, entry.stamp);
-      if (read === 'unchanged') return entry;
+      const read = changes?.reading(entry.fileName);
+      const file = await readKeyFile(dir, entry.fileName, entry.stamp);
+      if (file === 'unchanged') {
+        read?.();
+        return entry;
+      }
       await syncNames([entry.fileName], forget);
+      read?.();
       forget(entry.id);
       return entry.address !== null ? this.byAddress(entry.address) : this.byId(entry.id);
     },

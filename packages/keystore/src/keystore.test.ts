@@ -567,6 +567,31 @@ describe('refresh and foreign files', () => {
     await store.close();
   });
 
+  it('sees a file changed under a cached key at its next use, with no refresh, watched or not', async () => {
+    for (const watchDirectory of [true, false]) {
+      const dir = await newDir();
+      const store = await openStore(dir, { watchDirectory });
+      const address = await store.create('old');
+      const privateKey = await store.getPrivateKey(address, 'old');
+      // Used again: from the cache, the file vouched for by the watch (no stat) or by a stat.
+      expect(await store.getPrivateKey(address, 'old')).toEqual(privateKey);
+      const [name] = await keyFiles(dir);
+      const { json } = await ethersKeyFile(privateKey, 'new');
+      const ours = await readJson(join(dir, name!));
+      await writeFile(join(dir, name!), JSON.stringify({ ...JSON.parse(json), chain: ours.chain }));
+
+      expect((await rejectionOf(store.getPrivateKey(address, 'old'))).reason).toBe(
+        'WRONG_PASSPHRASE',
+      );
+      expect(await store.getPrivateKey(address, 'new')).toEqual(privateKey);
+      await rm(join(dir, name!));
+      expect((await rejectionOf(store.getPrivateKey(address, 'new'))).reason).toBe(
+        'UNKNOWN_WALLET',
+      );
+      await store.close();
+    }
+  });
+
   it('skips corrupt and unknown files on open and reports them, without crashing', async () => {
     const dir = await newDir();
     const writer = await openStore(dir);

@@ -304,21 +304,27 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
   }
 
   /**
-   * The wallet of `address` as its file is now (one stat: a file changed by another tool since it
-   * was indexed is read again), looked up in the order the client's calls came: the index's reads
-   * take varying times, and the throttle counts a client's wrong passphrases as they arrive.
-   * `before` runs in that turn too (the lock check of getPrivateKey).
+   * The wallet of `address` as its file is now (a stat, unless the directory's watch vouches for
+   * it), looked up at once but handed on in the order the client's calls came (the throttle counts
+   * wrong passphrases as they arrive). `before` runs in that turn (getPrivateKey's lock check).
    */
   function current(
     address: string,
     client: string,
     before?: (entry: KeyEntry) => Promise<void>,
   ): Promise<KeyEntry | undefined> {
-    return queue.runExclusive(`<client ${client}>`, async () => {
+    const found = (async () => {
+      const vouches = await index.vouching();
       const listed = await lookup(address);
-      if (listed === undefined) return undefined;
-      await before?.(listed);
+      if (listed === undefined || vouches?.(listed)) return listed;
       return index.current(listed, forget);
+    })();
+    // Taken in the client's turn; until then a failure must not count as unhandled.
+    found.catch(() => undefined);
+    return queue.runExclusive(`<client ${client}>`, async () => {
+      const entry = await found;
+      if (entry !== undefined) await before?.(entry);
+      return entry;
     });
   }
 

@@ -60,7 +60,7 @@ function targetText(figure: Figure): string {
   if (figure.targetOf === 'none') return 'reference';
   if (figure.targetOf === 'value') return `>= ${formatNumber(figure.target)} ${figure.unit}`;
   if (figure.targetOf === 'max') return `<= ${formatNumber(figure.target)} ${figure.unit}`;
-  return `>= ${figure.target}`;
+  return `>= ${formatNumber(figure.target)}`;
 }
 
 /** The figures as an aligned text table, then the benchmarks that failed. */

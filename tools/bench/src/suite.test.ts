@@ -130,7 +130,7 @@ describe('figures with an absolute target and reference figures', () => {
     expect(table).toMatch(
       /disk\s+2,500 batches\/s\s+2,500 batches\/s \(itself \(reference\)\)\s+-\s+reference\s+pass/,
     );
-    expect(table).toMatch(/y\s+90\.0 ops\/s\s+100 ops\/s \(bare\)\s+0\.900\s+>= 0\.85\s+pass/);
+    expect(table).toMatch(/y\s+90\.0 ops\/s\s+100 ops\/s \(bare\)\s+0\.900\s+>= 0\.850\s+pass/);
   });
 });
 
@@ -277,7 +277,7 @@ describe('runSuite and the report', () => {
 
     const table = formatTable(result);
     expect(table).toMatch(
-      /fast figure\s+900 calls\/s\s+1,000 calls\/s \(bare\)\s+0\.900\s+>= 0\.8\s+pass/,
+      /fast figure\s+900 calls\/s\s+1,000 calls\/s \(bare\)\s+0\.900\s+>= 0\.800\s+pass/,
     );
     expect(table).toMatch(/slow figure .* FAIL/);
     expect(table).toContain('ERROR broken: the node did not start');

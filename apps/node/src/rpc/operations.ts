@@ -165,8 +165,15 @@ export function operationsHandlers(node: NodeContext): GroupHandlers<'operations
       } catch (error) {
         return rejected(error instanceof ChainError ? error.withParam('rawoperation') : error);
       }
-      const results = await Promise.all(submissions.map((submitted) => submitted.catch(rejected)));
-      return results.length === 1 ? results[0]! : results;
+      // One operation (the usual call) is awaited on its own: no Promise.all, no array.
+      if (submissions.length === 1) {
+        try {
+          return await submissions[0]!;
+        } catch (error) {
+          return rejected(error);
+        }
+      }
+      return Promise.all(submissions.map((submitted) => submitted.catch(rejected)));
     },
 
     getPendingOperation() {

@@ -1,5 +1,4 @@
 import { ErrorCode, LT_HASH_BYTES, LtHash } from '@chain/crypto';
-import { opHashIdentityOf } from '@chain/ophash';
 import type { Block, BlockHeader } from '../block/block';
 import { ByteReader } from '../codec/byte-reader';
 import { ByteWriter } from '../codec/byte-writer';
@@ -10,6 +9,7 @@ import type { StateKey } from '../state/state-delta';
 import type { StateLayer } from '../state/state-layer';
 import type { VerifiedAhead } from './import/verifier-pool';
 import type { PendingEntry } from './mempool/mempool';
+import { opIdentityText } from './state/ophash-text';
 
 /**
  * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and
@@ -140,7 +140,7 @@ export function feeSummary(ops: readonly Operation[]): { fees: bigint; zeroFee: 
 }
 
 export function identityOf(op: Operation): string {
-  return opHashIdentityOf(op.signer, op.nOperation, op.digestHex);
+  return opIdentityText(op);
 }
 
 /** `height u32le || index u32le`. */

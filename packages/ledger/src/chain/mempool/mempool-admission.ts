@@ -20,7 +20,7 @@ import type { OperationObject } from '../state/presentation';
 import type { StateAccessCore } from '../state/state-access';
 import { loadForOperations, withReservations } from '../state/state-access';
 import type { JournalRecord } from '../storage/journal';
-import { operationKey } from '../storage/store';
+import { type ChainStore, operationKey } from '../storage/store';
 import {
   ownStateEntries,
   type PendingEntry,
@@ -203,45 +203,67 @@ export function submitRaw(
   );
 }
 
-async function submitDecoded(
+function submitDecoded(
   core: AdmissionCore,
   op: Operation,
   options: { local?: boolean },
 ): Promise<OperationObject> {
   const store = core.requireStore();
-  const admitted = inTurn(
+  const steps = submissionSteps(core);
+  // Not an async function: its frame and promise, on every operation submitted, were the
+  // collector's to free; the refusal's explanation is the rare path.
+  return inTurn(
     core,
     core.submissions,
     { op, local: options.local ?? true },
-    (batch) => prepareSubmissions(core, batch),
-    (submission) => {
-      core.requireStore();
-      return admitAndJournal(core, submission.op, submission.local);
-    },
-  );
-  try {
-    return await admitted;
-  } catch (error) {
-    // A replay of a mined operation fails on its n_operation; say what it really is.
-    if (
-      error instanceof ChainError &&
-      (error.code === ErrorCode.INVALID_N_OPERATION ||
-        error.reason === 'ALREADY_ACTIVE' ||
-        error.reason === 'ACCOUNT_EXISTS')
-    ) {
-      if (
-        (await store.read(store.opIndex, operationKey(op.signer, op.nOperation, op.digestHex))) !==
-        undefined
-      ) {
-        throw new LedgerError(
-          ErrorCode.DUPLICATE_OPERATION,
-          'DUPLICATE_OPERATION',
-          'this operation is already on chain',
-        );
-      }
-    }
-    throw error;
+    steps.prepare,
+    steps.run,
+  ).catch((error: unknown) => explainRefusal(store, op, error));
+}
+
+/** What a turn does with the submissions of a core: made once per core, not per operation. */
+interface TurnSteps {
+  prepare(batch: Submission[]): Promise<void>;
+  run(submission: Submission): Promise<OperationObject>;
+}
+
+const turnSteps = new WeakMap<AdmissionCore, TurnSteps>();
+
+function submissionSteps(core: AdmissionCore): TurnSteps {
+  let steps = turnSteps.get(core);
+  if (steps === undefined) {
+    steps = {
+      prepare: (batch) => prepareSubmissions(core, batch),
+      run: (submission) => {
+        core.requireStore();
+        return admitAndJournal(core, submission.op, submission.local);
+      },
+    };
+    turnSteps.set(core, steps);
   }
+  return steps;
+}
+
+/** A replay of a mined operation fails on its n_operation; say what it really is. */
+async function explainRefusal(store: ChainStore, op: Operation, error: unknown): Promise<never> {
+  if (
+    error instanceof ChainError &&
+    (error.code === ErrorCode.INVALID_N_OPERATION ||
+      error.reason === 'ALREADY_ACTIVE' ||
+      error.reason === 'ACCOUNT_EXISTS')
+  ) {
+    if (
+      (await store.read(store.opIndex, operationKey(op.signer, op.nOperation, op.digestHex))) !==
+      undefined
+    ) {
+      throw new LedgerError(
+        ErrorCode.DUPLICATE_OPERATION,
+        'DUPLICATE_OPERATION',
+        'this operation is already on chain',
+      );
+    }
+  }
+  throw error;
 }
 
 /**

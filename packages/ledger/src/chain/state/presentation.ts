@@ -1,10 +1,10 @@
 import { bytesToHex } from '@chain/crypto';
-import { buildOpHash } from '@chain/ophash';
 import type { BlockInfo, OperationObject as SpecOperationObject, WalletInfo } from '@chain/spec';
 import type { BlockHeader } from '../../block/block';
 import type { Operation } from '../../operation/operation';
 import type { OperationType, PresentContext } from '../../operation/registry';
 import { type Account, lockedByTime } from '../../state/account';
+import { opHashText } from './ophash-text';
 
 /** SPEC block object (getBlockInfo) and wallet info object (getWalletInfo): @chain/spec's. */
 export type { BlockInfo, WalletInfo };
@@ -52,12 +52,7 @@ export function presentOperation(
     senders: p.senders,
     receivers: p.receivers,
     optxt: p.optxt,
-    ophash: buildOpHash({
-      block: placement.block,
-      account: op.signer,
-      nOperation: op.nOperation,
-      digest: op.digest,
-    }),
+    ophash: opHashText(placement.block, op),
     ...p.extra,
   };
   if (p.omit) for (const field of p.omit) delete object[field];

@@ -17,7 +17,20 @@ export interface JournalRecord {
 interface OpenGroup {
   record: JournalRecord;
   ops: Uint8Array[];
-  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
+  /**
+   * Settles once the group's record is on disk: one promise the group's submitters share (a
+   * promise, its two functions and a waiter a submission were garbage on every one).
+   */
+  durable: Promise<void>;
+  settle: { resolve: () => void; reject: (error: unknown) => void };
+}
+
+function openGroup(record: JournalRecord): OpenGroup {
+  let settle!: OpenGroup['settle'];
+  const durable = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return { record, ops: [], durable, settle };
 }
 
 function sequenceKey(seq: number): Uint8Array {
@@ -92,17 +105,14 @@ export class Journal {
   append(bytes: Uint8Array): { record: JournalRecord; durable: Promise<void> } {
     let group = this.open;
     if (group === undefined || group.record.sealed) {
-      group = { record: this.newRecord(0), ops: [], waiters: [] };
+      group = openGroup(this.newRecord(0));
       this.open = group;
       const flushing = group;
       void this.store.enqueue(() => this.flush(flushing));
     }
     group.ops.push(bytes);
     group.record.remaining++;
-    const durable = new Promise<void>((resolve, reject) => {
-      group.waiters.push({ resolve, reject });
-    });
-    return { record: group.record, durable };
+    return { record: group.record, durable: group.durable };
   }
 
   private async flush(group: OpenGroup): Promise<void> {
@@ -111,9 +121,9 @@ export class Journal {
       const batch = this.store.batch();
       batch.put(group.record.key, encodeGroup(group.ops), { sublevel: this.store.journal });
       await batch.write({ sync: true });
-      for (const w of group.waiters) w.resolve();
+      group.settle.resolve();
     } catch (error) {
-      for (const w of group.waiters) w.reject(error);
+      group.settle.reject(error);
     }
   }
 
