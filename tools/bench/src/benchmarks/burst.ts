@@ -184,6 +184,24 @@ function requireAlive(node: NodeProcess, when: string): void {
   }
 }
 
+/**
+ * What a failed step of the burst was, and the node's state then: whether it exited (code, signal)
+ * and its last output (its heap budget, a crash), since an RPC failing with "other side closed"
+ * says neither.
+ */
+async function failedDuring(node: NodeProcess, step: string, error: unknown): Promise<Error> {
+  // A node that died closed its sockets a moment before its exit is seen.
+  for (let waited = 0; node.exit === undefined && waited < 2_000; waited += 100) await sleep(100);
+  const state =
+    node.exit === undefined
+      ? 'the node was still running'
+      : `the node had exited (code ${node.exit.code}, signal ${node.exit.signal})`;
+  const lines = node.output().trimEnd().split('\n').slice(-30).join('\n');
+  return new Error(
+    `${step} failed: ${(error as Error).message ?? String(error)}; ${state}; its last output:\n${lines}`,
+  );
+}
+
 /** Acknowledged operations mined after `startHeight`: throws unless exactly those were. */
 async function verifyMined(
   node: NodeProcess,
@@ -219,17 +237,21 @@ export default defineBenchmark({
     const node = createNodeProcess({
       args: ['--block-time', String(BURST_BLOCK_TIME_MS), '--log-level', 'warn'],
     });
+    let step = 'starting the node';
     try {
       await node.start();
       ctx.log(
         `  funding and activating ${SIGNERS} signers (blocks every ${BURST_BLOCK_TIME_MS} ms)`,
       );
+      step = 'funding the signers';
       const signers = await createSignerKeys(node.client, SIGNERS, '1000000');
       const perSigner = Math.ceil(Math.min(PLANNED_RATE * durationSec, MAX_PRESIGNED) / SIGNERS);
       ctx.log(`  signing ${perSigner * SIGNERS} transfers in advance, one per call`);
+      step = 'signing ahead';
       const blobs = await presign(node.client, signers, perSigner, 1, receivers);
       await sleep(100);
 
+      step = 'the idle poll';
       const idle = await pollBlockCount(node.rpcUrl);
       await sleep(3_000);
       await idle.stop();
@@ -267,6 +289,7 @@ export default defineBenchmark({
         `  burst: excuteRaw on ${SIGNERS} connections for ${durationSec} s (a refused call is sent again ${RETRY_AFTER_MS} ms later), then the drain`,
       );
       let lastLogged = 0;
+      step = 'the burst';
       const load = await runCallLoad(
         {
           url: node.rpcUrl,
@@ -296,6 +319,7 @@ export default defineBenchmark({
           `  the ${perSigner * SIGNERS} operations signed ahead were used up after ${load.durationSec.toFixed(0)} s of the ${durationSec} s`,
         );
       }
+      step = 'the drain';
       const drained = {
         minedAtMs: await waitUntilNothingPending(node.client, 10 * 60_000),
       };
@@ -304,6 +328,7 @@ export default defineBenchmark({
       await poll.stop();
       const peak = await rss.stop();
       requireAlive(node, 'while draining');
+      step = 'the check of what was mined';
       const run = await verifyMined(node, signers, startHeight, before, load.succeeded);
 
       const floodedPolls = poll.latencies.filter(
@@ -404,6 +429,8 @@ export default defineBenchmark({
           target: DRAIN_TARGET,
         }),
       ];
+    } catch (error) {
+      throw await failedDuring(node, step, error);
     } finally {
       await node.close();
     }
