@@ -16,6 +16,7 @@ import type { P2PNode } from '@chain/p2p-libp2p';
 import { createRpcServer, isLoopbackAddress, type RpcServer } from '@chain/rpc-jayson';
 import { tiersParams } from '@chain/tiers';
 import { logBlocks } from './block-log';
+import { watchEventLoop } from './event-loop-watch';
 import { createExplorerHandler } from './explorer/serve';
 import { loadGenesis } from './genesis-file';
 import { heapBudgetBytes } from './heap-budget';
@@ -106,6 +107,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
   let p2p: P2PNode | undefined;
   let closing: Promise<void> | undefined;
   let stopHeapWatch: (() => void) | undefined;
+  let stopEventLoopWatch: (() => void) | undefined;
   let pushHub: PushHub | undefined;
   let references: WithdrawalReferences | undefined;
   let stopPruning: (() => void) | undefined;
@@ -268,6 +270,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
     phaseDone('producerAndRpcMs');
     log.debug(phases, 'start-up phases');
     stopHeapWatch = watchHeap(log);
+    stopEventLoopWatch = watchEventLoop(log);
     const metricsUrl = metrics ? await serveMetrics(metrics, rpc, network) : undefined;
     return {
       rpcUrl: url,
@@ -291,6 +294,7 @@ export function createNode(partialOptions: Partial<NodeOptions>, log: Logger): C
 
   async function shutdown() {
     stopHeapWatch?.();
+    stopEventLoopWatch?.();
     await metricsServer?.close();
     metrics?.close();
     await rpc?.close();

@@ -7,6 +7,7 @@ import {
   type CallLoadMessage,
   type CallLoadOptions,
   type CallLoadProgress,
+  type CallLoadRequest,
   type CallLoadResult,
   percentile,
   RETRY_AFTER_MS,
@@ -195,7 +196,32 @@ function send(message: CallLoadMessage, then: () => void = () => {}): void {
   process.send?.(message, then);
 }
 
-process.once('message', (options: CallLoadOptions) => {
+/** Collects the options and their sequence lists (CallLoadRequest), then runs the load once. */
+function receiveRequest(run: (options: CallLoadOptions) => void): void {
+  let options: CallLoadOptions | undefined;
+  let missing = 0;
+  const onMessage = (message: CallLoadRequest) => {
+    if (message.kind === 'options') {
+      const sequences: Record<string, unknown[][]> = {};
+      for (const [name, count] of Object.entries(message.sequences)) {
+        sequences[name] = new Array(count);
+        missing += count;
+      }
+      options = { ...message.options, sequences };
+    } else if (options !== undefined) {
+      (options.sequences as Record<string, unknown[][]>)[message.name]![message.connection] =
+        message.list as unknown[];
+      missing--;
+    }
+    if (options !== undefined && missing === 0) {
+      process.off('message', onMessage);
+      run(options);
+    }
+  };
+  process.on('message', onMessage);
+}
+
+receiveRequest((options) => {
   measure(options).then(
     (result) => send({ kind: 'done', result }, () => process.disconnect()),
     (error: unknown) =>

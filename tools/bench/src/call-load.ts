@@ -6,6 +6,7 @@
  * flight, so "succeeded" is exactly the number of calls the server acknowledged: a benchmark can
  * then check that every acknowledged operation was mined.
  */
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { forkTypeScript, stopChild } from './ts-child-process.js';
 
@@ -84,6 +85,19 @@ export interface CallLoadProgress {
 }
 
 /** Messages from the worker to the parent. */
+/**
+ * What runCallLoad sends the worker: the options without their sequences, then each connection's
+ * list of each sequence in a message of its own. One message of them all was one JSON text of
+ * every pre-signed operation (past a million, more than a string may hold).
+ */
+export type CallLoadRequest =
+  | {
+      kind: 'options';
+      options: Omit<CallLoadOptions, 'sequences'>;
+      sequences: Record<string, number>;
+    }
+  | { kind: 'sequence'; name: string; connection: number; list: readonly unknown[] };
+
 export type CallLoadMessage =
   | { kind: 'progress'; progress: CallLoadProgress }
   | { kind: 'done'; result: CallLoadResult }
@@ -94,6 +108,20 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank]!;
+}
+
+/** The options, then each sequence list (CallLoadRequest), in order on the worker's channel. */
+function sendRequest(worker: ChildProcess, request: CallLoadOptions): void {
+  const { sequences = {}, ...options } = request;
+  const counts = Object.fromEntries(
+    Object.entries(sequences).map(([name, lists]) => [name, lists.length]),
+  );
+  worker.send({ kind: 'options', options, sequences: counts } satisfies CallLoadRequest);
+  for (const [name, lists] of Object.entries(sequences)) {
+    lists.forEach((list, connection) => {
+      worker.send({ kind: 'sequence', name, connection, list } satisfies CallLoadRequest);
+    });
+  }
 }
 
 /** Runs the load in a forked worker; `onProgress` sees the running counts. */
@@ -113,7 +141,7 @@ export async function runCallLoad(
         reject(new Error(`the call-load worker exited early (code ${code}, signal ${signal})`)),
       );
       worker.once('error', reject);
-      worker.send(request);
+      sendRequest(worker, request);
     });
     if (outcome.kind === 'error') {
       throw new Error(`load against ${options.url} failed: ${outcome.error}`);

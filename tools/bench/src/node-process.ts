@@ -4,6 +4,7 @@
  * SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,12 @@ export interface NodeProcessOptions {
    * directory when it exits (heap-sampling-preload.mjs). Default: BENCH_NODE_HEAP_PROF.
    */
   heapProfileDir?: string;
+  /**
+   * Append everything the node writes to stdout and stderr (but the GC trace's lines) to this file,
+   * kept after close(): its last lines say why a node that exited did (its heap budget, a crash).
+   * Default: the BENCH_NODE_OUTPUT environment variable; output() keeps only the last 64 KiB.
+   */
+  outputFile?: string;
   /**
    * Trace the node's garbage collections (`--trace-gc-nvp`) and add them up: gcTotals(). On by
    * default: a line per collection costs the node nothing measurable.
@@ -96,6 +103,7 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
   let exit: NodeProcess['exit'];
   let exited: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
+  let outputFile: WriteStream | undefined;
 
   const started = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`the chain-node process is not started (${what})`);
@@ -103,12 +111,14 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
   };
 
   const gc = settings.traceGc ? new GcTally() : undefined;
-  const record = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  const keep = (text: string) => {
+    output = (output + text).slice(-OUTPUT_LIMIT);
+    outputFile?.write(text);
   };
+  const record = (chunk: Buffer) => keep(chunk.toString('utf8'));
   const recordStdout = (chunk: Buffer) => {
     if (gc === undefined) record(chunk);
-    else output = (output + gc.feed(chunk.toString('utf8'))).slice(-OUTPUT_LIMIT);
+    else keep(gc.feed(chunk.toString('utf8')));
   };
 
   const failure = (message: string) =>
@@ -144,6 +154,11 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
       await exited;
       clearTimeout(timer);
     }
+    if (outputFile !== undefined) {
+      const file = outputFile;
+      outputFile = undefined;
+      await new Promise<void>((resolve) => file.end(resolve));
+    }
     if (ownsDatadir && !settings.keepDatadir && datadir !== undefined) {
       await rm(datadir, { recursive: true, force: true });
     }
@@ -160,6 +175,8 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
       }
       const profileDir = settings.cpuProfileDir ?? process.env.BENCH_NODE_CPU_PROF;
       const heapProfileDir = settings.heapProfileDir ?? process.env.BENCH_NODE_HEAP_PROF;
+      const outputPath = settings.outputFile ?? process.env.BENCH_NODE_OUTPUT;
+      if (outputPath) outputFile = createWriteStream(outputPath, { flags: 'a' });
       const args = [
         ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
         ...(heapProfileDir ? ['--import', HEAP_SAMPLING_PRELOAD] : []),

@@ -45,7 +45,7 @@ export interface ProfileSummary {
 }
 
 /** `name file:line`, with paths cut to the package (node_modules/x, packages/x, apps/x). */
-function frameName(frame: CallFrame): string {
+export function frameName(frame: CallFrame): string {
   const where = frame.url.replace(/^.*\/(node_modules|packages|apps)\//, '$1/');
   return `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
 }

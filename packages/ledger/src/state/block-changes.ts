@@ -5,6 +5,7 @@ import { StoreError } from '../errors';
 import type { OperationRegistry } from '../operation/registry';
 import { decodeAccount, encodeAccount } from './account';
 import { DELETED, type StateLayer } from './state-layer';
+import { type Pause, runSteps, runStepsPaused, STEP_ITEMS } from './steps';
 
 /** One entry's move: `before` is undefined where the entry did not exist, `afterBytes` where it no longer does. */
 interface EntryChange {
@@ -66,6 +67,22 @@ export class BlockChanges implements ChangedEntries {
 
 /** The changes of `layer` (a child of the committed root) in canonical order. */
 export function collectChanges(layer: StateLayer, registry: OperationRegistry): BlockChanges {
+  return runSteps(changeSteps(layer, registry));
+}
+
+/** collectChanges with `pause()` between steps of STEP_ITEMS entries (a block's commit). */
+export function collectChangesPaused(
+  layer: StateLayer,
+  registry: OperationRegistry,
+  pause: Pause,
+): Promise<BlockChanges> {
+  return runStepsPaused(changeSteps(layer, registry), pause);
+}
+
+function* changeSteps(
+  layer: StateLayer,
+  registry: OperationRegistry,
+): Generator<void, BlockChanges> {
   const root = layer.parent;
   if (root === undefined) throw new Error('collectChanges needs a child of the root layer');
   const accounts: AccountChange[] = [];
@@ -80,12 +97,15 @@ export function collectChanges(layer: StateLayer, registry: OperationRegistry): 
       afterBytes: encodeAccount(after),
       before: previous === undefined ? undefined : encodeAccount(previous),
     });
+    if (accounts.length % STEP_ITEMS === 0) yield;
   }
   const spaces: SpaceChange[] = [];
   for (const name of [...layer.spaceEntries.keys()].sort()) {
     const space = registry.space(name)!;
     const entries = layer.spaceEntries.get(name)!;
+    let seen = 0;
     for (const key of [...entries.keys()].sort()) {
+      if (++seen % STEP_ITEMS === 0) yield;
       const value = entries.get(key);
       const previous = root.spaceGet(name, key);
       const afterBytes = value === DELETED ? undefined : space.encode(value);

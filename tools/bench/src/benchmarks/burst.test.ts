@@ -1,7 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { BURST_BLOCK_TIME_MS, drainRate, intakeByFill } from './burst.js';
+import { BURST_BLOCK_TIME_MS, drainRate, intakeByFill, slowPollsByBlock } from './burst.js';
 
 describe('burst figures', () => {
+  it('slow polls: those answered in the 2 s before a new block apart from the others', () => {
+    const heights = new Map([
+      [10, 5_000],
+      [11, 10_000],
+    ]);
+    const polls = [
+      { atMs: 1_000, ms: 30 }, // 4 s before block 10: elsewhere, slow
+      { atMs: 3_500, ms: 50 }, // 1.5 s before it: near, slow
+      { atMs: 5_000, ms: 5 }, // the poll that saw it: near
+      { atMs: 7_000, ms: 2 }, // elsewhere
+      { atMs: 12_000, ms: 40 }, // after the last block: elsewhere, slow
+    ];
+    expect(slowPollsByBlock(polls, heights, 20)).toEqual({
+      nearBlock: { polls: 2, slow: 1 },
+      elsewhere: { polls: 3, slow: 2 },
+    });
+  });
+
   it('intake: 1-s intervals without refusals, by how full the pool was at their start', () => {
     const samples = [
       { atMs: 0, pending: 0, succeeded: 0, refused: 0 }, // empty: 2,000/s next

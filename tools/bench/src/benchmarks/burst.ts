@@ -44,12 +44,12 @@ const SIGNERS = 128;
  */
 const PLANNED_RATE = 3_000;
 /**
- * Most operations signed ahead: 1.8 million (ten minutes at PLANNED_RATE) ran the bench process
- * out of its 4 GB heap (the signed blobs and their copy sent to the load's process). A longer burst
- * ends when they are used up (logged); a full pool takes them at the blocks' rate, so this lasts
- * about 4 minutes at 5-s blocks.
+ * Most operations signed ahead: 1.3 million, what ten minutes take once the pool is full (blocks
+ * every 5 s take 2,000/s; a refused call is sent again, not dropped). 1.8 million ran the bench
+ * process out of its heap when they went to the load's process in one message; they go a
+ * connection's list at a time now (call-load.ts).
  */
-const MAX_PRESIGNED = 480_000;
+const MAX_PRESIGNED = 1_300_000;
 const RECEIVERS = 10_007;
 const POLL_MS = 20;
 const SAMPLE_EVERY_MS = 1_000;
@@ -150,12 +150,56 @@ export function drainRate(input: {
   };
 }
 
+/** How long before a new block is seen its production and commit may run (the node's work). */
+const BLOCK_WORK_MS = 2_000;
+
+/**
+ * The polls slower than `boundMs`, told apart by whether they answered within BLOCK_WORK_MS
+ * before a new height was first seen (a block being made or committed) or at another time (the
+ * intake's own work, the collector): which of the two the p99 is made of.
+ */
+export function slowPollsByBlock(
+  polls: ReadonlyArray<{ atMs: number; ms: number }>,
+  heights: ReadonlyMap<number, number>,
+  boundMs: number,
+): Record<'nearBlock' | 'elsewhere', { polls: number; slow: number }> {
+  const arrivals = [...heights.values()].sort((a, b) => a - b);
+  const result = { nearBlock: { polls: 0, slow: 0 }, elsewhere: { polls: 0, slow: 0 } };
+  let next = 0;
+  for (const poll of [...polls].sort((a, b) => a.atMs - b.atMs)) {
+    while (next < arrivals.length && arrivals[next]! < poll.atMs) next++;
+    const near = next < arrivals.length && arrivals[next]! - poll.atMs <= BLOCK_WORK_MS;
+    const bucket = near ? result.nearBlock : result.elsewhere;
+    bucket.polls++;
+    if (poll.ms > boundMs) bucket.slow++;
+  }
+  return result;
+}
+
 function requireAlive(node: NodeProcess, when: string): void {
   if (node.exit !== undefined) {
     throw new Error(
       `the node exited ${when} (code ${node.exit.code}, signal ${node.exit.signal}):\n${node.output().slice(-2_000)}`,
     );
   }
+}
+
+/**
+ * What a failed step of the burst was, and the node's state then: whether it exited (code, signal)
+ * and its last output (its heap budget, a crash), since an RPC failing with "other side closed"
+ * says neither.
+ */
+async function failedDuring(node: NodeProcess, step: string, error: unknown): Promise<Error> {
+  // A node that died closed its sockets a moment before its exit is seen.
+  for (let waited = 0; node.exit === undefined && waited < 2_000; waited += 100) await sleep(100);
+  const state =
+    node.exit === undefined
+      ? 'the node was still running'
+      : `the node had exited (code ${node.exit.code}, signal ${node.exit.signal})`;
+  const lines = node.output().trimEnd().split('\n').slice(-30).join('\n');
+  return new Error(
+    `${step} failed: ${(error as Error).message ?? String(error)}; ${state}; its last output:\n${lines}`,
+  );
 }
 
 /** Acknowledged operations mined after `startHeight`: throws unless exactly those were. */
@@ -193,17 +237,21 @@ export default defineBenchmark({
     const node = createNodeProcess({
       args: ['--block-time', String(BURST_BLOCK_TIME_MS), '--log-level', 'warn'],
     });
+    let step = 'starting the node';
     try {
       await node.start();
       ctx.log(
         `  funding and activating ${SIGNERS} signers (blocks every ${BURST_BLOCK_TIME_MS} ms)`,
       );
+      step = 'funding the signers';
       const signers = await createSignerKeys(node.client, SIGNERS, '1000000');
       const perSigner = Math.ceil(Math.min(PLANNED_RATE * durationSec, MAX_PRESIGNED) / SIGNERS);
       ctx.log(`  signing ${perSigner * SIGNERS} transfers in advance, one per call`);
+      step = 'signing ahead';
       const blobs = await presign(node.client, signers, perSigner, 1, receivers);
       await sleep(100);
 
+      step = 'the idle poll';
       const idle = await pollBlockCount(node.rpcUrl);
       await sleep(3_000);
       await idle.stop();
@@ -241,6 +289,7 @@ export default defineBenchmark({
         `  burst: excuteRaw on ${SIGNERS} connections for ${durationSec} s (a refused call is sent again ${RETRY_AFTER_MS} ms later), then the drain`,
       );
       let lastLogged = 0;
+      step = 'the burst';
       const load = await runCallLoad(
         {
           url: node.rpcUrl,
@@ -270,6 +319,7 @@ export default defineBenchmark({
           `  the ${perSigner * SIGNERS} operations signed ahead were used up after ${load.durationSec.toFixed(0)} s of the ${durationSec} s`,
         );
       }
+      step = 'the drain';
       const drained = {
         minedAtMs: await waitUntilNothingPending(node.client, 10 * 60_000),
       };
@@ -278,12 +328,13 @@ export default defineBenchmark({
       await poll.stop();
       const peak = await rss.stop();
       requireAlive(node, 'while draining');
+      step = 'the check of what was mined';
       const run = await verifyMined(node, signers, startHeight, before, load.succeeded);
 
-      const flooded = poll.latencies
-        .filter((l) => l.atMs >= load.startedAtMs && l.atMs <= drained.minedAtMs)
-        .map((l) => l.ms)
-        .sort((a, b) => a - b);
+      const floodedPolls = poll.latencies.filter(
+        (l) => l.atMs >= load.startedAtMs && l.atMs <= drained.minedAtMs,
+      );
+      const flooded = floodedPolls.map((l) => l.ms).sort((a, b) => a - b);
       const p50 = percentile(flooded, 50);
       const p99 = percentile(flooded, 99);
       const worst = flooded.at(-1) ?? Number.NaN;
@@ -308,6 +359,11 @@ export default defineBenchmark({
           `(idle: p99 ${idleP99.toFixed(1)} ms, worst ${idleWorst.toFixed(1)} ms); RSS peak ${Math.round(peak.maxBytes / MB)} MB ` +
           `(anonymous ${Math.round(peak.maxAnonBytes / MB)} MB); intake ${Math.round(intake.empty)}/s near empty, ` +
           `${Math.round(intake.full)}/s near full; drain ${Math.round(drain.value)}/s of ${Math.round(drain.ceiling)}/s`,
+      );
+      const slow = slowPollsByBlock(floodedPolls, poll.heights, P99_BOUND_MS);
+      ctx.log(
+        `  polls over ${P99_BOUND_MS} ms: ${slow.nearBlock.slow} of ${slow.nearBlock.polls} in the ${BLOCK_WORK_MS / 1000} s before a new block, ` +
+          `${slow.elsewhere.slow} of ${slow.elsewhere.polls} at other times`,
       );
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       for (const missed of missedSamples) ctx.log(`    getPendingCount missed at ${missed}`);
@@ -373,6 +429,8 @@ export default defineBenchmark({
           target: DRAIN_TARGET,
         }),
       ];
+    } catch (error) {
+      throw await failedDuring(node, step, error);
     } finally {
       await node.close();
     }

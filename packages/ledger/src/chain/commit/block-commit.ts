@@ -1,5 +1,6 @@
 import { type BlockChanges, encodeUndo } from '../../state/block-changes';
 import { forEachWrittenKey, type StateKey } from '../../state/state-delta';
+import { type Pause, runSteps, runStepsPaused, STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import {
   type ExecutedBlock,
@@ -80,7 +81,28 @@ export function writeChanges(
   changes: BlockChanges,
   checksum: StateChecksum,
 ): void {
+  runSteps(writeChangeSteps(core, batch, changes, checksum));
+}
+
+/** writeChanges with `pause()` between steps (a block's commit). */
+function writeChangesPaused(
+  core: Pick<CommitCore, 'store'>,
+  batch: ChainBatch,
+  changes: BlockChanges,
+  checksum: StateChecksum,
+  pause: Pause,
+): Promise<void> {
+  return runStepsPaused(writeChangeSteps(core, batch, changes, checksum), pause);
+}
+
+function* writeChangeSteps(
+  core: Pick<CommitCore, 'store'>,
+  batch: ChainBatch,
+  changes: BlockChanges,
+  checksum: StateChecksum,
+): Generator<void, void> {
   const store = core.store!;
+  let written = 0;
   for (const a of changes.accounts) {
     const key = heightKey(a.number);
     if (a.afterBytes === undefined) {
@@ -91,12 +113,14 @@ export function writeChanges(
       if (a.before === undefined) batch.put(a.hash160, key, { sublevel: store.addresses });
     }
     checksum.replace(ENTRY_ACCOUNT, key, a.before, a.afterBytes);
+    if (++written % STEP_ITEMS === 0) yield;
   }
   for (const s of changes.spaces) {
     const key = spaceKey(s.space, s.key);
     if (s.afterBytes === undefined) batch.del(key, { sublevel: store.spaces });
     else batch.put(key, s.afterBytes, { sublevel: store.spaces });
     checksum.replace(ENTRY_SPACE, spaceChecksumKey(key), s.before, s.afterBytes);
+    if (++written % STEP_ITEMS === 0) yield;
   }
   if (changes.producers !== undefined) {
     const after = encodeProducerList(changes.producers.after);
@@ -120,7 +144,8 @@ type PoolChange =
 /**
  * Memory after a state change reached the disk (genesis, open, block committed, rollback): head,
  * state checksum and weight move together and the revision with them; then the pool follows
- * (`pool`). The committed state layer itself is updated by the caller before.
+ * (`pool`). The committed state layer itself is updated by the caller before. Resolves once the
+ * pool settled (at once but for a block's commit).
  */
 export function adoptCommitted(
   core: CommitCore,
@@ -128,17 +153,18 @@ export function adoptCommitted(
   checksum: StateChecksum,
   weight: number,
   pool: PoolChange = { returned: [] },
-): void {
+  slice = new TimeSlice(),
+): Promise<void> {
   core.checksum = checksum;
   core.headState = head;
   core.revision++;
   core.headWeight = weight;
-  if ('included' in pool) {
-    settlePool(core, pool.included, pool.dropped, pool.dirty);
-    return;
-  }
+  // A block's pool settles in steps, admission held back meanwhile (settlePool); the rebuild
+  // after a rollback or at open is one pass (rare; the pool is returned to as it was).
+  if ('included' in pool) return settlePool(core, pool.included, pool.dropped, pool.dirty, slice);
   const existing = core.mempool.drain(core.root);
   rebuildPending(core, [...pool.returned, ...existing]);
+  return Promise.resolve();
 }
 
 /** The state keys a block wrote: where a peer's block may disagree with the pool. */
@@ -197,7 +223,7 @@ export async function commitBlock(
   // The batch is built in steps, giving the event loop back between them (TimeSlice): nothing
   // else commits meanwhile (the chain's tasks run one at a time), and admissions only add entries.
   for (let i = 0; i < ops.length; i++) {
-    if (i % 1024 === 1023) await slice.pause();
+    if (i % STEP_ITEMS === STEP_ITEMS - 1) await slice.pause();
     const op = ops[i]!;
     const key = operationIndexKey(store.opIndex, op.signer, op.nOperation, op.digestHex);
     batch.putPrefixed(key, opLocation(height, i));
@@ -208,15 +234,19 @@ export async function commitBlock(
   if (core.historyIndex) {
     const layer = executed.layer;
     const resolve = (hash: Uint8Array) => layer.numberOf(hash);
-    const keys = ops.map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
-    indexBlock(batch, store, keys, height);
-    await slice.pause();
+    for (let first = 0; first < ops.length; first += STEP_ITEMS) {
+      const keys = ops
+        .slice(first, first + STEP_ITEMS)
+        .map((op) => keysOfOperation(core.registry, core.hashes, op, resolve));
+      indexBlock(batch, store, keys, height, false, first);
+      await slice.pause();
+    }
   }
   if (height - core.maxRollback >= 1) {
     batch.del(heightKey(height - core.maxRollback), { sublevel: store.undo });
   }
   const checksum = core.checksum.copy();
-  writeChanges(core, batch, executed.changes, checksum);
+  await writeChangesPaused(core, batch, executed.changes, checksum, slice.pause);
   await slice.pause();
   const mempool = core.mempool;
   const included: PendingEntry[] = [];
@@ -249,11 +279,18 @@ export async function commitBlock(
   afterRelease();
   core.root.commit(executed.layer, behind ? written : undefined);
   core.clique.committed(height, header.producer);
-  adoptCommitted(core, head, checksum, weight, {
-    included,
-    dropped: executed.fromPool?.dropped ?? [],
-    dirty: executed.fromPool?.dirty ?? writtenKeys(executed),
-  });
+  await adoptCommitted(
+    core,
+    head,
+    checksum,
+    weight,
+    {
+      included,
+      dropped: executed.fromPool?.dropped ?? [],
+      dirty: executed.fromPool?.dirty ?? writtenKeys(executed),
+    },
+    slice,
+  );
   const loaded: LoadedBlock = {
     block: {
       header,

@@ -3,7 +3,7 @@ import type { ProducerKey } from '../../block/block';
 import type { Operation } from '../../operation/operation';
 import type { BlockHookInfo, BlockStartState, StateSpace } from '../../operation/registry';
 import { type ApplyEnv, LayerContext } from '../../state/apply-context';
-import { type BlockChanges, collectChanges } from '../../state/block-changes';
+import { type BlockChanges, collectChangesPaused } from '../../state/block-changes';
 import { carriedProducers } from '../../state/producer-list';
 import { forEachWrittenKey, type StateKey } from '../../state/state-delta';
 import { stateRootOf } from '../../state/state-lattice';
@@ -51,9 +51,9 @@ export async function settleBody(
     fees,
     operations: block.ops.length,
   });
-  const changes = collectChanges(layer, core.registry);
   await slice.pause();
-  const stateVector = core.lattice.apply(block.before, changes);
+  const changes = await collectChangesPaused(layer, core.registry, slice.pause);
+  const stateVector = await core.lattice.applyPaused(block.before, changes, slice.pause);
   return {
     fees,
     zeroFee,

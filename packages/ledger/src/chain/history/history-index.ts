@@ -111,12 +111,15 @@ export function indexBlock(
   keys: readonly OperationKeys[],
   height: number,
   remove = false,
+  /** The position in the block of `keys[0]` (a block indexed in steps). */
+  first = 0,
 ): void {
   // Keys are written with their sublevel prefix (putPrefixed), as the ops index's are: a block
   // writes one or two per operation, and abstract-level's prefixing would copy each again.
   const prefix = prefixOf(store.addressHistory);
-  for (let index = 0; index < keys.length; index++) {
-    const { accounts, tokens } = keys[index]!;
+  for (let at = 0; at < keys.length; at++) {
+    const { accounts, tokens } = keys[at]!;
+    const index = first + at;
     for (const account of accounts) {
       if (remove) {
         batch.del(addressHistoryKey(account, height, index), { sublevel: store.addressHistory });

@@ -14,6 +14,7 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
+import { STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { type AheadBlock, type ExecutedBlock, invalidBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -22,7 +23,7 @@ import { recentSignerWindow } from '../consensus/fork-choice';
 import { settleBody } from '../execution/block-body';
 import { TimeSlice } from '../execution/time-slice';
 import type { StateAccessCore } from '../state/state-access';
-import { loadForOperations } from '../state/state-access';
+import { loadForOperations, loadForOperationsPaused } from '../state/state-access';
 import { sameKey } from './signature-cache';
 import { type VerifyItem, verifyBlockAhead } from './verifier-pool';
 
@@ -245,6 +246,7 @@ export async function executeImported(
   const ops: Operation[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < block.operations.length; i++) {
+    if (i % STEP_ITEMS === STEP_ITEMS - 1) await slice.pause();
     let op: Operation;
     try {
       op = ahead?.ops[i] ?? decodeOperation(block.operations[i]!, registry, core.hashes, true);
@@ -257,6 +259,7 @@ export async function executeImported(
     seen.add(key);
     ops.push(op);
   }
+  await slice.pause();
   if (
     !equalBytes(
       header.opsRoot,
@@ -270,7 +273,7 @@ export async function executeImported(
   }
   // Loaded ahead when the block was decoded ahead (verifyAhead); else now, before the signers' keys
   // are read.
-  await (ahead?.loaded ?? loadForOperations(core, ops));
+  await (ahead?.loaded ?? loadForOperationsPaused(core, ops, slice.pause));
   const verifiedKeys = ahead?.verifiedKeys ?? new Array<Uint8Array | undefined>(ops.length);
   await verifyBlockSignatures(core, ops, verifiedKeys);
   const env = core.blockEnv(header.height, header.timestamp);

@@ -213,6 +213,7 @@ function submitDecoded(
   // Not an async function: its frame and promise, on every operation submitted, were the
   // collector's to free; the refusal's explanation is the rare path.
   return inTurn(
+    core,
     core.submissions,
     { op, local: options.local ?? true },
     steps.prepare,
@@ -273,10 +274,12 @@ const SUBMISSION_BATCH = { parallelFrom: 16, chunk: 8 } as const;
 
 /**
  * Runs `run(item)` in `queue`'s turn: the items of one event-loop turn are prepared together
- * (`prepare`: what only saves work, its failure decides nothing), then run in arrival order, each
- * starting synchronously so that each sees the pending state the one before it left.
+ * (`prepare`: what only saves work, its failure decides nothing), then, once no block is settling
+ * the pool, run in arrival order, each starting synchronously so that each sees the pending state
+ * the one before it left.
  */
 function inTurn<I, R>(
+  core: AdmissionCore,
   queue: TurnQueue<I, R>,
   item: I,
   prepare: (batch: I[]) => Promise<void>,
@@ -287,12 +290,13 @@ function inTurn<I, R>(
   });
   if (!queue.draining) {
     queue.draining = true;
-    setImmediate(() => void drainTurns(queue, prepare, run));
+    setImmediate(() => void drainTurns(core, queue, prepare, run));
   }
   return result;
 }
 
 async function drainTurns<I, R>(
+  core: AdmissionCore,
   queue: TurnQueue<I, R>,
   prepare: (batch: I[]) => Promise<void>,
   run: (item: I) => Promise<R>,
@@ -302,6 +306,12 @@ async function drainTurns<I, R>(
       const batch = queue.waiting;
       queue.waiting = [];
       await prepare(batch.map((waiting) => waiting.item)).catch(() => undefined);
+      // A block settling the pool in steps holds admission back (Mempool.holdAdmission); the
+      // batch then runs at once, with nothing between the check and its admissions.
+      for (let held = core.mempool.admissionHeld; held !== undefined; ) {
+        await held;
+        held = core.mempool.admissionHeld;
+      }
       for (const waiting of batch) {
         try {
           waiting.resolve(run(waiting.item));
@@ -382,6 +392,7 @@ export async function signAndSubmit(
 ): Promise<OperationObject> {
   core.requireStore();
   return inTurn(
+    core,
     core.signRequests,
     request,
     (batch) => core.root.load(signRequestKeys(core, batch)),

@@ -2,6 +2,7 @@ import type { Operation } from '../../operation/operation';
 import type { OperationType } from '../../operation/registry';
 import type { StateDelta, StateKey } from '../../state/state-delta';
 import { StateLayer, type StateView } from '../../state/state-layer';
+import { type Pause, STEP_ITEMS } from '../../state/steps';
 import type { JournalRecord } from '../storage/journal';
 
 /** One operation waiting for a block. */
@@ -88,8 +89,9 @@ export class TurnQueue<I, R> {
  * and the pending state: the committed state with every pending operation applied.
  */
 export class Mempool {
-  readonly entries = new Map<string, PendingEntry>();
-  readonly byIdentity = new Map<string, PendingEntry>();
+  /** In arrival order; replaced whole by a re-check (adopt). */
+  entries = new Map<string, PendingEntry>();
+  byIdentity = new Map<string, PendingEntry>();
   layer: StateLayer;
   zeroFeeCount = 0;
   /** Sum of the entries' `bytes`: the heap the pool holds, against ChainOptions.maxPendingBytes. */
@@ -100,8 +102,33 @@ export class Mempool {
    */
   readonly applyOnce = { merged: 0, reapplied: 0, rechecked: 0 };
 
+  /** Set while a block settles the pool in steps: admission waits for it (holdAdmission). */
+  private held: Promise<void> | undefined;
+
   constructor(root: StateView) {
     this.layer = new StateLayer(root);
+  }
+
+  /**
+   * Runs `work` (a block settling the pool, in steps that give the event loop back) with admission
+   * held back until it ends: admission waits for `admissionHeld` (mempool-admission.ts, drainTurns).
+   */
+  async holdAdmission(work: () => Promise<void>): Promise<void> {
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await work();
+    } finally {
+      this.held = undefined;
+      release();
+    }
+  }
+
+  /** Resolves when admission may go on; undefined when it may now. */
+  get admissionHeld(): Promise<void> | undefined {
+    return this.held;
   }
 
   get size(): number {
@@ -127,13 +154,27 @@ export class Mempool {
 
   /**
    * True when a pending entry read or wrote one of `keys`. A pass over the entries' few keys each
-   * (a few ms at 30,000 pending), asked once per block: cheaper than keeping a count per key up to
-   * date at every admission and removal.
+   * (a few ms at 30,000 pending, `pause()` between steps), asked once per block: cheaper than
+   * keeping a count per key up to date at every admission and removal. The pool must not change
+   * meanwhile (holdAdmission).
    */
-  touchesAny(keys: ReadonlySet<StateKey>): boolean {
+  async touchesAny(keys: ReadonlySet<StateKey>, pause: Pause): Promise<boolean> {
     if (keys.size === 0) return false;
-    for (const entry of this.entries.values()) if (entry.delta.touchesAny(keys)) return true;
+    let seen = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.delta.touchesAny(keys)) return true;
+      if (++seen % (8 * STEP_ITEMS) === 0) await pause();
+    }
     return false;
+  }
+
+  /** Takes the entries and pending layer of `next` (a re-check built it beside this pool). */
+  adopt(next: Mempool): void {
+    this.entries = next.entries;
+    this.byIdentity = next.byIdentity;
+    this.layer = next.layer;
+    this.bytes = next.bytes;
+    this.zeroFeeCount = next.zeroFeeCount;
   }
 
   /** Empties the pool, returning the entries in order (to re-admit them on a new state). */
