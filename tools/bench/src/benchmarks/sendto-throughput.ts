@@ -23,6 +23,7 @@ import {
 import { gcPerOperation } from '../gc-trace.js';
 import { createNodeProcess } from '../node-process.js';
 import { cpuPerOperation, processCpuSeconds } from '../process-cpu.js';
+import { cpuBetween, readThreadCpuReading } from '../thread-cpu.js';
 
 /** Operations per second (issue 8; issue 3 asks 2,000). */
 export const SENDTO_TARGET = 5_000;
@@ -171,6 +172,8 @@ export default defineBenchmark({
         `  chain-node: sendTo, ${SENDTO_CONNECTIONS} connections, ${durationSec} s, block time ${BLOCK_TIME_MS} ms`,
       );
       const cpuBefore = await processCpuSeconds(node.pid);
+      const threadsBefore =
+        node.pid === undefined ? undefined : await readThreadCpuReading(node.pid);
       const gcBefore = node.gcTotals();
       const drained = await sendToUntilDrained({
         client: node.client,
@@ -181,6 +184,8 @@ export default defineBenchmark({
         drainTimeoutMs: Math.max(30_000, durationSec * 1000),
       });
       const cpuAfter = await processCpuSeconds(node.pid);
+      const threadsAfter =
+        node.pid === undefined ? undefined : await readThreadCpuReading(node.pid);
       const gcAfter = node.gcTotals();
       // Measured with the node idle, after the load: a busy moment lowers it, never raises it.
       const signRate = measureSignRate(makeSignCases(2_000));
@@ -192,6 +197,15 @@ export default defineBenchmark({
           `node CPU ${cpuPerOperation(cpuBefore, cpuAfter, run.mined)} us per operation (all threads), ` +
           gcPerOperation(gcBefore, gcAfter, run.mined),
       );
+      const busiest = cpuBetween(threadsBefore, threadsAfter, 4)?.busiest ?? [];
+      if (busiest.length > 0 && run.mined > 0) {
+        // The node's JavaScript runs on its busiest thread; the rest: signing/verifying workers,
+        // libuv's pool, the collector's helpers.
+        const perOp = (ms: number) => `${((ms * 1000) / run.mined).toFixed(1)} us`;
+        ctx.log(
+          `  node CPU per operation by thread: ${busiest.map((t) => `${t.name} ${perOp(t.ms)}`).join(', ')}`,
+        );
+      }
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       ctx.log(`  libsecp256k1 sign ${Math.round(signRate)}/s on one core`);
       const cores = availableParallelism();

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import { TimeSlice } from '../execution/time-slice';
+import { type SignItem, SignJob, signHere, WORKER_SIGN_SOURCE } from './sign-job';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -14,7 +15,7 @@ export interface VerifyItem {
 // Runs in each worker: takes chunks of a job by incrementing the job's shared claim counter (the
 // calling thread takes chunks the same way), verifies them with libsecp256k1 (it rejects high-S by
 // itself) and writes the results into the job's shared result array; whoever finishes the last
-// chunk of a job says so. 'stop' closes its port, so that it ends by itself: a worker terminated
+// chunk of a job says so. A message with `sign` set is a batch to sign (sign-job.ts). 'stop' closes its port, so that it ends by itself: a worker terminated
 // while inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception
 // when it cannot return to a terminating thread).
 const WORKER_SOURCE = `
@@ -22,6 +23,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
 parentPort.on('message', (message) => {
   if (message === 'stop') return parentPort.close();
+  if (message.sign) return signJob(message);
   const { id, count, chunk, buffer } = message;
   const counters = new Int32Array(buffer, 0, 2);
   const ok = new Uint8Array(buffer, 8, count);
@@ -42,6 +44,7 @@ parentPort.on('message', (message) => {
     if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
   }
 });
+${WORKER_SIGN_SOURCE}
 `;
 
 /**
@@ -194,6 +197,7 @@ export class VerifierPool {
   private workers: Worker[] = [];
   private readonly exits = new Map<Worker, Promise<void>>();
   private readonly jobs = new Map<number, Job>();
+  private readonly signJobs = new Map<number, SignJob>();
   private nextId = 0;
   private broken = false;
   private readonly expanded = new WeakMap<Uint8Array, Uint8Array | null>();
@@ -215,7 +219,7 @@ export class VerifierPool {
     for (let i = 0; i < this.threads; i++) {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bindingPath: path } });
       worker.unref();
-      worker.on('message', (id: number) => this.jobs.get(id)?.finish());
+      worker.on('message', (id: number) => (this.jobs.get(id) ?? this.signJobs.get(id))?.finish());
       worker.on('error', () => void this.fail());
       this.exits.set(worker, new Promise((resolve) => worker.once('exit', () => resolve())));
       this.workers.push(worker);
@@ -239,6 +243,7 @@ export class VerifierPool {
       if (!job.complete) for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
       job.finish();
     }
+    for (const job of this.signJobs.values()) if (!job.complete) job.signLocally(this.local);
     return Promise.all(workers.map((worker) => this.stopWorker(worker)));
   }
 
@@ -317,8 +322,15 @@ export class VerifierPool {
     while (this.helpOnce(job)) await slice.pause();
     await job.done;
     this.jobs.delete(job.id);
-    if (this.jobs.size === 0) for (const worker of this.workers) worker.unref();
+    this.unrefWhenIdle();
     return Array.from(job.ok, (v) => v === 1);
+  }
+
+  /** Idle workers do not keep the process running. */
+  private unrefWhenIdle(): void {
+    if (this.jobs.size === 0 && this.signJobs.size === 0) {
+      for (const worker of this.workers) worker.unref();
+    }
   }
 
   /** Claims and verifies one chunk of the job; false when none was left to claim. */
@@ -363,6 +375,40 @@ export class VerifierPool {
   background(items: readonly VerifyItem[], split?: VerifySplit): BackgroundVerification {
     const job = this.submit(items, split);
     return { settle: () => this.help(job) };
+  }
+
+  /**
+   * Signs each item (a message hash with a private key) on the worker threads alone, so that the
+   * calling thread goes on with other work; one signature per item, in order, null where the key
+   * cannot sign. The keys cross to the workers in shared memory that the workers zero once they
+   * have signed. Without threads (or below `split.parallelFrom` items) the calling thread signs,
+   * before this returns.
+   */
+  async sign(items: readonly SignItem[], split: VerifySplit = {}): Promise<(Uint8Array | null)[]> {
+    if (items.length < (split.parallelFrom ?? 1) || !this.start()) {
+      return signHere(this.local, items);
+    }
+    const job = new SignJob(
+      this.nextId++,
+      items,
+      split.chunk ?? Math.ceil(items.length / this.workers.length),
+    );
+    this.signJobs.set(job.id, job);
+    const message = {
+      sign: true,
+      id: job.id,
+      count: job.count,
+      chunk: job.chunk,
+      buffer: job.buffer,
+    };
+    for (const worker of this.workers) {
+      worker.ref();
+      worker.postMessage(message);
+    }
+    await job.done;
+    this.signJobs.delete(job.id);
+    this.unrefWhenIdle();
+    return job.signatures();
   }
 
   async close(): Promise<void> {

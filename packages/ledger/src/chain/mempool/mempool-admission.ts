@@ -29,6 +29,7 @@ import {
   type TurnQueue,
 } from './mempool';
 import { applyPending } from './pool-execution';
+import { signAhead, takeSignedAhead } from './sign-ahead';
 
 /** What signing and admission uses of the chain's core. */
 export type AdmissionCore = Pick<
@@ -383,8 +384,9 @@ async function verifyBatchSignatures(
 /**
  * Signs and submits an operation of a key this node holds (sendTo and the like). The requests of
  * an event-loop turn have the committed entries they read loaded together (the signers, what
- * their types name: a receiver), then are signed and admitted one after another in arrival order,
- * each taking its n_operation from the pending state the previous one left.
+ * their types name: a receiver) and are signed together on the verifier threads (sign-ahead.ts),
+ * then admitted one after another in arrival order, each taking its n_operation from the pending
+ * state the previous one left (re-signed here when that is not the one it was signed with).
  */
 export async function signAndSubmit(
   core: AdmissionCore,
@@ -395,7 +397,10 @@ export async function signAndSubmit(
     core,
     core.signRequests,
     request,
-    (batch) => core.root.load(signRequestKeys(core, batch)),
+    async (batch) => {
+      await core.root.load(signRequestKeys(core, batch));
+      await signAhead(core, batch);
+    },
     (signed) => signNow(core, signed),
   );
 }
@@ -456,15 +461,19 @@ function signNow(core: AdmissionCore, request: SignRequest): Promise<OperationOb
     const zeroFeeFree = (account?.lastZeroFeeBlock ?? -1) !== core.headState.height + 1;
     fee = type.signerKey !== undefined && zeroFeeFree ? 0n : core.actPrice;
   }
-  const bytes = buildSignedOperation(core, {
-    optype: request.optype,
-    subtype,
-    signerAccount: account?.number ?? NEW_ACCOUNT,
-    nOperation: (account?.nOperation ?? 0) + 1,
-    privateKey: request.privateKey,
-    body,
-    fee,
-  });
+  const signerAccount = account?.number ?? NEW_ACCOUNT;
+  const nOperation = (account?.nOperation ?? 0) + 1;
+  const bytes =
+    takeSignedAhead(request, signerAccount, nOperation, fee, body) ??
+    buildSignedOperation(core, {
+      optype: request.optype,
+      subtype,
+      signerAccount,
+      nOperation,
+      privateKey: request.privateKey,
+      body,
+      fee,
+    });
   // The bytes were made just above and nothing else holds them: the operation keeps them as they
   // are (no copy). Decoded, not assembled from the request: the body the chain applies and
   // presents is the one its bytes say, as on every other node.
