@@ -202,6 +202,8 @@ export interface ImportOptions {
   inspect?: (chain: Chain, dir: string) => Promise<void>;
 }
 
+type LatticePause = Parameters<StateLattice['applyPaused']>[2];
+
 /** A state lattice that keeps every vector it computes, in order. */
 export class RecordingLattice extends StateLattice {
   readonly vectors: LtHash[] = [];
@@ -212,6 +214,14 @@ export class RecordingLattice extends StateLattice {
 
   override apply(vector: LtHash, changes: BlockChanges): LtHash {
     return this.keep(super.apply(vector, changes));
+  }
+
+  override async applyPaused(
+    vector: LtHash,
+    changes: BlockChanges,
+    pause: LatticePause,
+  ): Promise<LtHash> {
+    return this.keep(await super.applyPaused(vector, changes, pause));
   }
 
   private keep(vector: LtHash): LtHash {
@@ -236,6 +246,10 @@ export class ReplayLattice extends StateLattice {
     const vector = this.vectors[this.next++];
     if (vector === undefined) throw new Error('no recorded state vector left to replay');
     return vector.copy();
+  }
+
+  override applyPaused(): Promise<LtHash> {
+    return Promise.resolve().then(() => this.apply());
   }
 }
 
