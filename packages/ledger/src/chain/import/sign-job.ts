@@ -1,4 +1,5 @@
 import type { Secp256k1Backend } from '@chain/crypto';
+import { ChunkedJob } from './chunked-job';
 
 /** One signature to make: a 32-byte message hash and the 32-byte private key to sign it with. */
 export interface SignItem {
@@ -14,105 +15,64 @@ const SIGN_ITEM_BYTES = 128;
 
 /**
  * The worker's half (a function of WORKER_SOURCE in verifier-pool.ts, which routes a message with
- * `sign` set here): claims chunks as for verifying, signs each item with libsecp256k1 (RFC 6979,
- * low-S: the same bytes as the calling thread's backend makes), zeroes the key it read, and says
- * so when it finishes the job's last chunk.
+ * `sign` set here): claims chunks as for verifying (`runChunks`, chunked-job.ts), signs each item
+ * with libsecp256k1 (RFC 6979, low-S: the same bytes as the calling thread's backend makes), zeroes
+ * the key it read, and says so when it finishes the job's last chunk.
  */
 export const WORKER_SIGN_SOURCE = `
-function signJob({ id, count, chunk, buffer }) {
-  const counters = new Int32Array(buffer, 0, 2);
-  const ok = new Uint8Array(buffer, 8, count);
-  const data = new Uint8Array(buffer, 8 + count, count * 128);
-  const chunks = Math.ceil(count / chunk);
-  for (;;) {
-    const c = Atomics.add(counters, 0, 1);
-    if (c >= chunks) return;
-    const to = Math.min(count, (c + 1) * chunk);
-    for (let i = c * chunk; i < to; i++) {
-      const o = i * 128;
-      let signed = false;
-      try {
-        data.set(binding.ecdsaSign(data.subarray(o, o + 32), data.subarray(o + 32, o + 64)).signature, o + 64);
-        signed = true;
-      } catch {}
-      data.fill(0, o + 32, o + 64);
-      ok[i] = signed ? 1 : 0;
-    }
-    if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
-  }
+function signJob(message) {
+  runChunks(message, 128, (data, o) => {
+    let signed = false;
+    try {
+      data.set(binding.ecdsaSign(data.subarray(o, o + 32), data.subarray(o + 32, o + 64)).signature, o + 64);
+      signed = true;
+    } catch {}
+    data.fill(0, o + 32, o + 64);
+    return signed;
+  });
 }
 `;
 
 /**
  * A batch of signatures to make on the worker threads, in shared memory laid out as a verify job
- * (two counters: chunks claimed, chunks finished; one result byte per item) with SIGN_ITEM_BYTES
- * per item. The items stay referenced here: should the workers fail, the calling thread signs
- * them itself (the keys in shared memory may already be zeroed).
+ * (ChunkedJob) with SIGN_ITEM_BYTES per item. The items stay referenced here: should the workers
+ * fail, the calling thread signs them itself (the keys in shared memory may already be zeroed).
  */
-export class SignJob {
-  readonly count: number;
-  readonly chunks: number;
-  readonly buffer: SharedArrayBuffer;
-  readonly counters: Int32Array;
-  private readonly ok: Uint8Array;
-  private readonly data: Uint8Array;
+export class SignJob extends ChunkedJob {
+  private readonly items: readonly SignItem[];
   /** Set when the calling thread made the signatures (the workers failed). */
   private local: (Uint8Array | null)[] | undefined;
-  readonly done: Promise<void>;
-  private resolveDone!: () => void;
-  private finished = false;
 
-  constructor(
-    readonly id: number,
-    private readonly items: readonly SignItem[],
-    readonly chunk: number,
-  ) {
-    const count = items.length;
-    this.count = count;
-    this.chunks = Math.ceil(count / chunk);
-    this.buffer = new SharedArrayBuffer(8 + count + count * SIGN_ITEM_BYTES);
-    this.counters = new Int32Array(this.buffer, 0, 2);
-    this.ok = new Uint8Array(this.buffer, 8, count);
-    this.data = new Uint8Array(this.buffer, 8 + count, count * SIGN_ITEM_BYTES);
-    for (let i = 0; i < count; i++) {
+  constructor(id: number, items: readonly SignItem[], chunk: number) {
+    super(id, items.length, chunk, SIGN_ITEM_BYTES);
+    this.items = items;
+    const data = this.data!;
+    for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       // An item of the wrong lengths is left zero: the zero key fails to sign (null, below).
       if (item.hash.length === 32 && item.privateKey.length === 32) {
-        this.data.set(item.hash, i * SIGN_ITEM_BYTES);
-        this.data.set(item.privateKey, i * SIGN_ITEM_BYTES + 32);
+        data.set(item.hash, i * SIGN_ITEM_BYTES);
+        data.set(item.privateKey, i * SIGN_ITEM_BYTES + 32);
       }
     }
-    this.done = new Promise<void>((resolve) => {
-      this.resolveDone = resolve;
-    });
-    if (this.chunks === 0) this.finish();
-  }
-
-  get complete(): boolean {
-    return Atomics.load(this.counters, 1) >= this.chunks;
-  }
-
-  finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.resolveDone();
   }
 
   /** The workers failed: no thread claims a chunk from now on, and this thread signs them all. */
   signLocally(backend: Secp256k1Backend): void {
-    Atomics.store(this.counters, 0, this.chunks);
+    this.closeClaims();
     this.local = signHere(backend, this.items);
-    this.data.fill(0);
+    this.data!.fill(0);
     this.finish();
   }
 
   /** One signature per item, in order; null where it could not be made (a bad key). */
   signatures(): (Uint8Array | null)[] {
     if (this.local !== undefined) return this.local;
+    const data = this.data!;
     const out: (Uint8Array | null)[] = new Array(this.count);
     for (let i = 0; i < this.count; i++) {
       const o = i * SIGN_ITEM_BYTES + 64;
-      out[i] = this.ok[i] === 1 ? this.data.slice(o, o + 64) : null;
+      out[i] = this.ok[i] === 1 ? data.slice(o, o + 64) : null;
     }
     return out;
   }

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import { TimeSlice } from '../execution/time-slice';
+import { ChunkedJob, WORKER_CHUNKS_SOURCE } from './chunked-job';
 import { type SignItem, SignJob, signHere, WORKER_SIGN_SOURCE } from './sign-job';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
@@ -12,38 +13,27 @@ export interface VerifyItem {
   publicKey: Uint8Array;
 }
 
-// Runs in each worker: takes chunks of a job by incrementing the job's shared claim counter (the
-// calling thread takes chunks the same way), verifies them with libsecp256k1 (it rejects high-S by
-// itself) and writes the results into the job's shared result array; whoever finishes the last
-// chunk of a job says so. A message with `sign` set is a batch to sign (sign-job.ts). 'stop' closes its port, so that it ends by itself: a worker terminated
-// while inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception
-// when it cannot return to a terminating thread).
+// Runs in each worker: takes chunks of a job the way the calling thread does (`runChunks`,
+// chunked-job.ts), verifies them with libsecp256k1 (it rejects high-S by itself) and writes the
+// results into the job's shared result array. A message with `sign` set is a batch to sign
+// (sign-job.ts). 'stop' closes its port, so that it ends by itself: a worker terminated while
+// inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception when
+// it cannot return to a terminating thread).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
 parentPort.on('message', (message) => {
   if (message === 'stop') return parentPort.close();
   if (message.sign) return signJob(message);
-  const { id, count, chunk, buffer } = message;
-  const counters = new Int32Array(buffer, 0, 2);
-  const ok = new Uint8Array(buffer, 8, count);
-  const data = new Uint8Array(buffer, 8 + count, count * 161);
-  const chunks = Math.ceil(count / chunk);
-  for (;;) {
-    const c = Atomics.add(counters, 0, 1);
-    if (c >= chunks) return;
-    const to = Math.min(count, (c + 1) * chunk);
-    for (let i = c * chunk; i < to; i++) {
-      const o = i * 161;
-      let valid = false;
-      try {
-        valid = binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 161));
-      } catch {}
-      ok[i] = valid ? 1 : 0;
+  runChunks(message, 161, (data, o) => {
+    try {
+      return binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 161));
+    } catch {
+      return false;
     }
-    if (Atomics.add(counters, 1, 1) + 1 === chunks) parentPort.postMessage(id);
-  }
+  });
 });
+${WORKER_CHUNKS_SOURCE}
 ${WORKER_SIGN_SOURCE}
 `;
 
@@ -82,85 +72,46 @@ export function defaultVerifyThreads(): number {
 }
 
 /**
- * A batch of signatures. Handed to workers, it lives in shared memory: signature, hash and key of
- * each item packed, one result byte per item, and two counters (chunks claimed, chunks finished)
- * that the workers and the calling thread update atomically. A packed job keeps no reference to
- * its items: batches queued for seconds would otherwise keep them out of the young generation.
+ * A batch of signatures to verify. Handed to workers, it lives in shared memory (ChunkedJob):
+ * signature, hash and key of each item packed. A packed job keeps no reference to its items:
+ * batches queued for seconds would otherwise keep them out of the young generation.
  */
-class Job {
-  readonly count: number;
-  readonly chunks: number;
-  /** Signatures per chunk. */
-  readonly chunk: number;
-  readonly data: Uint8Array | undefined;
+class VerifyJob extends ChunkedJob {
   /** The items and their verifying keys, when not packed in `data`. */
   readonly items: readonly VerifyItem[];
   readonly keys: readonly (Uint8Array | null)[];
-  readonly ok: Uint8Array;
-  readonly counters: Int32Array;
-  /** The one buffer behind counters, ok and data, handed to the workers. */
-  readonly buffer: ArrayBufferLike;
-  readonly done: Promise<void>;
-  private resolveDone!: () => void;
-  finished = false;
 
   /**
    * `keys[i]` is the key item i is verified against: its public key as the verifying backend
    * prefers it (uncompressed for libsecp256k1), null when that is no point at all.
    */
   constructor(
-    readonly id: number,
+    id: number,
     items: readonly VerifyItem[],
     keys: readonly (Uint8Array | null)[],
     shared: boolean,
     chunk: number,
   ) {
-    this.count = items.length;
-    this.chunk = chunk;
-    this.chunks = Math.ceil(items.length / chunk);
-    // One buffer holds the counters, the results and the items (the layout WORKER_SOURCE reads):
-    // each shared buffer in a message costs its own serialisation, more than the rest of it.
-    const count = items.length;
-    const buffer = shared
-      ? new SharedArrayBuffer(8 + count + count * ITEM_BYTES)
-      : new ArrayBuffer(8 + count);
-    this.buffer = buffer;
-    this.counters = new Int32Array(buffer, 0, 2);
-    this.ok = new Uint8Array(buffer, 8, count);
-    if (shared) {
-      const data = new Uint8Array(buffer, 8 + count, count * ITEM_BYTES);
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i]!;
-        const key = keys[i];
-        const o = i * ITEM_BYTES;
-        // A field of the wrong length is left zero there, which never verifies.
-        if (item.signature.length === 64 && item.hash.length === 32 && key?.length === KEY_BYTES) {
-          data.set(item.signature, o);
-          data.set(item.hash, o + 64);
-          data.set(key, o + 96);
-        }
-      }
-      this.data = data;
-      this.items = [];
-      this.keys = [];
-    } else {
+    super(id, items.length, chunk, shared ? ITEM_BYTES : undefined);
+    const data = this.data;
+    if (data === undefined) {
       this.items = items;
       this.keys = keys;
+      return;
     }
-    this.done = new Promise<void>((resolve) => {
-      this.resolveDone = resolve;
-    });
-    if (this.chunks === 0) this.finish();
-  }
-
-  get complete(): boolean {
-    return Atomics.load(this.counters, 1) >= this.chunks;
-  }
-
-  finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.resolveDone();
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const key = keys[i];
+      const o = i * ITEM_BYTES;
+      // A field of the wrong length is left zero there, which never verifies.
+      if (item.signature.length === 64 && item.hash.length === 32 && key?.length === KEY_BYTES) {
+        data.set(item.signature, o);
+        data.set(item.hash, o + 64);
+        data.set(key, o + 96);
+      }
+    }
+    this.items = [];
+    this.keys = [];
   }
 }
 
@@ -196,7 +147,7 @@ interface BackgroundVerification {
 export class VerifierPool {
   private workers: Worker[] = [];
   private readonly exits = new Map<Worker, Promise<void>>();
-  private readonly jobs = new Map<number, Job>();
+  private readonly jobs = new Map<number, VerifyJob>();
   private readonly signJobs = new Map<number, SignJob>();
   private nextId = 0;
   private broken = false;
@@ -237,7 +188,7 @@ export class VerifierPool {
     const workers = this.workers;
     this.workers = [];
     // No thread claims a chunk from now on.
-    for (const job of this.jobs.values()) Atomics.store(job.counters, 0, job.chunks);
+    for (const job of this.jobs.values()) job.closeClaims();
     for (const job of this.jobs.values()) {
       // A complete job's results are all written; its "done" message may just not have come.
       if (!job.complete) for (let c = 0; c < job.chunks; c++) this.verifyChunk(job, c);
@@ -262,10 +213,10 @@ export class VerifierPool {
     clearTimeout(timer);
   }
 
-  private verifyChunk(job: Job, chunk: number): void {
-    const to = Math.min(job.count, (chunk + 1) * job.chunk);
+  private verifyChunk(job: VerifyJob, chunk: number): void {
+    const [from, to] = job.rangeOf(chunk);
     const data = job.data;
-    for (let i = chunk * job.chunk; i < to; i++) {
+    for (let i = from; i < to; i++) {
       let valid: boolean;
       if (data !== undefined) {
         const o = i * ITEM_BYTES;
@@ -298,17 +249,13 @@ export class VerifierPool {
     return expanded;
   }
 
-  private submit(items: readonly VerifyItem[], split: VerifySplit = {}): Job {
+  private submit(items: readonly VerifyItem[], split: VerifySplit = {}): VerifyJob {
     const parallel = items.length >= (split.parallelFrom ?? PARALLEL_THRESHOLD) && this.start();
     const keys = items.map((item) => this.verifyingKey(item.publicKey));
-    const job = new Job(this.nextId++, items, keys, parallel, split.chunk ?? CHUNK);
+    const job = new VerifyJob(this.nextId++, items, keys, parallel, split.chunk ?? CHUNK);
     if (!parallel || job.finished) return job;
     this.jobs.set(job.id, job);
-    const message = { id: job.id, count: job.count, chunk: job.chunk, buffer: job.buffer };
-    for (const worker of this.workers) {
-      worker.ref();
-      worker.postMessage(message);
-    }
+    this.postToWorkers(job.message());
     return job;
   }
 
@@ -317,7 +264,7 @@ export class VerifierPool {
    * gives the event loop back between chunks once its time slice is spent: a block of 10,000
    * signatures is about 150 ms of this thread's share.
    */
-  private async help(job: Job): Promise<boolean[]> {
+  private async help(job: VerifyJob): Promise<boolean[]> {
     const slice = new TimeSlice();
     while (this.helpOnce(job)) await slice.pause();
     await job.done;
@@ -334,12 +281,20 @@ export class VerifierPool {
   }
 
   /** Claims and verifies one chunk of the job; false when none was left to claim. */
-  private helpOnce(job: Job): boolean {
-    const chunk = Atomics.add(job.counters, 0, 1);
-    if (chunk >= job.chunks) return false;
+  private helpOnce(job: VerifyJob): boolean {
+    const chunk = job.claim();
+    if (chunk === undefined) return false;
     this.verifyChunk(job, chunk);
-    if (Atomics.add(job.counters, 1, 1) + 1 === job.chunks) job.finish();
+    job.chunkDone();
     return true;
+  }
+
+  /** Wakes every worker for a job (held referenced until the pool is idle again). */
+  private postToWorkers(message: object): void {
+    for (const worker of this.workers) {
+      worker.ref();
+      worker.postMessage(message);
+    }
   }
 
   /**
@@ -394,17 +349,7 @@ export class VerifierPool {
       split.chunk ?? Math.ceil(items.length / this.workers.length),
     );
     this.signJobs.set(job.id, job);
-    const message = {
-      sign: true,
-      id: job.id,
-      count: job.count,
-      chunk: job.chunk,
-      buffer: job.buffer,
-    };
-    for (const worker of this.workers) {
-      worker.ref();
-      worker.postMessage(message);
-    }
+    this.postToWorkers({ sign: true, ...job.message() });
     await job.done;
     this.signJobs.delete(job.id);
     this.unrefWhenIdle();
