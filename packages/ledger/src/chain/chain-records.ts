@@ -9,7 +9,6 @@ import type { StateKey } from '../state/state-delta';
 import type { StateLayer } from '../state/state-layer';
 import type { VerifiedAhead } from './import/verifier-pool';
 import type { PendingEntry } from './mempool/mempool';
-import { opIdentityText } from './state/ophash-text';
 
 /**
  * What the chain modules pass between them: the head record, decoded blocks, executed blocks, and
@@ -137,10 +136,6 @@ export function feeSummary(ops: readonly Operation[]): { fees: bigint; zeroFee: 
     if (op.fee === 0n) zeroFee++;
   }
   return { fees, zeroFee };
-}
-
-export function identityOf(op: Operation): string {
-  return opIdentityText(op);
 }
 
 /** `height u32le || index u32le`. */

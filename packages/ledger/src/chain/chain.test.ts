@@ -1,4 +1,4 @@
-import { opHashIdentity } from '@chain/ophash';
+import { buildOpHash, decodeOpHash, opHashIdentity } from '@chain/ophash';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDevGenesis } from '../genesis';
 import {
@@ -106,6 +106,12 @@ describe('block production', () => {
     expect(pending.ophash.startsWith('00000000')).toBe(true);
     expect(chain.pendingCount()).toBe(1);
     expect(chain.pendingOperations()).toEqual([pending]);
+    // A pending operation is found by its ophash, and only when each of its parts matches.
+    expect(await chain.findOperation(pending.ophash)).toEqual([pending]);
+    const parts = decodeOpHash(pending.ophash);
+    for (const other of [{ nOperation: 2 }, { account: parts.account + 1 }]) {
+      expect(await chain.findOperation(buildOpHash({ ...parts, ...other }))).toEqual([]);
+    }
 
     const block = await chain.produceBlock(devWallet.privateKey);
     expect(block).toMatchObject({

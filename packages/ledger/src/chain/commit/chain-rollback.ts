@@ -12,7 +12,7 @@ import {
 import type { CommittedState } from '../../state/committed-state';
 import { stateRootOf } from '../../state/state-lattice';
 import type { ChainCore } from '../chain-core';
-import { encodeHead, type HeadState, identityOf, invalidBlock, nowSeconds } from '../chain-records';
+import { encodeHead, type HeadState, invalidBlock, nowSeconds } from '../chain-records';
 import type { ReorganizeResult } from '../chain-types';
 import { indexBlock, keysOfOperation } from '../history/history-index';
 import type { ImportCore } from '../import/block-import';
@@ -255,7 +255,6 @@ async function rollbackTo(core: RollbackCore, toHeight: number): Promise<Operati
     op,
     type: core.registry.get(op.optype, op.subtype)!,
     key: op.digestHex,
-    identity: identityOf(op),
     arrival: nowSeconds(),
     signer: op.signer,
     publicKey: new Uint8Array(0),

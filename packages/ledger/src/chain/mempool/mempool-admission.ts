@@ -11,7 +11,7 @@ import {
 } from '../../operation/operation';
 import { emptyStateKeys, type StateKeys } from '../../state/committed-state';
 import type { ChainCore } from '../chain-core';
-import { identityOf, nowSeconds } from '../chain-records';
+import { nowSeconds } from '../chain-records';
 import type { BuildRequest, SignRequest } from '../chain-types';
 import type { VerifyItem } from '../import/verifier-pool';
 import type { PresentationCore } from '../state/chain-presentation';
@@ -119,7 +119,6 @@ export function admit(
     op,
     type,
     key,
-    identity: identityOf(op),
     arrival: nowSeconds(),
     signer: applied.signer,
     publicKey: applied.publicKey,
@@ -196,10 +195,10 @@ export async function submitOperation(
 export function submitRaw(
   core: AdmissionCore,
   blob: Uint8Array,
-  options: { local?: boolean },
+  options: { local?: boolean; ownBlob?: boolean },
 ): Promise<OperationObject>[] {
   core.requireStore();
-  return decodeRawOperations(blob, core.registry, core.hashes).map((op) =>
+  return decodeRawOperations(blob, core.registry, core.hashes, options.ownBlob).map((op) =>
     submitDecoded(core, op, options),
   );
 }

@@ -9,10 +9,11 @@ import type { JournalRecord } from '../storage/journal';
 export interface PendingEntry {
   op: Operation;
   type: OperationType;
-  /** Hex of the digest (mempool and signature-cache key). */
+  /**
+   * Hex of the digest (mempool and signature-cache key). findOperation finds an entry by its
+   * ophash through it too (`byOpHash`): no identity text is kept per entry.
+   */
   key: string;
-  /** opHashIdentity of the operation (findOperation by its pending or mined ophash). */
-  identity: string;
   /** Unix seconds of arrival. */
   arrival: number;
   /** Resolved signer account number in the pending state. */
@@ -91,7 +92,6 @@ export class TurnQueue<I, R> {
 export class Mempool {
   /** In arrival order; replaced whole by a re-check (adopt). */
   entries = new Map<string, PendingEntry>();
-  byIdentity = new Map<string, PendingEntry>();
   layer: StateLayer;
   zeroFeeCount = 0;
   /** Sum of the entries' `bytes`: the heap the pool holds, against ChainOptions.maxPendingBytes. */
@@ -131,13 +131,24 @@ export class Mempool {
     return this.held;
   }
 
+  /**
+   * The entry an ophash names (its block part aside): the one of that digest, when it is that
+   * signer's operation of that n_operation. The digest alone identifies a pending operation (it is
+   * the pool's key); the other two parts must match as well, as they did in a lookup by identity.
+   */
+  byOpHash(signer: number, nOperation: number, digestHex: string): PendingEntry | undefined {
+    const entry = this.entries.get(digestHex);
+    return entry !== undefined && entry.op.signer === signer && entry.op.nOperation === nOperation
+      ? entry
+      : undefined;
+  }
+
   get size(): number {
     return this.entries.size;
   }
 
   insert(entry: PendingEntry): void {
     this.entries.set(entry.key, entry);
-    this.byIdentity.set(entry.identity, entry);
     this.bytes += entry.bytes;
     if (entry.op.fee === 0n) this.zeroFeeCount++;
   }
@@ -146,7 +157,6 @@ export class Mempool {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
-    this.byIdentity.delete(entry.identity);
     this.bytes -= entry.bytes;
     if (entry.op.fee === 0n) this.zeroFeeCount--;
     return entry;
@@ -171,7 +181,6 @@ export class Mempool {
   /** Takes the entries and pending layer of `next` (a re-check built it beside this pool). */
   adopt(next: Mempool): void {
     this.entries = next.entries;
-    this.byIdentity = next.byIdentity;
     this.layer = next.layer;
     this.bytes = next.bytes;
     this.zeroFeeCount = next.zeroFeeCount;
@@ -181,7 +190,6 @@ export class Mempool {
   drain(root: StateView): PendingEntry[] {
     const all = [...this.entries.values()];
     this.entries.clear();
-    this.byIdentity.clear();
     this.zeroFeeCount = 0;
     this.bytes = 0;
     this.layer = new StateLayer(root);

@@ -5,6 +5,7 @@ import { LedgerError, StoreError } from '../../errors';
 import { decodeOperation } from '../../operation/operation';
 import type { StateSpace } from '../../operation/registry';
 import { lockedByTime, spendableAt } from '../../state/account';
+import { hashKey } from '../../state/state-layer';
 import type { ChainCore } from '../chain-core';
 import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
@@ -206,8 +207,9 @@ export async function findByNOperation(
 
 export async function findOperation(core: QueriesCore, ophash: string): Promise<OperationObject[]> {
   const store = core.requireStore();
-  const identity = opHashIdentity(decodeOpHash(ophash, 'ophash'));
-  const pending = core.mempool.byIdentity.get(identity);
+  const parts = decodeOpHash(ophash, 'ophash');
+  const identity = opHashIdentity(parts);
+  const pending = core.mempool.byOpHash(parts.account, parts.nOperation, hashKey(parts.digest));
   if (pending !== undefined) {
     let index = 0;
     for (const entry of core.mempool.entries.values()) {

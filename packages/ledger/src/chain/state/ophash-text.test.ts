@@ -1,9 +1,9 @@
-import { buildOpHash, opHashIdentityOf } from '@chain/ophash';
+import { buildOpHash } from '@chain/ophash';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../operation/operation';
 import { hashKey } from '../../state/state-layer';
-import { opHashText, opIdentityText } from './ophash-text';
+import { opHashText } from './ophash-text';
 
 const u32 = fc.nat({ max: 0xffff_ffff });
 
@@ -24,7 +24,6 @@ describe('ophash text', () => {
           expect(opHashText(block, op)).toBe(
             buildOpHash({ block, account: signer, nOperation, digest }),
           );
-          expect(opIdentityText(op)).toBe(opHashIdentityOf(signer, nOperation, op.digestHex));
         },
       ),
     );

@@ -2,11 +2,10 @@ import { OPHASH_LENGTH } from '@chain/ophash';
 import type { Operation } from '../../operation/operation';
 
 /**
- * An operation's ophash (and its block-independent identity) as text, written into one buffer and
- * read out as hex in one native call: every operation admitted has its identity made, every one
- * presented its ophash. @chain/ophash's buildOpHash (browser-safe) makes four byte arrays and a
- * view for each, and joining hex pieces makes a string object per piece; this makes the text only.
- * The same characters as buildOpHash and opHashIdentityOf (ophash-text.test.ts).
+ * An operation's ophash as text, written into one buffer and read out as hex in one native call:
+ * every operation presented has its ophash made. @chain/ophash's buildOpHash (browser-safe) makes
+ * four byte arrays and a view for each, and joining hex pieces makes a string object per piece;
+ * this makes the text only. The same characters as buildOpHash (ophash-text.test.ts).
  */
 const SCRATCH = Buffer.alloc(OPHASH_LENGTH);
 
@@ -21,10 +20,4 @@ function fill(block: number, op: Operation): void {
 export function opHashText(block: number, op: Operation): string {
   fill(block, op);
   return SCRATCH.toString('hex');
-}
-
-/** The block-independent part of the ophash (account, n_operation, digest): 48 characters. */
-export function opIdentityText(op: Operation): string {
-  fill(0, op);
-  return SCRATCH.toString('hex', 4);
 }
