@@ -11,6 +11,7 @@ import {
 } from './address';
 import { bytesToHex, hexToBytes } from './bytes';
 import { CryptoError, ErrorCode } from './errors';
+import { nativeHashes } from './native';
 
 /** The address construction of DESIGN §2 recomputed with OpenSSL, as an independent reference. */
 function referenceAddress(prefix: string, hash20: Buffer): string {
@@ -99,6 +100,24 @@ describe('wallet addresses', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('checks the checksum with node:crypto as with the pure hashes', () => {
+    fc.assert(
+      fc.property(hash20Arbitrary, fc.nat({ max: 7 }), (hash, position) => {
+        const address = addressFromHash160('CH', hash, nativeHashes);
+        expect(address).toBe(addressFromHash160('CH', hash));
+        expect(decodeAddress(address, 'CH', 'receiver', nativeHashes).hash160).toEqual(hash);
+        // A checksum digit changed (the cache knows only addresses that passed).
+        const at = address.length - 1 - position;
+        const digit = address[at] === '0' ? '1' : '0';
+        const changed = address.slice(0, at) + digit + address.slice(at + 1);
+        expect(reasonOf(() => decodeAddress(changed, 'CH', 'receiver', nativeHashes))).toBe(
+          'BAD_ADDRESS_CHECKSUM',
+        );
+      }),
+      { numRuns: 200 },
     );
   });
 

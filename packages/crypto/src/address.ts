@@ -65,11 +65,13 @@ export function addressFromPublicKey(
 /**
  * Parses and checks an address. The hex part is accepted in either case; the prefix is compared
  * exactly. Reasons: INVALID_ADDRESS_FORMAT (shape), WRONG_NETWORK_PREFIX, BAD_ADDRESS_CHECKSUM.
+ * `hashes` computes the checksum of an address not checked before, as in addressFromHash160.
  */
 export function decodeAddress(
   address: string,
   expectedPrefix?: string,
   param?: string,
+  hashes: Hashes = pureHashes,
 ): DecodedAddress {
   const what = param === undefined ? 'address' : `'${param}'`;
   if (typeof address !== 'string' || !ADDRESS_PATTERN.test(address)) {
@@ -95,7 +97,7 @@ export function decodeAddress(
   if (known !== undefined) return { prefix, hash160: known.slice() };
   const body = hexToBytes(address.slice(ADDRESS_PREFIX_LENGTH));
   const hash = body.slice(0, HASH_LENGTH);
-  if (!equalBytes(body.subarray(HASH_LENGTH), checksum(prefix, hash))) {
+  if (!equalBytes(body.subarray(HASH_LENGTH), checksum(prefix, hash, hashes))) {
     throw new CryptoError(
       ErrorCode.INVALID_ACCOUNT,
       'BAD_ADDRESS_CHECKSUM',
@@ -160,8 +162,16 @@ export function tokenAddress(
   );
 }
 
+/**
+ * The first CHECKSUM_LENGTH bytes of SHA-256(prefix || hash20). The prefix is two ASCII characters
+ * (every caller checked it), so its bytes are its character codes: one input array instead of an
+ * encoder's output and a concatenation, on every address not checked before.
+ */
 function checksum(prefix: string, hash20: Uint8Array, hashes: Hashes = pureHashes): Uint8Array {
-  return hashes.sha256(concatBytes(utf8ToBytes(prefix), hash20)).slice(0, CHECKSUM_LENGTH);
+  const input = new Uint8Array(prefix.length + hash20.length);
+  for (let i = 0; i < prefix.length; i++) input[i] = prefix.charCodeAt(i);
+  input.set(hash20, prefix.length);
+  return hashes.sha256(input).subarray(0, CHECKSUM_LENGTH);
 }
 
 function assertPrefix(prefix: string): void {

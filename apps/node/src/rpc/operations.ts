@@ -8,6 +8,7 @@ import {
   hexToBytes,
   parseUnits,
 } from '@chain/crypto';
+import { nativeHashes } from '@chain/crypto/native';
 import { type OperationObject, type TransferBody, transferRequest } from '@chain/ledger';
 import { decodeOpHash } from '@chain/ophash';
 import type { GroupHandlers } from '@chain/rpc-jayson';
@@ -36,7 +37,8 @@ function checkedWallet(
   address: string,
   param: string,
 ): { address: string; hash160: Uint8Array } {
-  const { hash160 } = decodeAddress(address, node.chain.prefix, param);
+  // node:crypto's SHA-256 for the checksum: a new receiver's address is checked on every call.
+  const { hash160 } = decodeAddress(address, node.chain.prefix, param, nativeHashes);
   return {
     address:
       address.slice(0, ADDRESS_PREFIX_LENGTH) + address.slice(ADDRESS_PREFIX_LENGTH).toLowerCase(),
