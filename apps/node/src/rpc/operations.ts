@@ -161,10 +161,8 @@ export function operationsHandlers(node: NodeContext): GroupHandlers<'operations
     async excuteRaw({ rawoperation }) {
       let submissions: Promise<OperationObject>[];
       try {
-        // The blob is made from the call's hex for this call alone: the chain may keep it.
         submissions = node.chain.submitRaw(hexToBytes(rawoperation, 'rawoperation'), {
           local: true,
-          ownBlob: true,
         });
       } catch (error) {
         return rejected(error instanceof ChainError ? error.withParam('rawoperation') : error);

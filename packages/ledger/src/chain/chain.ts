@@ -168,14 +168,9 @@ export interface Chain {
   /**
    * Submits every operation of a raw blob (excuteRaw), in order: one promise per operation. A blob
    * that does not decode throws here, before any is submitted. Each operation is decoded once
-   * (decodeRaw then submitOperation would decode it twice). `ownBlob`: the blob is the chain's from
-   * now on (the caller made it for this call and never changes it), so a blob of one operation is
-   * kept as it is instead of copied (decodeRawOperations' `shareSingle`).
+   * (decodeRaw then submitOperation would decode it twice).
    */
-  submitRaw(
-    blob: Uint8Array,
-    options?: { local?: boolean; ownBlob?: boolean },
-  ): Promise<OperationObject>[];
+  submitRaw(blob: Uint8Array, options?: { local?: boolean }): Promise<OperationObject>[];
   signAndSubmit(request: SignRequest): Promise<OperationObject>;
   buildSignedOperation(request: BuildRequest): Uint8Array;
   encodeRaw(ops: Uint8Array[]): Uint8Array;
@@ -512,10 +507,7 @@ class LedgerChain extends ChainCore implements Chain {
     return submitOperation(this, bytes, options);
   }
 
-  submitRaw(
-    blob: Uint8Array,
-    options: { local?: boolean; ownBlob?: boolean } = {},
-  ): Promise<OperationObject>[] {
+  submitRaw(blob: Uint8Array, options: { local?: boolean } = {}): Promise<OperationObject>[] {
     return submitRaw(this, blob, options);
   }
 

@@ -149,29 +149,6 @@ describe('operation codec', () => {
     );
   });
 
-  it('with shareSingle, views a blob of one operation and still copies those of a larger blob', () => {
-    const header = { optype: 2, subtype: 0, signer: 1, nOperation: 1, fee: 5n };
-    const body = {
-      receiver: { account: 2 },
-      amount: 3n,
-      payloadType: 0,
-      payload: new Uint8Array(4),
-    };
-    const one = encodeRawOperations([sign(header, transferOperation, body)]);
-    const [shared] = decodeRawOperations(one, registry, nativeHashes, true);
-    expect(shared!.bytes.buffer).toBe(one.buffer);
-    expect(shared!.bytes).toEqual(one.subarray(4));
-    const [copied] = decodeRawOperations(one, registry, nativeHashes);
-    expect(copied!.bytes.buffer).not.toBe(one.buffer);
-    const two = encodeRawOperations([
-      sign(header, transferOperation, body),
-      sign({ ...header, nOperation: 2 }, transferOperation, body),
-    ]);
-    for (const op of decodeRawOperations(two, registry, nativeHashes, true)) {
-      expect(op.bytes.buffer).not.toBe(two.buffer);
-    }
-  });
-
   it('decoders throw only ChainError on arbitrary and on mutated bytes', () => {
     const valid = sign(
       { optype: 2, subtype: 0, signer: 1, nOperation: 1, fee: 5n },

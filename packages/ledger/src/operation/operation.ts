@@ -140,18 +140,11 @@ export function decodeOperation(
   return op;
 }
 
-/**
- * Splits a raw blob into its operations (each decoded, so garbage is refused here). With
- * `shareSingle`, the operation of a blob that holds only one views the blob instead of copying it
- * (the caller leaves the blob unchanged for as long as the operation lives: excuteRaw's blob, made
- * from the call's hex for it alone). The operations of a larger blob are always copies: one left
- * pending would otherwise keep all the others' bytes, which the pool's byte bound does not count.
- */
+/** Splits a raw blob into its operations (each decoded, so garbage is refused here). */
 export function decodeRawOperations(
   blob: Uint8Array,
   registry: OperationRegistry,
   hashes: Hashes,
-  shareSingle = false,
 ): Operation[] {
   const reader = new ByteReader(blob);
   const count = reader.u32('operation count');
@@ -165,8 +158,7 @@ export function decodeRawOperations(
     );
   }
   const ops: Operation[] = [];
-  const share = shareSingle && count === 1;
-  for (let i = 0; i < count; i++) ops.push(readOperation(reader, registry, hashes, share));
+  for (let i = 0; i < count; i++) ops.push(readOperation(reader, registry, hashes));
   reader.end('raw operations');
   return ops;
 }

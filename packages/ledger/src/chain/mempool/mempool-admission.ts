@@ -195,10 +195,10 @@ export async function submitOperation(
 export function submitRaw(
   core: AdmissionCore,
   blob: Uint8Array,
-  options: { local?: boolean; ownBlob?: boolean },
+  options: { local?: boolean },
 ): Promise<OperationObject>[] {
   core.requireStore();
-  return decodeRawOperations(blob, core.registry, core.hashes, options.ownBlob).map((op) =>
+  return decodeRawOperations(blob, core.registry, core.hashes).map((op) =>
     submitDecoded(core, op, options),
   );
 }
