@@ -456,13 +456,13 @@ const METRICS_FLAGS: StartFlagGroup = {
 
 /**
  * Share of the heap's limit (--max-heap-mb) the mempool may hold when --mempool-mb is unset: 48 MB
- * of the default 240, about 17,800 transfers to new wallets or 26,000 between known ones
+ * of the default 240, about 17,600 transfers to new wallets or 25,600 between known ones
  * (@chain/ledger's pendingEntryBytes, as measured in session 25). The rest is for what does not shrink under a burst: the
  * state cache (--state-cache-mb, 64), the signature cache, the recent blocks, a block being
  * produced and the pending state rebuilt beside the old one after it, RPC and gossip buffers, and
  * the garbage V8 collects late. 0.3 (72 MB) kept the node alive through a ten-minute burst at full
  * intake with blocks every 5 s but let its RSS pass 400 MB (415 MB, the heap filled toward its
- * budget behind a full pool): a pool of 17,800 to 26,000 still holds nearly two full blocks or more (issue 44;
+ * budget behind a full pool): a pool of 17,600 to 25,600 still holds nearly two full blocks or more (issue 44;
  * `npm run bench -- --only burst --duration 600`, docs/performance.md).
  */
 export const MEMPOOL_HEAP_SHARE = 0.2;
