@@ -11,6 +11,7 @@ import { type Load, sleep } from './load';
 import { logRecords, percentile, propagation } from './metrics';
 import { capBandwidth, uncapped } from './netns';
 import { localImportRate, nodeImportRate } from './prebuild';
+import type { RelayLink } from './relay';
 import type { BlockSummary, LabOperation } from './rpc';
 import { type SystemSampler, summarize } from './system-stats';
 
@@ -332,6 +333,9 @@ export async function partition(
   // recent-signer rule stops a lone producer).
   const small = [ids[0]!, ...ids.slice(3, 3 + Math.max(2, Math.round(ids.length / 3) - 1))];
   const large = ids.filter((i) => !small.includes(i));
+  // Which nodes had a peer across the cut-to-be: those must have one again after the heal (a
+  // node whose peers were all on its own side has none to get back).
+  const acrossBefore = nodesAcross(await lab.relay.links().catch(() => []), [small, large]);
   await lab.relay.partition([small, large]);
   log(`partition: ${small.join(',')} | ${large.join(',')} for ${durationMs / 1000} s`);
   const nodeOf = (i: number) => lab.nodes.find((n) => n.index === i)!;
@@ -360,27 +364,114 @@ export async function partition(
   await lab.relay.heal();
   const healedAt = Date.now();
   log('partition healed');
-  const head = await converge(lab.nodes, 45_000);
-  const healMs = Date.now() - healedAt;
+  const heal = await watchHeal(ctx, [small, large], acrossBefore, healedAt, HEAL_WATCH_MS);
+  const head = heal.head;
+  const healMs = heal.oneChainMs;
   const distinctDuring = new Set(sides.map((t) => t?.hash)).size;
+  const ms = (v: number | undefined) => (v === undefined ? 'never' : `${v} ms`);
   return {
     name: 'partition',
-    pass: head !== undefined && healMs <= HEAL_TARGET_MS,
+    pass: head !== undefined && healMs !== undefined && healMs <= HEAL_TARGET_MS,
     figures: {
       groups: [small, large],
       duration_s: durationMs / 1000,
       tips_at_end_of_partition: sides.map((t) => t?.block),
       distinct_tips_during: distinctDuring,
       double_spends_acknowledged: doubleSpends,
-      heal_ms: head ? healMs : undefined,
+      heal_ms: healMs,
+      first_cross_link_ms: heal.firstCrossMs,
+      nodes_across_before: acrossBefore.size,
+      every_node_across_ms: heal.everyNodeAcrossMs,
+      sync_after_reconnection_ms:
+        healMs !== undefined && heal.everyNodeAcrossMs !== undefined
+          ? healMs - heal.everyNodeAcrossMs
+          : undefined,
+      cross_links_at_one_chain: heal.crossLinks,
+      nodes_never_across: heal.neverAcross,
       tips_after_2s: during.map((t) => t?.block),
     },
     notes: [
-      head
-        ? `one chain ${healMs} ms after the heal (height ${head.block}; target <= ${HEAL_TARGET_MS} ms); ${small.length} | ${large.length} nodes`
-        : 'the network did not converge within 45 s of the heal',
+      `${small.length} | ${large.length} nodes; after the heal: first link across ${ms(heal.firstCrossMs)}, each of the ${acrossBefore.size} nodes that had a peer across before the cut with one again ${ms(heal.everyNodeAcrossMs)}, one chain ${head ? `${ms(healMs)} (height ${head.block})` : `not within ${HEAL_WATCH_MS / 1000} s`} (target <= ${HEAL_TARGET_MS} ms)${heal.neverAcross.length > 0 ? `; never across: ${heal.neverAcross.join(',')}` : ''}`,
     ],
   };
+}
+
+/** How long the lab watches the network after a heal. */
+const HEAL_WATCH_MS = 45_000;
+/** The pause between two looks at the links and the tips after a heal. */
+const HEAL_POLL_MS = 200;
+
+interface HealProgress {
+  /** From the heal to the first link across the cut that the dialled node answered on. */
+  firstCrossMs: number | undefined;
+  /** From the heal until every node that had a link across before the cut had one again. */
+  everyNodeAcrossMs: number | undefined;
+  /** From the heal until every node had the same head. */
+  oneChainMs: number | undefined;
+  head: BlockSummary | undefined;
+  /** Links across open when the network was one chain again (or at the end of the watch). */
+  crossLinks: number;
+  /** Lab node numbers that had a link across before the cut and none during the watch. */
+  neverAcross: number[];
+}
+
+/** The nodes with at least one of `links` between two of `groups`. */
+function nodesAcross(links: RelayLink[], groups: number[][]): Set<number> {
+  const sideOf = new Map<number, number>();
+  groups.forEach((group, g) => {
+    for (const i of group) sideOf.set(i, g);
+  });
+  return new Set(
+    links.filter((l) => sideOf.get(l.from) !== sideOf.get(l.to)).flatMap((l) => [l.from, l.to]),
+  );
+}
+
+/**
+ * Watches the network after a heal: the relay's open links (reconnection: when the first link
+ * across the cut came back, when every node had one) and the nodes' tips (sync: when they are
+ * one chain), so that the heal's time is split into reconnecting and syncing.
+ */
+async function watchHeal(
+  ctx: ScenarioContext,
+  groups: number[][],
+  expected: Set<number>,
+  healedAt: number,
+  timeoutMs: number,
+): Promise<HealProgress> {
+  const { lab } = ctx;
+  const everAcross = new Set<number>();
+  const progress: HealProgress = {
+    firstCrossMs: undefined,
+    everyNodeAcrossMs: undefined,
+    oneChainMs: undefined,
+    head: undefined,
+    crossLinks: 0,
+    neverAcross: [],
+  };
+  const deadline = healedAt + timeoutMs;
+  while (Date.now() < deadline && progress.head === undefined) {
+    const [links, all] = await Promise.all([
+      lab.relay.links().catch(() => []),
+      tips(lab.nodes).catch(() => undefined),
+    ]);
+    const at = Date.now() - healedAt;
+    const across = nodesAcross(links, groups);
+    for (const i of across) everAcross.add(i);
+    progress.crossLinks = links.filter(
+      (l) =>
+        groups.findIndex((g) => g.includes(l.from)) !== groups.findIndex((g) => g.includes(l.to)),
+    ).length;
+    if (across.size > 0) progress.firstCrossMs ??= at;
+    if ([...expected].every((i) => across.has(i))) progress.everyNodeAcrossMs ??= at;
+    if (all?.every((t) => t.hash === all[0]!.hash)) {
+      progress.oneChainMs = at;
+      progress.head = all[0];
+    } else {
+      await sleep(HEAL_POLL_MS);
+    }
+  }
+  progress.neverAcross = [...expected].filter((i) => !everAcross.has(i));
+  return progress;
 }
 
 // ------------------------------------------------------------------ 4: late joiner
