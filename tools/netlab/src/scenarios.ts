@@ -63,6 +63,35 @@ export async function converge(
   return undefined;
 }
 
+/**
+ * One chain, every node within one block of the others: each node's block at the lowest of their
+ * heights is the same, that height is at least `atLeast` (above the forks being judged), and no
+ * node is more than one block ahead of it. With 30 nodes and a block every 500 ms an instant at
+ * which all 30 tips are equal is rare even on a sound network (a block takes a few hundred ms to
+ * reach them all, and the lab's 60 calls are not one instant): this is the figure judged; the
+ * same tip everywhere is reported beside it.
+ */
+export async function oneChain(
+  nodes: LabNode[],
+  all: BlockSummary[],
+  atLeast: number,
+): Promise<boolean> {
+  const low = Math.min(...all.map((t) => t.block));
+  const high = Math.max(...all.map((t) => t.block));
+  if (low < atLeast || high - low > 1) return false;
+  const hashes = await Promise.all(
+    nodes.map((n, i) =>
+      all[i]!.block === low
+        ? all[i]!.hash
+        : n
+            .call<BlockSummary>('getBlockInfo', { block: low }, 5000)
+            .then((b) => b.hash)
+            .catch(() => undefined),
+    ),
+  );
+  return hashes.every((h) => h !== undefined && h === hashes[0]);
+}
+
 // ------------------------------------------------------------------ 1 and 5: steady state
 
 export async function steadyState(
@@ -284,6 +313,8 @@ export async function restarts(
   await Promise.all(chosen.map((n) => n.kill('SIGTERM')));
   log(`restarts: ${chosen.map((n) => n.name).join(', ')} stopped`);
   await sleep(3000);
+  // The restarted nodes must reach blocks made after they started again.
+  const startHeight = (await lab.nodes[0]!.blockCount()) - 1;
   const startedAt = Date.now();
   await Promise.all(chosen.map((n) => n.start()));
   const want = Math.min(6, lab.nodes.length - 1);
@@ -301,21 +332,49 @@ export async function restarts(
       await sleep(250);
     }
   }
-  const head = await converge(lab.nodes, Math.max(5000, deadline - Date.now()));
-  const headMs = Date.now() - startedAt;
+  const chain = await watchChain(lab.nodes, startHeight + 1, Math.max(5000, deadline - Date.now()));
+  const headMs = chain.sameHeadMs;
+  const oneChainMs = chain.oneChainMs;
+  const since = (t: number | undefined) => (t === undefined ? undefined : t - startedAt);
   return {
     name: 'restarts',
-    pass: peersMs !== undefined && head !== undefined,
+    pass: peersMs !== undefined && headMs !== undefined,
     figures: {
       restarted: chosen.map((n) => n.name),
       peers_ms: peersMs,
       want_peers: want,
-      same_head_ms: head ? headMs : undefined,
+      same_head_ms: since(headMs),
+      one_chain_ms: since(oneChainMs),
     },
     notes: [
-      `${chosen.length} nodes restarted at once: each with >= ${want} peers ${peersMs ?? 'not'} ms after the start, every node at the same head ${head ? `${headMs} ms` : 'not within 30 s'} after it`,
+      `${chosen.length} nodes restarted at once: each with >= ${want} peers ${peersMs ?? 'not'} ms after the start, one chain (every node within a block of the head, above ${startHeight}) ${oneChainMs === undefined ? 'not within 30 s' : `${since(oneChainMs)} ms`}, every node at the same head ${headMs === undefined ? 'not within 30 s' : `${since(headMs)} ms`} after it`,
     ],
   };
+}
+
+/**
+ * Polls the nodes' tips until they all have the same head or `timeoutMs` passes: when (Unix ms)
+ * they were first one chain above `atLeast` (oneChain), and first at the same head.
+ */
+async function watchChain(
+  nodes: LabNode[],
+  atLeast: number,
+  timeoutMs: number,
+): Promise<{ oneChainMs: number | undefined; sameHeadMs: number | undefined }> {
+  const deadline = Date.now() + timeoutMs;
+  let oneChainMs: number | undefined;
+  while (Date.now() < deadline) {
+    const all = await tips(nodes).catch(() => undefined);
+    const at = Date.now();
+    if (all?.every((t) => t.hash === all[0]!.hash) && all[0]!.block >= atLeast) {
+      return { oneChainMs: oneChainMs ?? at, sameHeadMs: at };
+    }
+    if (all !== undefined && oneChainMs === undefined && (await oneChain(nodes, all, atLeast))) {
+      oneChainMs = at;
+    }
+    await sleep(250);
+  }
+  return { oneChainMs, sameHeadMs: undefined };
 }
 
 // ------------------------------------------------------------------ 2: partition of a third
@@ -364,14 +423,15 @@ export async function partition(
   await lab.relay.heal();
   const healedAt = Date.now();
   log('partition healed');
-  const heal = await watchHeal(ctx, [small, large], acrossBefore, healedAt, HEAL_WATCH_MS);
+  const forkTop = Math.max(...sides.map((t) => t?.block ?? 0));
+  const heal = await watchHeal(ctx, [small, large], acrossBefore, forkTop, healedAt, HEAL_WATCH_MS);
   const head = heal.head;
   const healMs = heal.oneChainMs;
   const distinctDuring = new Set(sides.map((t) => t?.hash)).size;
   const ms = (v: number | undefined) => (v === undefined ? 'never' : `${v} ms`);
   return {
     name: 'partition',
-    pass: head !== undefined && healMs !== undefined && healMs <= HEAL_TARGET_MS,
+    pass: healMs !== undefined && healMs <= HEAL_TARGET_MS && head !== undefined,
     figures: {
       groups: [small, large],
       duration_s: durationMs / 1000,
@@ -379,6 +439,7 @@ export async function partition(
       distinct_tips_during: distinctDuring,
       double_spends_acknowledged: doubleSpends,
       heal_ms: healMs,
+      same_head_ms: heal.sameHeadMs,
       first_cross_link_ms: heal.firstCrossMs,
       nodes_across_before: acrossBefore.size,
       every_node_across_ms: heal.everyNodeAcrossMs,
@@ -391,7 +452,7 @@ export async function partition(
       tips_after_2s: during.map((t) => t?.block),
     },
     notes: [
-      `${small.length} | ${large.length} nodes; after the heal: first link across ${ms(heal.firstCrossMs)}, each of the ${acrossBefore.size} nodes that had a peer across before the cut with one again ${ms(heal.everyNodeAcrossMs)}, one chain ${head ? `${ms(healMs)} (height ${head.block})` : `not within ${HEAL_WATCH_MS / 1000} s`} (target <= ${HEAL_TARGET_MS} ms)${heal.neverAcross.length > 0 ? `; never across: ${heal.neverAcross.join(',')}` : ''}`,
+      `${small.length} | ${large.length} nodes; after the heal: first link across ${ms(heal.firstCrossMs)}, each of the ${acrossBefore.size} nodes that had a peer across before the cut with one again ${ms(heal.everyNodeAcrossMs)}, one chain (every node within a block of the head, above the forks' height ${forkTop}) ${ms(healMs)} (target <= ${HEAL_TARGET_MS} ms), every node at the same head ${head ? `${ms(heal.sameHeadMs)} (height ${head.block})` : `not within ${HEAL_WATCH_MS / 1000} s`}${heal.neverAcross.length > 0 ? `; never across: ${heal.neverAcross.join(',')}` : ''}`,
     ],
   };
 }
@@ -406,8 +467,10 @@ interface HealProgress {
   firstCrossMs: number | undefined;
   /** From the heal until every node that had a link across before the cut had one again. */
   everyNodeAcrossMs: number | undefined;
-  /** From the heal until every node had the same head. */
+  /** From the heal until the nodes were one chain (oneChain: within a block of each other). */
   oneChainMs: number | undefined;
+  /** From the heal until every node had the same head, and that head. */
+  sameHeadMs: number | undefined;
   head: BlockSummary | undefined;
   /** Links across open when the network was one chain again (or at the end of the watch). */
   crossLinks: number;
@@ -435,6 +498,7 @@ async function watchHeal(
   ctx: ScenarioContext,
   groups: number[][],
   expected: Set<number>,
+  forkTop: number,
   healedAt: number,
   timeoutMs: number,
 ): Promise<HealProgress> {
@@ -444,6 +508,7 @@ async function watchHeal(
     firstCrossMs: undefined,
     everyNodeAcrossMs: undefined,
     oneChainMs: undefined,
+    sameHeadMs: undefined,
     head: undefined,
     crossLinks: 0,
     neverAcross: [],
@@ -463,8 +528,12 @@ async function watchHeal(
     ).length;
     if (across.size > 0) progress.firstCrossMs ??= at;
     if ([...expected].every((i) => across.has(i))) progress.everyNodeAcrossMs ??= at;
+    if (all !== undefined && progress.oneChainMs === undefined) {
+      if (await oneChain(lab.nodes, all, forkTop + 1)) progress.oneChainMs = at;
+    }
     if (all?.every((t) => t.hash === all[0]!.hash)) {
-      progress.oneChainMs = at;
+      progress.oneChainMs ??= at;
+      progress.sameHeadMs = at;
       progress.head = all[0];
     } else {
       await sleep(HEAL_POLL_MS);
