@@ -10,6 +10,7 @@ import type { Libp2pMetricsFactory, P2PNode } from '@chain/p2p-libp2p';
 import type { RpcServer } from '@chain/rpc-jayson';
 import { prometheusMetrics } from '@libp2p/prometheus-metrics';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { RESOLUTION_MS } from '../event-loop-watch';
 import { RPC_DURATION_BUCKETS, registerRpcMetrics } from './rpc-metrics';
 
 /** Seconds to validate and commit one imported block: a few ms empty, up to seconds when full. */
@@ -38,7 +39,9 @@ export class NodeMetrics {
   private readonly listenerErrors: Counter<'listener'>;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    // Sampled as often as the event-loop watch's histogram, not prom-client's 10 ms (each sample
+    // wakes the thread: event-loop-watch.ts).
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: RESOLUTION_MS });
     dropMisnamedTotals(this.registry);
     this.listenerErrors = new Counter({
       name: 'chain_listener_errors_total',
