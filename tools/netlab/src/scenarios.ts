@@ -438,6 +438,7 @@ export async function partition(
       tips_at_end_of_partition: sides.map((t) => t?.block),
       distinct_tips_during: distinctDuring,
       double_spends_acknowledged: doubleSpends,
+      healed_at: new Date(healedAt).toISOString(),
       heal_ms: healMs,
       same_head_ms: heal.sameHeadMs,
       first_cross_link_ms: heal.firstCrossMs,
@@ -459,13 +460,17 @@ export async function partition(
 
 /** How long the lab watches the network after a heal. */
 const HEAL_WATCH_MS = 45_000;
-/** The pause between two looks at the links and the tips after a heal. */
+/** The pause between two looks at the tips after a heal, and at the relay's links. */
 const HEAL_POLL_MS = 200;
+const LINKS_POLL_MS = 50;
 
 interface HealProgress {
   /** From the heal to the first link across the cut that the dialled node answered on. */
   firstCrossMs: number | undefined;
-  /** From the heal until every node that had a link across before the cut had one again. */
+  /**
+   * From the heal until every node that had a link across before the cut had had one again (each
+   * node counted from its first: a link that came and went counts).
+   */
   everyNodeAcrossMs: number | undefined;
   /** From the heal until the nodes were one chain (oneChain: within a block of each other). */
   oneChainMs: number | undefined;
@@ -514,31 +519,42 @@ async function watchHeal(
     neverAcross: [],
   };
   const deadline = healedAt + timeoutMs;
-  while (Date.now() < deadline && progress.head === undefined) {
-    const [links, all] = await Promise.all([
-      lab.relay.links().catch(() => []),
-      tips(lab.nodes).catch(() => undefined),
-    ]);
-    const at = Date.now() - healedAt;
-    const across = nodesAcross(links, groups);
-    for (const i of across) everAcross.add(i);
-    progress.crossLinks = links.filter(
-      (l) =>
-        groups.findIndex((g) => g.includes(l.from)) !== groups.findIndex((g) => g.includes(l.to)),
-    ).length;
-    if (across.size > 0) progress.firstCrossMs ??= at;
-    if ([...expected].every((i) => across.has(i))) progress.everyNodeAcrossMs ??= at;
-    if (all !== undefined && progress.oneChainMs === undefined) {
-      if (await oneChain(lab.nodes, all, forkTop + 1)) progress.oneChainMs = at;
+  const over = () => Date.now() >= deadline || progress.head !== undefined;
+  // Two loops: the relay's links (one IPC message) are looked at every LINKS_POLL_MS, apart from
+  // the tips (two calls to each node, slow on a busy host), so that the reconnection's figures do
+  // not wait on the nodes' RPC.
+  const watchLinks = async () => {
+    while (!over()) {
+      const links = await lab.relay.links().catch(() => []);
+      const at = Date.now() - healedAt;
+      const across = nodesAcross(links, groups);
+      for (const i of across) everAcross.add(i);
+      progress.crossLinks = links.filter(
+        (l) =>
+          groups.findIndex((g) => g.includes(l.from)) !== groups.findIndex((g) => g.includes(l.to)),
+      ).length;
+      if (across.size > 0) progress.firstCrossMs ??= at;
+      if ([...expected].every((i) => everAcross.has(i))) progress.everyNodeAcrossMs ??= at;
+      await sleep(LINKS_POLL_MS);
     }
-    if (all?.every((t) => t.hash === all[0]!.hash)) {
-      progress.oneChainMs ??= at;
-      progress.sameHeadMs = at;
-      progress.head = all[0];
-    } else {
-      await sleep(HEAL_POLL_MS);
+  };
+  const watchTips = async () => {
+    while (!over()) {
+      const all = await tips(lab.nodes).catch(() => undefined);
+      const at = Date.now() - healedAt;
+      if (all !== undefined && progress.oneChainMs === undefined) {
+        if (await oneChain(lab.nodes, all, forkTop + 1)) progress.oneChainMs = at;
+      }
+      if (all?.every((t) => t.hash === all[0]!.hash)) {
+        progress.oneChainMs ??= at;
+        progress.sameHeadMs = at;
+        progress.head = all[0];
+      } else {
+        await sleep(HEAL_POLL_MS);
+      }
     }
-  }
+  };
+  await Promise.all([watchLinks(), watchTips()]);
   progress.neverAcross = [...expected].filter((i) => !everAcross.has(i));
   return progress;
 }
