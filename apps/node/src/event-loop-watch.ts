@@ -12,9 +12,9 @@ const WARN_AT_MOST_EVERY_MS = 60_000;
 /**
  * Milliseconds between the samples of the delay histogram (a native timer: no JS runs for it, but
  * each one wakes the thread). It records the intervals between its samples: a hold of H ms shows
- * as H to H + RESOLUTION_MS. At 10 ms the wake-ups alone cost an idle process about 4.5 ms of CPU
- * a second, half of what an idle node costs (30 lab nodes on 2 cores: 7% of the host); at 50 ms
- * about 1.2 (docs/performance.md, issue 43 session 25).
+ * as H to H + RESOLUTION_MS. At 10 ms the wake-ups alone cost an otherwise idle process 4.3-8.6
+ * ms of CPU a second, about half of what an idle node costs (30 lab nodes on 2 cores: 7-13% of
+ * the host); at 50 ms 1.2-2.6 (docs/performance.md, issue 43 session 25).
  */
 export const RESOLUTION_MS = 50;
 
