@@ -41,6 +41,8 @@ export interface LabConfig {
    * start); `one`: each is given node 1's only and finds the rest by peer exchange (discovery).
    */
   bootstrap: 'all' | 'one';
+  /** The network's nodes' --log-level (info by default; e.g. `p2p=debug,info` to investigate). */
+  logLevel?: string;
   log: (line: string) => void;
 }
 
@@ -121,7 +123,11 @@ export async function prepareLab(config: LabConfig): Promise<Lab> {
         logDir,
         rpcPassword,
         // A late joiner logs each sync range it receives (when its first one came, lateJoiner).
-        ...(index > config.nodes ? { logLevel: 'p2p=debug,info' } : {}),
+        ...(index > config.nodes
+          ? { logLevel: 'p2p=debug,info' }
+          : config.logLevel !== undefined
+            ? { logLevel: config.logLevel }
+            : {}),
         // The snapshot joiner: the lab's chain is far shorter than the default snap distance.
         ...(index === total
           ? {

@@ -6,7 +6,13 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createRelay, type RelayLinkDelay, type RelayOptions, type RelayStats } from './relay';
+import {
+  createRelay,
+  type RelayLink,
+  type RelayLinkDelay,
+  type RelayOptions,
+  type RelayStats,
+} from './relay';
 import { processCpuMs } from './system-stats';
 
 export type RelayMode = 'process' | 'inline';
@@ -25,6 +31,7 @@ export type RelayCommand =
   | { cmd: 'isolate'; node: number }
   | { cmd: 'setDelay'; delay: RelayLinkDelay }
   | { cmd: 'stats' }
+  | { cmd: 'links' }
   | { cmd: 'lag' }
   | { cmd: 'close' };
 
@@ -37,6 +44,8 @@ export interface RelayControl {
   isolate(i: number): Promise<void>;
   setDelay(delay: RelayLinkDelay): Promise<void>;
   stats(): Promise<RelayStats>;
+  /** The links open now that the dialled node answered on (RelayLink). */
+  links(): Promise<RelayLink[]>;
   /** CPU time (ms) of the process the relay runs in. */
   cpuMs(): Promise<number>;
   /** The process the relay runs in (this one when inline), once started. */
@@ -79,6 +88,8 @@ export async function applyCommand(
       return relay.setDelay(command.delay);
     case 'stats':
       return relay.stats();
+    case 'links':
+      return relay.links();
     case 'lag':
       return lag.take();
     case 'close':
@@ -108,6 +119,7 @@ function inlineRelay(options: RelayOptions): RelayControl {
       await run({ cmd: 'setDelay', delay });
     },
     stats: async () => relay.stats(),
+    links: async () => relay.links(),
     pid: () => process.pid,
     cpuMs: async () => {
       const usage = process.cpuUsage();
@@ -181,6 +193,7 @@ function processRelay(plan: RelayPlan): RelayControl {
       await send({ cmd: 'setDelay', delay });
     },
     stats: async () => (await send({ cmd: 'stats' })) as RelayStats,
+    links: async () => (await send({ cmd: 'links' })) as RelayLink[],
     pid: () => child?.pid,
     cpuMs: async () => {
       const ms = child?.pid === undefined ? undefined : await processCpuMs(child.pid);

@@ -99,4 +99,20 @@ describe('the delay relay', () => {
     again.write('hello');
     expect((await echoed).toString()).toBe('hello');
   });
+
+  it('lists a link once the dialled node answered on it, and no more once it is cut', async () => {
+    const port = await echoNode();
+    const relay = await startRelay(port);
+    const socket = await dialThroughRelay(port);
+    // Connected, but node 2 has sent nothing yet: not a link the lab counts.
+    expect(relay.links()).toEqual([]);
+    const echoed = readAll(socket, 2);
+    socket.write('hi');
+    await echoed;
+    expect(relay.links()).toEqual([{ from: 1, to: 2 }]);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    relay.partition([[1], [2, 3]]);
+    await closed;
+    expect(relay.links()).toEqual([]);
+  });
 });

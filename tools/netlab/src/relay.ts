@@ -35,6 +35,15 @@ export interface RelayStats {
   bytes: number;
 }
 
+/**
+ * An open link i->j (node i dialled node j) that node j has answered on: a TCP connection whose
+ * handshake got under way, not one that was refused or is still waiting for its peer.
+ */
+export interface RelayLink {
+  from: number;
+  to: number;
+}
+
 export interface Relay {
   start(): Promise<void>;
   /** Cuts every link between a node of one group and a node of another. */
@@ -42,6 +51,8 @@ export interface Relay {
   heal(): void;
   /** Cuts every link of node i (and refuses new ones) until healed. */
   isolate(i: number): void;
+  /** The links open now that carried bytes both ways (RelayLink). */
+  links(): RelayLink[];
   setDelay(delay: RelayLinkDelay): void;
   stats(): RelayStats;
   close(): Promise<void>;
@@ -95,7 +106,13 @@ function delayedPipe(
 export function createRelay(options: RelayOptions): Relay {
   const byAddress = new Map(options.nodes.map((i) => [options.nodeAddress(i), i]));
   const servers: net.Server[] = [];
-  const open = new Set<{ from: number; to: number; sockets: net.Socket[]; cut(): void }>();
+  const open = new Set<{
+    from: number;
+    to: number;
+    sockets: net.Socket[];
+    answered: boolean;
+    cut(): void;
+  }>();
   let cut: (from: number, to: number) => boolean = () => false;
   let delay = options.delay;
   const stats: RelayStats = { connections: 0, refused: 0, bytes: 0 };
@@ -117,7 +134,10 @@ export function createRelay(options: RelayOptions): Relay {
       port: options.port,
       localAddress: options.relayAddress(from),
     });
-    const link = { from, to, sockets: [inbound, outbound], cut: () => close() };
+    const link = { from, to, sockets: [inbound, outbound], answered: false, cut: () => close() };
+    outbound.once('data', () => {
+      link.answered = true;
+    });
     open.add(link);
     let closed = false;
     const close = () => {
@@ -173,6 +193,9 @@ export function createRelay(options: RelayOptions): Relay {
     },
     isolate(i) {
       applyCut((a, b) => a === i || b === i);
+    },
+    links() {
+      return [...open].filter((l) => l.answered).map(({ from, to }) => ({ from, to }));
     },
     setDelay(next) {
       delay = next;

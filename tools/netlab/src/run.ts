@@ -45,6 +45,8 @@ const { values } = parseArgs({
     'jitter-ms': { type: 'string', default: '10' },
     /** `all`: every node given every address; `one`: node 1's only (found by peer exchange). */
     bootstrap: { type: 'string', default: 'all' },
+    /** The network's nodes' --log-level (default info; `p2p=debug,info` to investigate). */
+    'log-level': { type: 'string' },
     /** Scheduling priority of the lab and everything it starts (see raisePriority). 0 leaves it. */
     nice: { type: 'string', default: '-10' },
     /** Prefunded wallets; all but one carry the load, wallet i through node i (mod nodes). */
@@ -331,6 +333,7 @@ const report = await withLab(
     relayMode: values.relay as RelayMode,
     bootstrap: values.bootstrap === 'one' ? 'one' : 'all',
     prebuildBlocks: Number(values['prebuild-blocks']),
+    ...(values['log-level'] !== undefined ? { logLevel: values['log-level'] } : {}),
     log,
   },
   values.keep!,

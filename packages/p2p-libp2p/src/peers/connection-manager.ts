@@ -10,7 +10,7 @@ import {
 import type { InboundConnections } from './inbound-connections';
 import { type KnownServer, networkGroup } from './peer-book';
 import { closeDuplicate, reattachGossip } from './peer-connections';
-import { isSelf, type P2PContext, PeerState, readyPeers } from './peer-state';
+import { isSelf, listeningAddress, type P2PContext, PeerState, readyPeers } from './peer-state';
 
 /**
  * How long a duplicate connection stays up before it is closed (once its request streams are
@@ -32,9 +32,22 @@ export function outboundLimit(target: number): number {
   return target + Math.ceil(target / RECLAIM_SHARE);
 }
 
-/** Dials under way at once. */
+/** Dials under way at once to servers not reclaimed (the given ones, discovery's). */
 const MAX_DIALS = 8;
+/**
+ * Dials under way at once to reclaimed servers (PeerBook.lost): slots of their own, so that dials
+ * into a cut network (hanging until their timeout) never hold discovery's, nor the reverse.
+ */
+const MAX_RECLAIM_DIALS = 8;
 const DIAL_TIMEOUT_MS = 10_000;
+/**
+ * The dial timeout for a server this node was connected to less than RECENTLY_SEEN_MS ago: when it
+ * is up it answers within a few round trips; a dial whose SYNs are dropped (the link still cut)
+ * is given up after about two of TCP's retransmits (1 s, 3 s) and tried again after its backoff,
+ * instead of waiting 10 s while the link may be back.
+ */
+const RECENT_DIAL_TIMEOUT_MS = 3000;
+const RECENTLY_SEEN_MS = 10 * 60_000;
 
 /** IPs whose refusal (inbound off) is logged, once each; the rest are refused without a word. */
 const MAX_REFUSED_LOGGED = 256;
@@ -61,7 +74,13 @@ export class ConnectionManager implements Component {
    * has them, to servers of network groups it has no peer in first. Undefined: every known server.
    */
   outboundTarget: number | undefined;
+  /** Dials under way (keys of their servers): reclaimed servers' apart from the others'. */
   private readonly dialing = new Set<string>();
+  private readonly reclaiming = new Set<string>();
+  /** A dial round sooner than the next tick: when a reclaimed server is due again. */
+  private wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY;
+  private running = false;
   /** IPs whose inbound connections were refused while inbound is off (each logged once). */
   private readonly refusedInbound = new Set<string>();
 
@@ -138,10 +157,39 @@ export class ConnectionManager implements Component {
       this.carryOn(kept);
     } else if (peer.hello !== undefined) {
       log.debug({ peer: peer.ip, port: peer.address.port }, 'peer disconnected');
-      // Ended by the link or the peer (this node's own closes are duplicates, bans, a stop):
-      // the server is dialled again, beyond the outbound target if need be (PeerBook.lost).
-      if (peer.server) this.ctx.book.lost(peer.address);
+      this.reclaim(peer);
     }
+  }
+
+  /**
+   * A peer's last connection ended by the link or the peer (this node's own closes are
+   * duplicates, bans, a stop): its server is dialled again soon, beyond the outbound target if
+   * need be (PeerBook.lost), by whichever end dialled the connection and by the other one too (at
+   * its hello's listening port): after a cut, the end that dialled may not be the first to see
+   * the link back, or may have refilled its slots with servers of its own side.
+   */
+  private reclaim(peer: PeerState): void {
+    const server = listeningAddress(peer);
+    if (server === undefined || this.ctx.blacklist.has(server.ip)) return;
+    this.ctx.book.lost(server);
+    const known = this.ctx.book.get(server);
+    if (known !== undefined) this.dialAgainAt(known.retryAt);
+  }
+
+  /** Runs a dial round at `at` (Unix ms), unless one is due sooner; the tick runs meanwhile. */
+  private dialAgainAt(at: number): void {
+    if (!this.running || at >= this.wakeAt) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.wakeAt = Number.POSITIVE_INFINITY;
+        this.dialKnownServers();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.wakeTimer.unref?.();
   }
 
   /**
@@ -208,35 +256,60 @@ export class ConnectionManager implements Component {
     const target = this.outboundTarget;
     const outbound = target === undefined ? 0 : this.outboundCount();
     for (const server of this.dialOrder(book.due())) {
-      if (this.dialing.size >= MAX_DIALS) break;
+      const reclaimed = book.isReclaimed(server);
+      const slots = reclaimed ? this.reclaiming : this.dialing;
+      if (slots.size >= (reclaimed ? MAX_RECLAIM_DIALS : MAX_DIALS)) continue;
       if (target !== undefined) {
-        const busy = outbound + this.dialing.size;
+        const busy = outbound + this.dialing.size + this.reclaiming.size;
         // Servers whose connection was lost are dialled beyond the target, up to half of it more:
         // after a partition, the peers of the other side come back though both refilled.
         if (busy >= outboundLimit(target)) break;
-        if (busy >= target && !book.isReclaimed(server)) continue;
+        if (busy >= target && !reclaimed) continue;
       }
       const key = formatPeerAddress(server);
-      if (this.dialing.has(key) || this.isConnectedTo(server) || isSelf(this.ctx, server)) continue;
+      if (this.dialing.has(key) || this.reclaiming.has(key)) continue;
+      if (this.isConnectedTo(server) || isSelf(this.ctx, server)) continue;
       if (blacklist.has(server.ip)) continue;
-      this.dialing.add(key);
-      book.attempted(server);
-      void host
-        .dial(multiaddr(peerMultiaddrString(server)), {
-          signal: AbortSignal.timeout(DIAL_TIMEOUT_MS),
-        })
-        .then((connection) => book.connected(server, connection.remotePeer.toString()))
-        .catch((error: Error) => {
-          if (/dial self/i.test(error.message)) book.remove(server);
-          // Not a failure when the server is connected meanwhile (it dialled this node).
-          else if (!this.isConnectedTo(server)) book.failed(server);
-        })
-        .finally(() => this.dialing.delete(key));
+      slots.add(key);
+      void this.dial(host, server, reclaimed).finally(() => slots.delete(key));
     }
+  }
+
+  /** One dial of a known server; the book learns how it went. */
+  private async dial(
+    host: NonNullable<ReturnType<P2PContext['host']>>,
+    server: KnownServer,
+    reclaimed: boolean,
+  ): Promise<void> {
+    const { book } = this.ctx;
+    book.attempted(server);
+    try {
+      const connection = await host.dial(multiaddr(peerMultiaddrString(server)), {
+        signal: AbortSignal.timeout(this.dialTimeoutMs(server, reclaimed)),
+      });
+      const failedBefore = server.attempts > 0;
+      book.connected(server, connection.remotePeer.toString());
+      // Reached again after failures: the others lost with it are due now (PeerBook.connected).
+      if (failedBefore) this.dialAgainAt(Date.now());
+    } catch (error) {
+      if (/dial self/i.test((error as Error).message)) book.remove(server);
+      // Not a failure when the server is connected meanwhile (it dialled this node).
+      else if (!this.isConnectedTo(server)) book.failed(server);
+      if (reclaimed && book.isReclaimed(server)) this.dialAgainAt(server.retryAt);
+    }
+  }
+
+  /** A server seen lately (or being reclaimed) gets a short timeout; an unknown one the full one. */
+  private dialTimeoutMs(server: KnownServer, reclaimed: boolean): number {
+    const seenMs = Date.now() - server.lastcon * 1000;
+    return reclaimed || (server.lastcon > 0 && seenMs < RECENTLY_SEEN_MS)
+      ? RECENT_DIAL_TIMEOUT_MS
+      : DIAL_TIMEOUT_MS;
   }
 
   /** Dials the known servers now and every dialIntervalMs; asks for tips every statusIntervalMs. */
   start(): void {
+    this.running = true;
     this.timers.push(
       setInterval(() => this.dialKnownServers(), this.ctx.opts.dialIntervalMs),
       setInterval(() => this.refreshStatus(), this.ctx.opts.statusIntervalMs),
@@ -271,10 +344,15 @@ export class ConnectionManager implements Component {
   /** Networking off: the connections are gone with the host. */
   stop(): void {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.running = false;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
+    this.wakeAt = Number.POSITIVE_INFINITY;
     for (const peer of this.ctx.peers.all()) {
       peer.clearHelloDeadline();
     }
     this.ctx.peers.clear();
     this.dialing.clear();
+    this.reclaiming.clear();
   }
 }

@@ -7,6 +7,7 @@ import {
   MAX_BACKOFF_MS,
   PeerBook,
   RECLAIM_BACKOFF_MS,
+  RECLAIM_FIRST_BACKOFF_MS,
   RECLAIM_MS,
 } from './peer-book';
 
@@ -127,6 +128,32 @@ describe('peer book: a lost connection is reclaimed', () => {
     expect(book.isReclaimed(A)).toBe(false);
     expect(book.forgetDead(8)).toBe(1);
     expect(book.get(A)).toBeUndefined();
+  });
+
+  it('dials a lost server again within RECLAIM_FIRST_BACKOFF_MS, then doubles its wait up to RECLAIM_BACKOFF_MS', async () => {
+    const clock = { now: 1_000_000 };
+    const book = await bookAt(clock);
+    book.add(A);
+    book.connected(A, 'peer-a');
+    // Its last dial set a wait; the loss replaces it with a short, jittered one.
+    book.attempted(A);
+    book.lost(A, () => 0.5);
+    expect(book.get(A)!.retryAt - clock.now).toBe(RECLAIM_FIRST_BACKOFF_MS / 2);
+    const waits: number[] = [];
+    for (let k = 0; k < 6; k++) {
+      clock.now = book.get(A)!.retryAt;
+      book.attempted(A);
+      book.failed(A);
+      waits.push(book.get(A)!.retryAt - clock.now);
+    }
+    expect(waits).toEqual([
+      RECLAIM_FIRST_BACKOFF_MS,
+      RECLAIM_FIRST_BACKOFF_MS * 2,
+      RECLAIM_FIRST_BACKOFF_MS * 4,
+      RECLAIM_BACKOFF_MS,
+      RECLAIM_BACKOFF_MS,
+      RECLAIM_BACKOFF_MS,
+    ]);
   });
 
   it('stops reclaiming a server once it is reached again', async () => {
