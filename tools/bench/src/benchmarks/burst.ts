@@ -123,7 +123,8 @@ export const NEAR_FULL_SHARE = 0.9;
  * of its peak, and at least NEAR_FULL_SHARE of it; the sum acknowledged over the sum of their time,
  * not a median of a few intervals. Once the pool is full it refills after each block (from about
  * two thirds of its peak to the peak in a second or two, then refuses until the next block), so
- * the intervals near full are each refill's last ones; near empty is the burst's start.
+ * the intervals near full are each refill's last ones; near empty is the burst's start. The
+ * samples given are those taken while the load ran.
  */
 export function intakeByFill(samples: readonly PoolSample[]): {
   empty: IntakeAtFill;
@@ -387,7 +388,10 @@ export default defineBenchmark({
         drainedAtMs: drained.minedAtMs,
         pendingAtEnd: atEnd,
       });
-      const intake = intakeByFill(samples);
+      // While the load ran: before it and in the drain nothing is sent (no intake to measure).
+      const intake = intakeByFill(
+        samples.filter((s) => s.atMs >= load.startedAtMs && s.atMs <= load.endedAtMs),
+      );
       const peakPending = Math.max(0, ...samples.map((s) => s.pending));
       const fullRefusals = load.refusedByReason.MEMPOOL_FULL ?? 0;
       ctx.log(
