@@ -23,26 +23,40 @@ export interface GcPause {
   isolate: string;
 }
 
-const GC_LOG_LINE = /^(\d+) \[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: pause=([\d.]+) .*?\bgc=(\w+)\b/;
+const GC_LOG_LINE = /^(\d+) \[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: pause=([\d.]+) .*?\bgc=(\w+)\b/;
 
-/** The pauses of a BENCH_NODE_GC_LOG file, of the isolate that collected most (the node's thread). */
+/**
+ * The pauses of a BENCH_NODE_GC_LOG file, of the isolate that paused most (the node's thread).
+ * V8 writes the lines through stdout, which may be read late and several at once; each line's own
+ * time (ms since its isolate started, at the collection's end) is exact, and the smallest lag seen
+ * between it and the time it was read places the isolate's start on the wall clock.
+ */
 export function parseGcLog(text: string): GcPause[] {
-  const all: GcPause[] = [];
+  const all: Array<GcPause & { readMs: number; isolateMs: number }> = [];
   for (const line of text.split('\n')) {
     const match = GC_LOG_LINE.exec(line);
     if (match === null) continue;
     all.push({
-      endMs: Number(match[1]),
+      readMs: Number(match[1]),
       isolate: match[2]!,
-      pauseMs: Number(match[3]),
-      kind: match[4]!,
+      isolateMs: Number(match[3]),
+      pauseMs: Number(match[4]),
+      kind: match[5]!,
+      endMs: 0,
     });
   }
   const total = new Map<string, number>();
   for (const pause of all)
     total.set(pause.isolate, (total.get(pause.isolate) ?? 0) + pause.pauseMs);
   const node = [...total].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return all.filter((pause) => pause.isolate === node);
+  const mine = all.filter((pause) => pause.isolate === node);
+  const start = Math.min(...mine.map((pause) => pause.readMs - pause.isolateMs));
+  return mine.map(({ isolate, kind, pauseMs, isolateMs }) => ({
+    isolate,
+    kind,
+    pauseMs,
+    endMs: start + isolateMs,
+  }));
 }
 
 interface PollsFile {
