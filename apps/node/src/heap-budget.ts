@@ -99,16 +99,14 @@ export function nodePlacement(input: {
 }
 
 /**
- * The budget thread's young generation: semispaces of 16 MB (V8 takes a third of it for each of the
- * two and rounds to a power of two), V8's own default. Under the burst's full intake (issue 44) the
- * node allocates about 60 MB/s, and with 8 MB semispaces (24 here before) it scavenged 13 times a
- * second, 40 % of each young generation still alive (calls in flight, entries being admitted):
- * 1.2 MB promoted per scavenge, most of it garbage soon after, which the old generation then marked
- * and compacted every 1-3 s. 16 MB halves the scavenges (each no longer), their pause in all and
- * the mark-compacts, for the same RSS peak (the old generation holds less garbage); 32 MB made the
- * pauses longer and RSS 36 MB larger (docs/performance.md, "Issue 44: the burst's slow polls").
+ * The budget thread's young generation: semispaces of 8 MB (V8 takes a third of it for each of the
+ * two and rounds to a power of two) instead of V8's 16 MB. Under a write load both grow to their
+ * most and stay resident, so this takes 16 MB off the node's RSS for about 2-7% more CPU per sendTo
+ * (more frequent scavenges; docs/performance.md, "RSS"). Under the burst (issue 44) 48 MB halves the
+ * scavenges and mark-compacts, but the memory run then peaked at 305 and 318 MB, past issue 20's
+ * 300 MB (docs/performance.md, "Issue 44 item 4 and the burst: what the slow polls wait on").
  */
-export const YOUNG_GENERATION_MB = 48;
+export const YOUNG_GENERATION_MB = 24;
 
 /** The worker's isolate limits: the old generation is the budget, the young one is capped. */
 export function heapLimits(maxHeapMb: number): ResourceLimits {
