@@ -102,7 +102,9 @@ export function nodePlacement(input: {
  * The budget thread's young generation: semispaces of 8 MB (V8 takes a third of it for each of the
  * two and rounds to a power of two) instead of V8's 16 MB. Under a write load both grow to their
  * most and stay resident, so this takes 16 MB off the node's RSS for about 2-7% more CPU per sendTo
- * (more frequent scavenges; docs/performance.md, "RSS").
+ * (more frequent scavenges; docs/performance.md, "RSS"). Under the burst (issue 44) 48 MB halves the
+ * scavenges and mark-compacts, but the memory run then peaked at 305 and 318 MB, past issue 20's
+ * 300 MB (docs/performance.md, "Issue 44 item 4 and the burst: what the slow polls wait on").
  */
 export const YOUNG_GENERATION_MB = 24;
 

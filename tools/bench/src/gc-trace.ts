@@ -23,6 +23,9 @@ export class GcTally {
   private readonly sum: GcTotals = { allocatedBytes: 0, pauseMs: 0, collections: 0 };
   private partial = '';
 
+  /** `onLine` is given each collection's line as it is read (e.g. to log it with the time seen). */
+  constructor(private readonly onLine?: (line: string) => void) {}
+
   /** Feeds output; returns it without the collector's lines (what the node itself printed). */
   feed(chunk: string): string {
     const text = this.partial + chunk;
@@ -34,6 +37,7 @@ export class GcTally {
       const match = GC_LINE.exec(line);
       if (match === null) kept.push(line);
       else {
+        this.onLine?.(line);
         this.sum.pauseMs += Number(match[1]);
         this.sum.allocatedBytes += Number(match[2]);
         this.sum.collections++;

@@ -49,6 +49,13 @@ export interface NodeProcessOptions {
    */
   outputFile?: string;
   /**
+   * Append each of the collector's lines to this file, after the wall-clock time (ms since the
+   * epoch) it was read at, so that a collection can be matched with what a client saw then (the
+   * burst's slow polls; tools/bench/src/slow-polls.ts). Needs traceGc. Default: the
+   * BENCH_NODE_GC_LOG environment variable.
+   */
+  gcLogFile?: string;
+  /**
    * Trace the node's garbage collections (`--trace-gc-nvp`) and add them up: gcTotals(). On by
    * default: a line per collection costs the node nothing measurable.
    */
@@ -110,7 +117,10 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
     return value;
   };
 
-  const gc = settings.traceGc ? new GcTally() : undefined;
+  let gcLog: WriteStream | undefined;
+  const gc = settings.traceGc
+    ? new GcTally((line) => gcLog?.write(`${Date.now()} ${line}\n`))
+    : undefined;
   const keep = (text: string) => {
     output = (output + text).slice(-OUTPUT_LIMIT);
     outputFile?.write(text);
@@ -159,6 +169,11 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
       outputFile = undefined;
       await new Promise<void>((resolve) => file.end(resolve));
     }
+    if (gcLog !== undefined) {
+      const file = gcLog;
+      gcLog = undefined;
+      await new Promise<void>((resolve) => file.end(resolve));
+    }
     if (ownsDatadir && !settings.keepDatadir && datadir !== undefined) {
       await rm(datadir, { recursive: true, force: true });
     }
@@ -177,6 +192,8 @@ export function createNodeProcess(options: Partial<NodeProcessOptions> = {}): No
       const heapProfileDir = settings.heapProfileDir ?? process.env.BENCH_NODE_HEAP_PROF;
       const outputPath = settings.outputFile ?? process.env.BENCH_NODE_OUTPUT;
       if (outputPath) outputFile = createWriteStream(outputPath, { flags: 'a' });
+      const gcLogPath = settings.gcLogFile ?? process.env.BENCH_NODE_GC_LOG;
+      if (gcLogPath) gcLog = createWriteStream(gcLogPath, { flags: 'a' });
       const args = [
         ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
         ...(heapProfileDir ? ['--import', HEAP_SAMPLING_PRELOAD] : []),

@@ -3,12 +3,14 @@ import { ChainError } from '@chain/crypto';
 import { nativeHashes } from '@chain/crypto/native';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { STEP_ITEMS } from '../state/steps';
 import {
   type BlockHeader,
   decodeBlock,
   encodeBlock,
   encodeBlockHeader,
   operationsRoot,
+  operationsRootSteps,
   ZERO_HASH,
 } from './block';
 
@@ -149,5 +151,23 @@ describe('operations root', () => {
   it('pairs leaves and duplicates an odd last node', () => {
     expect(operationsRoot([d[0]!, d[1]!], nativeHashes)).toEqual(sha(d[0]!, d[1]!));
     expect(operationsRoot(d, nativeHashes)).toEqual(sha(sha(d[0]!, d[1]!), sha(d[2]!, d[2]!)));
+  });
+  it('in steps, yields between them and gives the same root as in one pass', () => {
+    // A block's 10,000: a step every STEP_ITEMS pairs, an odd count at several levels.
+    const digests = Array.from({ length: 10_001 }, (_, i) => sha(new Uint8Array([i, i >> 8])));
+    const steps = operationsRootSteps(digests, nativeHashes);
+    let yields = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yields++;
+    expect(yields).toBeGreaterThanOrEqual(Math.floor(5_000 / STEP_ITEMS));
+    expect(step.value).toEqual(operationsRoot(digests, nativeHashes));
+    // The pairs' tree, computed here level by level.
+    let level = digests;
+    while (level.length > 1) {
+      level = Array.from({ length: Math.ceil(level.length / 2) }, (_, i) =>
+        sha(level[2 * i]!, level[2 * i + 1] ?? level[2 * i]!),
+      );
+    }
+    expect(step.value).toEqual(level[0]);
   });
 });

@@ -20,17 +20,21 @@ describe('burst figures', () => {
     });
   });
 
-  it('intake: 1-s intervals without refusals, by how full the pool was at their start', () => {
+  it('intake: acknowledged over the time of the intervals without refusals, by how full the pool was', () => {
     const samples = [
-      { atMs: 0, pending: 0, succeeded: 0, refused: 0 }, // empty: 2,000/s next
-      { atMs: 1_000, pending: 500, succeeded: 2_000, refused: 0 }, // empty: 2,000/s next
-      { atMs: 2_000, pending: 2_000, succeeded: 4_000, refused: 0 }, // between: not counted
-      { atMs: 3_000, pending: 3_500, succeeded: 5_000, refused: 0 }, // refusals next: not counted
-      { atMs: 4_000, pending: 4_000, succeeded: 5_500, refused: 10 }, // full: 1,000/s next
-      { atMs: 5_000, pending: 3_900, succeeded: 6_500, refused: 10 },
+      { atMs: 0, pending: 0, succeeded: 0, refused: 0 }, // empty: 400 in 200 ms next
+      { atMs: 200, pending: 400, succeeded: 400, refused: 0 }, // empty: 200 in 300 ms next
+      { atMs: 500, pending: 2_000, succeeded: 600, refused: 0 }, // between: not counted
+      { atMs: 700, pending: 3_700, succeeded: 900, refused: 0 }, // full, but refusals next
+      { atMs: 900, pending: 4_000, succeeded: 1_000, refused: 10 }, // full: 100 in 200 ms next
+      { atMs: 1_100, pending: 3_900, succeeded: 1_100, refused: 10 }, // full: 0 in 100 ms next
+      { atMs: 1_200, pending: 3_800, succeeded: 1_100, refused: 10 },
     ];
-    expect(intakeByFill(samples)).toEqual({ empty: 2_000, full: 1_000 });
-    expect(intakeByFill(samples.slice(0, 2)).full).toBeNaN();
+    expect(intakeByFill(samples)).toEqual({
+      empty: { perSec: 1_200, intervals: 2, seconds: 0.5 },
+      full: { perSec: 1_000 / 3, intervals: 2, seconds: 0.3 },
+    });
+    expect(intakeByFill(samples.slice(0, 2)).full.perSec).toBeNaN();
   });
 
   it('drain: what was pending at the end over the time the blocks took, against blocks on time', () => {

@@ -8,9 +8,9 @@
  *
  * Figures: the node's peak RSS against 400 MB; getBlockCount p99 and worst while flooded and
  * draining, against the same poll on the idle node; the share of refusals that are MEMPOOL_FULL;
- * intake with a nearly full pool against intake with a nearly empty one (1-s intervals without
- * refusals); the drain rate against what blocks on time, full, would take.
+ * intake with a nearly full pool against intake with a nearly empty one (intakeByFill); the drain rate against what blocks on time, full, would take.
  */
+import { writeFileSync } from 'node:fs';
 import { compareWithCeiling, defineBenchmark, type Figure } from '../benchmark.js';
 import { percentile, RETRY_AFTER_MS, runCallLoad } from '../call-load.js';
 import {
@@ -52,7 +52,8 @@ const PLANNED_RATE = 3_000;
 const MAX_PRESIGNED = 1_300_000;
 const RECEIVERS = 10_007;
 const POLL_MS = 20;
-const SAMPLE_EVERY_MS = 1_000;
+/** The pool's count and the load's acknowledged and refused, sampled this often (intakeByFill). */
+const SAMPLE_EVERY_MS = 200;
 /** The dev genesis's maxBlockOperations. */
 const BLOCK_OPERATIONS = 10_000;
 const RSS_BOUND_MB = 400;
@@ -104,27 +105,54 @@ interface PoolSample {
   refused: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
+/** Intake over the sampled intervals of one fill of the pool. */
+export interface IntakeAtFill {
+  /** Acknowledged per second: all acknowledged in the intervals over all their time. */
+  perSec: number;
+  intervals: number;
+  seconds: number;
 }
 
+/** The pool's fill, as a share of its peak (where MEMPOOL_FULL began), that is near empty / full. */
+export const NEAR_EMPTY_SHARE = 0.25;
+export const NEAR_FULL_SHARE = 0.9;
+
 /**
- * Intake (acknowledged per second) in 1-s intervals without a refusal, with the pool below a
- * quarter of its peak and above three quarters of it.
+ * Intake with the pool near empty and near full: acknowledged per second over every sampled
+ * interval (SAMPLE_EVERY_MS) without a refusal that began with the pool at most NEAR_EMPTY_SHARE
+ * of its peak, and at least NEAR_FULL_SHARE of it; the sum acknowledged over the sum of their time,
+ * not a median of a few intervals. Once the pool is full it refills after each block (from about
+ * two thirds of its peak to the peak in a second or two, then refuses until the next block), so
+ * the intervals near full are each refill's last ones; near empty is the burst's start. The
+ * samples given are those taken while the load ran.
  */
-export function intakeByFill(samples: readonly PoolSample[]): { empty: number; full: number } {
+export function intakeByFill(samples: readonly PoolSample[]): {
+  empty: IntakeAtFill;
+  full: IntakeAtFill;
+} {
   const peak = Math.max(0, ...samples.map((sample) => sample.pending));
-  const empty: number[] = [];
-  const full: number[] = [];
+  const empty = { acknowledged: 0, ms: 0, intervals: 0 };
+  const full = { acknowledged: 0, ms: 0, intervals: 0 };
   for (let i = 1; i < samples.length; i++) {
     const [a, b] = [samples[i - 1]!, samples[i]!];
-    if (b.refused > a.refused || b.succeeded === a.succeeded) continue;
-    const rate = ((b.succeeded - a.succeeded) * 1000) / (b.atMs - a.atMs);
-    if (a.pending <= 0.25 * peak) empty.push(rate);
-    else if (a.pending >= 0.75 * peak) full.push(rate);
+    if (b.refused > a.refused) continue;
+    const into =
+      a.pending <= NEAR_EMPTY_SHARE * peak
+        ? empty
+        : a.pending >= NEAR_FULL_SHARE * peak
+          ? full
+          : undefined;
+    if (into === undefined) continue;
+    into.acknowledged += b.succeeded - a.succeeded;
+    into.ms += b.atMs - a.atMs;
+    into.intervals++;
   }
-  return { empty: median(empty), full: median(full) };
+  const rate = (sum: typeof empty): IntakeAtFill => ({
+    perSec: sum.ms > 0 ? (sum.acknowledged * 1000) / sum.ms : Number.NaN,
+    intervals: sum.intervals,
+    seconds: sum.ms / 1000,
+  });
+  return { empty: rate(empty), full: rate(full) };
 }
 
 /**
@@ -174,6 +202,21 @@ export function slowPollsByBlock(
     if (poll.ms > boundMs) bucket.slow++;
   }
   return result;
+}
+
+/**
+ * BENCH_BURST_POLLS=<file>: the flooded polls, the heights' arrivals and the pool's samples as JSON,
+ * with one reading of the wall clock and the monotonic one (a CPU profile's clock), for
+ * tools/bench/src/slow-polls.ts to match the slow polls with the node's collections and tasks.
+ */
+function writePolls(
+  file: string,
+  polls: ReadonlyArray<{ atMs: number; ms: number }>,
+  heights: ReadonlyMap<number, number>,
+  samples: readonly PoolSample[],
+): void {
+  const clock = { epochMs: Date.now(), monoUs: Number(process.hrtime.bigint() / 1000n) };
+  writeFileSync(file, JSON.stringify({ clock, polls, heights: [...heights], samples }));
 }
 
 function requireAlive(node: NodeProcess, when: string): void {
@@ -300,7 +343,7 @@ export default defineBenchmark({
           retryReason: 'MEMPOOL_FULL',
           connections: SIGNERS,
           durationSec,
-          progressEverySec: 1,
+          progressEverySec: SAMPLE_EVERY_MS / 1000,
         },
         (progress) => {
           counts = { succeeded: progress.succeeded, refused: progress.refused };
@@ -345,7 +388,10 @@ export default defineBenchmark({
         drainedAtMs: drained.minedAtMs,
         pendingAtEnd: atEnd,
       });
-      const intake = intakeByFill(samples);
+      // While the load ran: before it and in the drain nothing is sent (no intake to measure).
+      const intake = intakeByFill(
+        samples.filter((s) => s.atMs >= load.startedAtMs && s.atMs <= load.endedAtMs),
+      );
       const peakPending = Math.max(0, ...samples.map((s) => s.pending));
       const fullRefusals = load.refusedByReason.MEMPOOL_FULL ?? 0;
       ctx.log(
@@ -357,14 +403,22 @@ export default defineBenchmark({
       ctx.log(
         `  getBlockCount flooded and draining: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, worst ${worst.toFixed(0)} ms ` +
           `(idle: p99 ${idleP99.toFixed(1)} ms, worst ${idleWorst.toFixed(1)} ms); RSS peak ${Math.round(peak.maxBytes / MB)} MB ` +
-          `(anonymous ${Math.round(peak.maxAnonBytes / MB)} MB); intake ${Math.round(intake.empty)}/s near empty, ` +
-          `${Math.round(intake.full)}/s near full; drain ${Math.round(drain.value)}/s of ${Math.round(drain.ceiling)}/s`,
+          `(anonymous ${Math.round(peak.maxAnonBytes / MB)} MB); drain ${Math.round(drain.value)}/s of ${Math.round(drain.ceiling)}/s`,
+      );
+      ctx.log(
+        `  intake (acknowledged per second over the ${SAMPLE_EVERY_MS}-ms intervals without a refusal, by the pool's fill at their start): ` +
+          `${Math.round(intake.empty.perSec)}/s with at most ${NEAR_EMPTY_SHARE * 100}% of its ${peakPending} peak pending ` +
+          `(${intake.empty.intervals} intervals, ${intake.empty.seconds.toFixed(1)} s), ` +
+          `${Math.round(intake.full.perSec)}/s with at least ${NEAR_FULL_SHARE * 100}% (${intake.full.intervals} intervals, ${intake.full.seconds.toFixed(1)} s)`,
       );
       const slow = slowPollsByBlock(floodedPolls, poll.heights, P99_BOUND_MS);
       ctx.log(
         `  polls over ${P99_BOUND_MS} ms: ${slow.nearBlock.slow} of ${slow.nearBlock.polls} in the ${BLOCK_WORK_MS / 1000} s before a new block, ` +
           `${slow.elsewhere.slow} of ${slow.elsewhere.polls} at other times`,
       );
+      if (process.env.BENCH_BURST_POLLS) {
+        writePolls(process.env.BENCH_BURST_POLLS, floodedPolls, poll.heights, samples);
+      }
       for (const sample of load.errorSamples) ctx.log(`    ${sample}`);
       for (const missed of missedSamples) ctx.log(`    getPendingCount missed at ${missed}`);
       if (load.refused === 0) {
@@ -413,11 +467,11 @@ export default defineBenchmark({
           higherIsBetter: false,
         }),
         compareWithCeiling({
-          name: `intake with the pool near full (>= 3/4 of its ${peakPending} peak), ${label}`,
-          value: intake.full,
+          name: `intake with the pool near full (>= ${NEAR_FULL_SHARE * 100}% of its ${peakPending} peak), ${label}`,
+          value: intake.full.perSec,
           unit: 'ops/s',
-          ceiling: intake.empty,
-          ceilingName: 'intake with the pool near empty (<= 1/4)',
+          ceiling: intake.empty.perSec,
+          ceilingName: `intake with the pool near empty (<= ${NEAR_EMPTY_SHARE * 100}%)`,
           target: INTAKE_TARGET,
         }),
         compareWithCeiling({

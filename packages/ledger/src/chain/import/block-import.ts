@@ -4,7 +4,7 @@ import {
   type Block,
   blockSigningHash,
   decodeBlock,
-  operationsRoot,
+  operationsRootSteps,
   sameProducerKeys,
 } from '../../block/block';
 import {
@@ -14,7 +14,7 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
-import { STEP_ITEMS } from '../../state/steps';
+import { runStepsPaused, STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { type AheadBlock, type ExecutedBlock, invalidBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -263,9 +263,12 @@ export async function executeImported(
   if (
     !equalBytes(
       header.opsRoot,
-      operationsRoot(
-        ops.map((op) => op.digest),
-        core.hashes,
+      await runStepsPaused(
+        operationsRootSteps(
+          ops.map((op) => op.digest),
+          core.hashes,
+        ),
+        slice.pause,
       ),
     )
   ) {

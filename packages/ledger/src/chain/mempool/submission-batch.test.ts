@@ -88,6 +88,26 @@ describe('operations submitted in one event-loop turn', () => {
       reason: expect.objectContaining({ reason: 'DUPLICATE_OPERATION' }),
     });
   });
+
+  it('are admitted in slices, the event loop given back between them, still in order', async () => {
+    // Far more than one 5-ms slice of admissions (a burst's turn: 128 connections' calls).
+    const ops = aliceOps(2_000);
+    const seen: number[] = [];
+    let watching = true;
+    const watch = () => {
+      seen.push(chain.pendingCount());
+      if (watching) setImmediate(watch);
+    };
+    setImmediate(watch);
+
+    const results = await Promise.all(ops.map((op) => chain.submitOperation(op)));
+    watching = false;
+
+    expect(results.map((r) => r.n_operation)).toEqual(ops.map((_, i) => 2 + i));
+    // A callback of the loop ran while the batch was part admitted.
+    expect(seen.some((count) => count > 0 && count < ops.length)).toBe(true);
+    expect(chain.pendingCount()).toBe(ops.length);
+  });
 });
 
 describe('submitRaw', () => {
