@@ -28,6 +28,7 @@ import {
   type SignRequest,
 } from './chain-types';
 import { CliqueState } from './consensus/clique-state';
+import { OneTaskPerTurn } from './execution/time-slice';
 import { SignatureCache } from './import/signature-cache';
 import { defaultVerifyThreads, SmallAheadBatches, VerifierPool } from './import/verifier-pool';
 import { HeapGuard } from './mempool/heap-guard';
@@ -124,6 +125,8 @@ export class ChainCore {
    */
   readonly hashAddressCache = new RecentMap<string, string>(HASH_ADDRESS_CACHE_SIZE);
   readonly blockCache: BlockCache;
+  /** Stored blocks decoded for reads, one per turn of the event loop (chain-queries.ts). */
+  readonly blockDecodes = new OneTaskPerTurn();
   /** Refuses submissions and shrinks the state caches when the heap nears its limit. */
   readonly heapGuard: HeapGuard;
   /** sha256(private key) -> public key, so signing with a known key costs no EC multiplication. */

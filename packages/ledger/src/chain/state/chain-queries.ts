@@ -2,13 +2,14 @@ import { decodeAddress, ErrorCode, normalizeAddress } from '@chain/crypto';
 import { decodeOpHash, opHashIdentity } from '@chain/ophash';
 import { decodeBlock } from '../../block/block';
 import { LedgerError, StoreError } from '../../errors';
-import { decodeOperation } from '../../operation/operation';
+import { decodeOperation, type Operation } from '../../operation/operation';
 import type { StateSpace } from '../../operation/registry';
 import { lockedByTime, spendableAt } from '../../state/account';
 import { hashKey } from '../../state/state-layer';
 import type { ChainCore } from '../chain-core';
 import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
+import { TimeSlice } from '../execution/time-slice';
 import {
   heightKey,
   operationKeyOfIdentity,
@@ -28,6 +29,7 @@ import {
 export type QueriesCore = Pick<
   ChainCore,
   | 'blockCache'
+  | 'blockDecodes'
   | 'inspected'
   | 'hashes'
   | 'headState'
@@ -82,8 +84,30 @@ export async function loadBlock(core: QueriesCore, height: number): Promise<Load
   if (bytes === undefined) {
     throw new StoreError(ErrorCode.INVALID_DATA, 'CORRUPT_DATADIR', `block ${height} is missing`);
   }
+  return core.blockDecodes.run(() => decodeStoredBlock(core, height, bytes));
+}
+
+/** Operations decoded between two looks at the time slice. */
+const DECODE_STEP = 256;
+
+/**
+ * A stored block decoded (one at a time: `blockDecodes`), its operations in steps that give the
+ * event loop back: a block of 10,000 operations takes about 50 ms to decode.
+ */
+async function decodeStoredBlock(
+  core: QueriesCore,
+  height: number,
+  bytes: Uint8Array,
+): Promise<LoadedBlock> {
+  const decodedMeanwhile = core.blockCache.get(height);
+  if (decodedMeanwhile !== undefined) return decodedMeanwhile;
   const block = decodeBlock(bytes, core.hashes);
-  const ops = block.operations.map((b) => decodeOperation(b, core.registry, core.hashes, true));
+  const slice = new TimeSlice();
+  const ops: Operation[] = new Array(block.operations.length);
+  for (let i = 0; i < ops.length; i++) {
+    if (i % DECODE_STEP === 0) await slice.pause();
+    ops[i] = decodeOperation(block.operations[i]!, core.registry, core.hashes, true);
+  }
   const loaded: LoadedBlock = { block, ops, ...feeSummary(ops) };
   core.blockCache.set(height, loaded);
   return loaded;
