@@ -358,6 +358,36 @@ describe('reorganize', () => {
     expect(a.head().weight).toBe(2);
   });
 
+  it('writes a branch as an import run does: synced once at its end, and durable when it resolves', async () => {
+    const a = await tempChain();
+    const onDisk = await openTempChain();
+    cleanups.push(onDisk.cleanup);
+    const b = onDisk.chain;
+    await fundAndActivate(a, alice, 100n * COIN);
+    await b.importBlock((await a.getBlockBytes(1))!);
+    for (let i = 0; i < 5; i++) await block(a, 10n + BigInt(i));
+    await block(b, 20n);
+    const branch = await blocksAbove(a, 1);
+    const writeNow = ChainStore.prototype.writeNow;
+    let syncedWrites = 0;
+    ChainStore.prototype.writeNow = function (this: ChainStore, batches, sync) {
+      if (sync) syncedWrites++;
+      return writeNow.call(this, batches, sync);
+    };
+    try {
+      expect((await b.reorganize(1, branch)).adopted).toBe(true);
+    } finally {
+      ChainStore.prototype.writeNow = writeNow;
+    }
+    // The rollback's batch and the branch's last block (each of 5 blocks synced: 6).
+    expect(syncedWrites).toBe(2);
+    await b.close();
+    const reopened = await openTempChain({ dataDir: onDisk.dir });
+    cleanups.push(reopened.cleanup);
+    expect(reopened.chain.head()).toEqual(a.head());
+    expect(reopened.chain.stateRoot()).toEqual(a.stateRoot());
+  });
+
   it('restores its chain and rejects a branch holding an invalid block', async () => {
     const { a, b } = await forked();
     await block(a, 10n);
