@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { genesisHash, parseGenesis } from '@chain/ledger';
+import { converge } from './chain-watch';
 import type { HostilePlan } from './hostile-main';
 import { runningNodes } from './lab';
 import type { LabNode } from './lab-node';
@@ -16,7 +17,7 @@ import { sleep } from './load';
 import { logRecords } from './metrics';
 import { nodeAddress, relayAddress, spawnInNamespace } from './netns';
 import type { ScenarioContext, ScenarioResult } from './scenarios';
-import { converge, producerAccounts } from './scenarios';
+import { producerAccounts } from './scenarios';
 
 /** Batches of garbage the hostile node floods with (a ban takes a handful). */
 const FLOOD_MESSAGES = 500;

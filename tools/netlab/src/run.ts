@@ -8,6 +8,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { converge } from './chain-watch';
 import { hostileNode } from './hostile';
 import { type Lab, labNodes, runningNodes, startNetwork, withLab } from './lab';
 import { Load, type LoadWallet, sleep } from './load';
@@ -17,7 +18,6 @@ import type { RelayMode } from './relay-control';
 import { type LabReport, writeReport } from './report';
 import type { LabOperation } from './rpc';
 import {
-  converge,
   LATE_JOINS,
   lateJoiner,
   partition,

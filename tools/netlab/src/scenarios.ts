@@ -4,6 +4,7 @@
  * (run.ts).
  */
 
+import { converge, nodesAcross, watchChain, watchHeal } from './chain-watch';
 import { hostCpus, setAffinity } from './host-cpus';
 import type { Lab } from './lab';
 import type { LabNode } from './lab-node';
@@ -11,7 +12,6 @@ import { type Load, sleep } from './load';
 import { logRecords, percentile, propagation } from './metrics';
 import { capBandwidth, uncapped } from './netns';
 import { localImportRate, nodeImportRate } from './prebuild';
-import type { RelayLink } from './relay';
 import type { BlockSummary, LabOperation } from './rpc';
 import { type SystemSampler, summarize } from './system-stats';
 
@@ -41,56 +41,11 @@ const P99_TARGET_DISCOVERED_MS = 300;
 
 /** After a partition heals, one chain within this (the issue's target). */
 const HEAL_TARGET_MS = 10_000;
+/** How long the lab watches the network after a heal. */
+const HEAL_WATCH_MS = 45_000;
 
 /** The documented out-of-turn delay: 1500 ms plus up to 1000 ms of random wiggle. */
 const OUT_OF_TURN_MAX_MS = 2500;
-
-async function tips(nodes: LabNode[]): Promise<BlockSummary[]> {
-  return Promise.all(nodes.map((n) => n.tip()));
-}
-
-/** Waits until every node has the same tip hash; resolves with it, or undefined at the deadline. */
-export async function converge(
-  nodes: LabNode[],
-  timeoutMs: number,
-): Promise<BlockSummary | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const all = await tips(nodes).catch(() => undefined);
-    if (all?.every((t) => t.hash === all[0]!.hash)) return all[0];
-    await sleep(250);
-  }
-  return undefined;
-}
-
-/**
- * One chain, every node within one block of the others: each node's block at the lowest of their
- * heights is the same, that height is at least `atLeast` (above the forks being judged), and no
- * node is more than one block ahead of it. With 30 nodes and a block every 500 ms an instant at
- * which all 30 tips are equal is rare even on a sound network (a block takes a few hundred ms to
- * reach them all, and the lab's 60 calls are not one instant): this is the figure judged; the
- * same tip everywhere is reported beside it.
- */
-export async function oneChain(
-  nodes: LabNode[],
-  all: BlockSummary[],
-  atLeast: number,
-): Promise<boolean> {
-  const low = Math.min(...all.map((t) => t.block));
-  const high = Math.max(...all.map((t) => t.block));
-  if (low < atLeast || high - low > 1) return false;
-  const hashes = await Promise.all(
-    nodes.map((n, i) =>
-      all[i]!.block === low
-        ? all[i]!.hash
-        : n
-            .call<BlockSummary>('getBlockInfo', { block: low }, 5000)
-            .then((b) => b.hash)
-            .catch(() => undefined),
-    ),
-  );
-  return hashes.every((h) => h !== undefined && h === hashes[0]);
-}
 
 // ------------------------------------------------------------------ 1 and 5: steady state
 
@@ -332,9 +287,14 @@ export async function restarts(
       await sleep(250);
     }
   }
-  const chain = await watchChain(lab.nodes, startHeight + 1, Math.max(5000, deadline - Date.now()));
-  const headMs = chain.sameHeadMs;
-  const oneChainMs = chain.oneChainMs;
+  const chain = await watchChain(lab.nodes, {
+    oneChainAtLeast: startHeight + 1,
+    headAtLeast: startHeight + 1,
+    timeoutMs: Math.max(5000, deadline - Date.now()),
+    pollMs: 250,
+  });
+  const headMs = chain.sameHeadAt;
+  const oneChainMs = chain.oneChainAt;
   const since = (t: number | undefined) => (t === undefined ? undefined : t - startedAt);
   return {
     name: 'restarts',
@@ -350,31 +310,6 @@ export async function restarts(
       `${chosen.length} nodes restarted at once: each with >= ${want} peers ${peersMs ?? 'not'} ms after the start, one chain (every node within a block of the head, above ${startHeight}) ${oneChainMs === undefined ? 'not within 30 s' : `${since(oneChainMs)} ms`}, every node at the same head ${headMs === undefined ? 'not within 30 s' : `${since(headMs)} ms`} after it`,
     ],
   };
-}
-
-/**
- * Polls the nodes' tips until they all have the same head or `timeoutMs` passes: when (Unix ms)
- * they were first one chain above `atLeast` (oneChain), and first at the same head.
- */
-async function watchChain(
-  nodes: LabNode[],
-  atLeast: number,
-  timeoutMs: number,
-): Promise<{ oneChainMs: number | undefined; sameHeadMs: number | undefined }> {
-  const deadline = Date.now() + timeoutMs;
-  let oneChainMs: number | undefined;
-  while (Date.now() < deadline) {
-    const all = await tips(nodes).catch(() => undefined);
-    const at = Date.now();
-    if (all?.every((t) => t.hash === all[0]!.hash) && all[0]!.block >= atLeast) {
-      return { oneChainMs: oneChainMs ?? at, sameHeadMs: at };
-    }
-    if (all !== undefined && oneChainMs === undefined && (await oneChain(nodes, all, atLeast))) {
-      oneChainMs = at;
-    }
-    await sleep(250);
-  }
-  return { oneChainMs, sameHeadMs: undefined };
 }
 
 // ------------------------------------------------------------------ 2: partition of a third
@@ -424,7 +359,7 @@ export async function partition(
   const healedAt = Date.now();
   log('partition healed');
   const forkTop = Math.max(...sides.map((t) => t?.block ?? 0));
-  const heal = await watchHeal(ctx, [small, large], acrossBefore, forkTop, healedAt, HEAL_WATCH_MS);
+  const heal = await watchHeal(lab, [small, large], acrossBefore, forkTop, healedAt, HEAL_WATCH_MS);
   const head = heal.head;
   const healMs = heal.oneChainMs;
   const distinctDuring = new Set(sides.map((t) => t?.hash)).size;
@@ -456,107 +391,6 @@ export async function partition(
       `${small.length} | ${large.length} nodes; after the heal: first link across ${ms(heal.firstCrossMs)}, each of the ${acrossBefore.size} nodes that had a peer across before the cut with one again ${ms(heal.everyNodeAcrossMs)}, one chain (every node within a block of the head, above the forks' height ${forkTop}) ${ms(healMs)} (target <= ${HEAL_TARGET_MS} ms), every node at the same head ${head ? `${ms(heal.sameHeadMs)} (height ${head.block})` : `not within ${HEAL_WATCH_MS / 1000} s`}${heal.neverAcross.length > 0 ? `; never across: ${heal.neverAcross.join(',')}` : ''}`,
     ],
   };
-}
-
-/** How long the lab watches the network after a heal. */
-const HEAL_WATCH_MS = 45_000;
-/** The pause between two looks at the tips after a heal, and at the relay's links. */
-const HEAL_POLL_MS = 200;
-const LINKS_POLL_MS = 50;
-
-interface HealProgress {
-  /** From the heal to the first link across the cut that the dialled node answered on. */
-  firstCrossMs: number | undefined;
-  /**
-   * From the heal until every node that had a link across before the cut had had one again (each
-   * node counted from its first: a link that came and went counts).
-   */
-  everyNodeAcrossMs: number | undefined;
-  /** From the heal until the nodes were one chain (oneChain: within a block of each other). */
-  oneChainMs: number | undefined;
-  /** From the heal until every node had the same head, and that head. */
-  sameHeadMs: number | undefined;
-  head: BlockSummary | undefined;
-  /** Links across open when the network was one chain again (or at the end of the watch). */
-  crossLinks: number;
-  /** Lab node numbers that had a link across before the cut and none during the watch. */
-  neverAcross: number[];
-}
-
-/** The nodes with at least one of `links` between two of `groups`. */
-function nodesAcross(links: RelayLink[], groups: number[][]): Set<number> {
-  const sideOf = new Map<number, number>();
-  groups.forEach((group, g) => {
-    for (const i of group) sideOf.set(i, g);
-  });
-  return new Set(
-    links.filter((l) => sideOf.get(l.from) !== sideOf.get(l.to)).flatMap((l) => [l.from, l.to]),
-  );
-}
-
-/**
- * Watches the network after a heal: the relay's open links (reconnection: when the first link
- * across the cut came back, when every node had one) and the nodes' tips (sync: when they are
- * one chain), so that the heal's time is split into reconnecting and syncing.
- */
-async function watchHeal(
-  ctx: ScenarioContext,
-  groups: number[][],
-  expected: Set<number>,
-  forkTop: number,
-  healedAt: number,
-  timeoutMs: number,
-): Promise<HealProgress> {
-  const { lab } = ctx;
-  const everAcross = new Set<number>();
-  const progress: HealProgress = {
-    firstCrossMs: undefined,
-    everyNodeAcrossMs: undefined,
-    oneChainMs: undefined,
-    sameHeadMs: undefined,
-    head: undefined,
-    crossLinks: 0,
-    neverAcross: [],
-  };
-  const deadline = healedAt + timeoutMs;
-  const over = () => Date.now() >= deadline || progress.head !== undefined;
-  // Two loops: the relay's links (one IPC message) are looked at every LINKS_POLL_MS, apart from
-  // the tips (two calls to each node, slow on a busy host), so that the reconnection's figures do
-  // not wait on the nodes' RPC.
-  const watchLinks = async () => {
-    while (!over()) {
-      const links = await lab.relay.links().catch(() => []);
-      const at = Date.now() - healedAt;
-      const across = nodesAcross(links, groups);
-      for (const i of across) everAcross.add(i);
-      progress.crossLinks = links.filter(
-        (l) =>
-          groups.findIndex((g) => g.includes(l.from)) !== groups.findIndex((g) => g.includes(l.to)),
-      ).length;
-      if (across.size > 0) progress.firstCrossMs ??= at;
-      if ([...expected].every((i) => everAcross.has(i))) progress.everyNodeAcrossMs ??= at;
-      await sleep(LINKS_POLL_MS);
-    }
-  };
-  const watchTips = async () => {
-    while (!over()) {
-      const all = await tips(lab.nodes).catch(() => undefined);
-      const at = Date.now() - healedAt;
-      if (all !== undefined && progress.oneChainMs === undefined) {
-        if (await oneChain(lab.nodes, all, forkTop + 1)) progress.oneChainMs = at;
-      }
-      if (all?.every((t) => t.hash === all[0]!.hash)) {
-        progress.oneChainMs ??= at;
-        progress.sameHeadMs = at;
-        progress.head = all[0];
-      } else {
-        await sleep(HEAL_POLL_MS);
-      }
-    }
-  };
-  await Promise.all([watchLinks(), watchTips()]);
-  progress.neverAcross = [...expected].filter((i) => !everAcross.has(i));
-  return progress;
 }
 
 // ------------------------------------------------------------------ 4: late joiner

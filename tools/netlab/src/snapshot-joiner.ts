@@ -8,13 +8,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { converge } from './chain-watch';
 import type { Lab } from './lab';
 import { P2P_PORT } from './lab-node';
 import { sleep } from './load';
 import { logRecords } from './metrics';
 import { nodeAddress, relayAddress, spawnInNamespace } from './netns';
 import type { ScenarioContext, ScenarioResult } from './scenarios';
-import { converge } from './scenarios';
 import type { SnapshotLiarPlan } from './snapshot-liar-main';
 
 /** Longest a join to the tip, and then the history below the snapshot, may take. */

@@ -90,7 +90,7 @@ export function reorganize(
     let adopted = false;
     try {
       try {
-        await importRun(core, blocks);
+        await commitBranch(core, blocks);
       } catch (error) {
         failure = error;
       }
@@ -99,7 +99,7 @@ export function reorganize(
         core.clique.prefers({ weight: core.headWeight, hash: core.headState.hash }, oldTip);
       if (!adopted) {
         await rollbackTo(core, forkHeight);
-        await importRun(core, ours);
+        await commitBranch(core, ours);
       }
     } finally {
       if (core.closing === undefined) await core.requireStore().syncWrites();
@@ -117,7 +117,7 @@ export function reorganize(
  * between them leaves a chain that is one of the two, which the node syncs again). Synced one by
  * one, a heal's branch of 40 blocks paid 40 fsyncs before the node was back on the network's chain.
  */
-async function importRun(core: RollbackCore, blocks: readonly Uint8Array[]): Promise<void> {
+async function commitBranch(core: RollbackCore, blocks: readonly Uint8Array[]): Promise<void> {
   for (let i = 0; i < blocks.length; i++) {
     const queued = i < blocks.length - 1;
     await commitBlock(core, await executeImported(core, blocks[i]!), 'imported', queued);

@@ -4,7 +4,7 @@ import {
   type Block,
   blockSigningHash,
   decodeBlock,
-  operationsRootSteps,
+  operationsRootPaused,
   sameProducerKeys,
 } from '../../block/block';
 import {
@@ -14,7 +14,7 @@ import {
   peekOperation,
 } from '../../operation/operation';
 import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply-operation';
-import { runStepsPaused, STEP_ITEMS } from '../../state/steps';
+import { STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { type AheadBlock, type ExecutedBlock, invalidBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -260,18 +260,7 @@ export async function executeImported(
     ops.push(op);
   }
   await slice.pause();
-  if (
-    !equalBytes(
-      header.opsRoot,
-      await runStepsPaused(
-        operationsRootSteps(
-          ops.map((op) => op.digest),
-          core.hashes,
-        ),
-        slice.pause,
-      ),
-    )
-  ) {
+  if (!equalBytes(header.opsRoot, await operationsRootPaused(ops, core.hashes, slice.pause))) {
     throw invalidBlock('BAD_OPERATIONS_ROOT', 'the operations root does not match');
   }
   // Loaded ahead when the block was decoded ahead (verifyAhead); else now, before the signers' keys

@@ -5,11 +5,10 @@ import {
   computeBlockHash,
   encodeBlock,
   encodeBlockHeader,
-  operationsRootSteps,
+  operationsRootPaused,
 } from '../../block/block';
 import { LedgerError } from '../../errors';
 import type { Operation } from '../../operation/operation';
-import { runStepsPaused } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { type ExecutedBlock, nowSeconds } from '../chain-records';
 import type { CommitCore } from '../commit/block-commit';
@@ -121,13 +120,7 @@ export function produceBlock(
     );
     await slice.pause();
     for (const key of body.hookKeys) dirty.add(key);
-    const opsRoot = await runStepsPaused(
-      operationsRootSteps(
-        ops.map((op) => op.digest),
-        core.hashes,
-      ),
-      slice.pause,
-    );
+    const opsRoot = await operationsRootPaused(ops, core.hashes, slice.pause);
     const header: BlockHeader = {
       height,
       prevHash: core.headState.hash,

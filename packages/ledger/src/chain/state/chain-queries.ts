@@ -6,6 +6,7 @@ import { decodeOperation, type Operation } from '../../operation/operation';
 import type { StateSpace } from '../../operation/registry';
 import { lockedByTime, spendableAt } from '../../state/account';
 import { hashKey } from '../../state/state-layer';
+import { STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { decodeReward, feeSummary, type LoadedBlock } from '../chain-records';
 import type { AccountView, BlockPlacement, ChainHead } from '../chain-types';
@@ -87,9 +88,6 @@ export async function loadBlock(core: QueriesCore, height: number): Promise<Load
   return core.blockDecodes.run(() => decodeStoredBlock(core, height, bytes));
 }
 
-/** Operations decoded between two looks at the time slice. */
-const DECODE_STEP = 256;
-
 /**
  * A stored block decoded (one at a time: `blockDecodes`), its operations in steps that give the
  * event loop back: a block of 10,000 operations takes about 50 ms to decode.
@@ -105,7 +103,7 @@ async function decodeStoredBlock(
   const slice = new TimeSlice();
   const ops: Operation[] = new Array(block.operations.length);
   for (let i = 0; i < ops.length; i++) {
-    if (i % DECODE_STEP === 0) await slice.pause();
+    if (i % STEP_ITEMS === 0) await slice.pause();
     ops[i] = decodeOperation(block.operations[i]!, core.registry, core.hashes, true);
   }
   const loaded: LoadedBlock = { block, ops, ...feeSummary(ops) };
