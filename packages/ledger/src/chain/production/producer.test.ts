@@ -103,6 +103,46 @@ describe('block producer', () => {
     expect(t.chain.pendingCount()).toBe(1);
   });
 
+  it('counts blockTimeMs from the start of its last block, not from its commit', async () => {
+    const t = await openTempChain();
+    cleanups.push(t.cleanup);
+    // A block that takes MAKE_MS to make (as 10,000 operations take about 0.4 s): the producer's
+    // next one is due blockTimeMs after this one began, not blockTimeMs after it committed.
+    const MAKE_MS = 300;
+    const BLOCK_TIME_MS = 400;
+    const began: number[] = [];
+    const slow = new Proxy(t.chain, {
+      get(target, property) {
+        if (property === 'produceBlock') {
+          return async (...args: Parameters<Chain['produceBlock']>) => {
+            began.push(Date.now());
+            await new Promise((r) => setTimeout(r, MAKE_MS));
+            return target.produceBlock(...args);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const producer = createBlockProducer({
+      chain: slow,
+      blockTimeMs: BLOCK_TIME_MS,
+      producerKeys: () => [devWallet.privateKey],
+      maxOperations: 1,
+    });
+    await Promise.all([1n, 2n, 3n].map((amount) => send(t.chain, amount)));
+    producer.start();
+    cleanups.unshift(() => producer.close());
+    while (t.chain.blockCount() < 4) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 1; i < 3; i++) {
+      const gap = began[i]! - began[i - 1]!;
+      // Not before blockTimeMs (timers may fire a little early) and well short of
+      // blockTimeMs + MAKE_MS (700 ms), what counting from the commit gave.
+      expect(gap).toBeGreaterThanOrEqual(BLOCK_TIME_MS - 20);
+      expect(gap).toBeLessThan(BLOCK_TIME_MS + MAKE_MS / 2);
+    }
+  });
+
   it('produces nothing with keys outside the producer set, and keeps running', async () => {
     const t = await openTempChain();
     cleanups.push(t.cleanup);

@@ -1,4 +1,5 @@
 import type { Chain } from '../chain';
+import type { BlockOrigin } from '../chain-types';
 import type { BlockInfo } from '../state/presentation';
 
 export interface BlockProducerOptions {
@@ -91,8 +92,15 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight: Promise<void> | undefined;
-  /** When the head last changed (a block from anyone). */
+  /**
+   * When the head last changed: a peer's block when it arrived, this node's own block when its
+   * production began (producingSince), so that blockTimeMs is the time from one production's start
+   * to the next and the time a block takes to make and commit (about 0.4 s for 10,000 operations)
+   * does not add to every interval (blocks every 5.4 s instead of 5: a tenth of the capacity lost).
+   */
   let headChangedAt = 0;
+  /** When the production in flight began (Date.now()); undefined with none in flight. */
+  let producingSince: number | undefined;
   /** When start() ran: the first empty block is due emptyBlockMs after it. */
   let startedAt = 0;
   /** When the oldest operation pending since the last head change arrived. */
@@ -152,6 +160,7 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
       }, retryMs);
       return;
     }
+    producingSince = Date.now();
     inFlight = (async () => {
       try {
         const info = await chain.produceBlock(next.key, {
@@ -165,14 +174,17 @@ export function createBlockProducer(options: BlockProducerOptions): BlockProduce
         options.onError?.(error);
       } finally {
         inFlight = undefined;
+        producingSince = undefined;
       }
       schedule();
     })();
   };
 
-  const onHeadChange = (): void => {
+  const onHeadChange = (_info: BlockInfo, origin: BlockOrigin): void => {
     const now = Date.now();
-    headChangedAt = now;
+    // A produced block is the one in flight: chain.produceBlock runs in the chain's task queue, so
+    // no other block commits while it does.
+    headChangedAt = origin === 'produced' && producingSince !== undefined ? producingSince : now;
     pendingSince = chain.pendingCount() > 0 ? now : undefined;
     wiggle = Math.floor(random() * outOfTurnWiggleMs);
     // The producer in turn has changed (it follows the new head's producer): plan again.
