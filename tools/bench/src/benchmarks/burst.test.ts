@@ -37,22 +37,40 @@ describe('burst figures', () => {
     expect(intakeByFill(samples.slice(0, 2)).full.perSec).toBeNaN();
   });
 
-  it('drain: what was pending at the end over the time the blocks took, against blocks on time', () => {
+  it('drain: what the blocks after the end took over the time they took, against blocks on time', () => {
     const interval = BURST_BLOCK_TIME_MS;
-    // Heights as the poll first saw them: block 10 before the end, 11 and 12 drained 15,000.
+    // Heights as the poll first saw them: block 10 before the end, 11 to 13 drained 20,961 (the
+    // pool's last sample before the end may have said 19,599: three blocks are needed, not two).
     const heights = new Map([
       [10, 1_000],
       [11, 1_000 + interval],
-      [12, 1_000 + 2.5 * interval],
+      [12, 1_000 + 2 * interval],
+      [13, 1_000 + 3.2 * interval],
     ]);
     const drain = drainRate({
       heights,
       endedAtMs: 2_000,
-      drainedAtMs: 1_000 + 2.5 * interval,
-      pendingAtEnd: 15_000,
+      blocks: [
+        { height: 11, operations: 10_000 },
+        { height: 12, operations: 10_000 },
+        { height: 13, operations: 961 },
+      ],
     });
-    expect(drain.blocks).toBe(2);
-    expect(drain.value).toBeCloseTo(15_000 / ((2.5 * interval) / 1000), 6);
-    expect(drain.ceiling).toBeCloseTo(15_000 / ((2 * interval) / 1000), 6);
+    expect(drain).toMatchObject({ drained: 20_961, blocks: 3, full: 2 });
+    expect(drain.operations).toEqual([10_000, 10_000, 961]);
+    expect(drain.intervalsSec).toEqual([interval / 1000, interval / 1000, (1.2 * interval) / 1000]);
+    expect(drain.value).toBeCloseTo(20_961 / ((3.2 * interval) / 1000), 6);
+    expect(drain.ceiling).toBeCloseTo(20_961 / ((3 * interval) / 1000), 6);
+    // A block short of full while the pool still held more: counted apart.
+    const short = drainRate({
+      heights,
+      endedAtMs: 2_000,
+      blocks: [
+        { height: 11, operations: 7_000 },
+        { height: 12, operations: 10_000 },
+        { height: 13, operations: 961 },
+      ],
+    });
+    expect(short.full).toBe(1);
   });
 });
