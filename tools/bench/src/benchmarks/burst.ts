@@ -455,7 +455,7 @@ export default defineBenchmark({
       const fullRefusals = load.refusedByReason.MEMPOOL_FULL ?? 0;
       ctx.log(
         `  acknowledged ${load.succeeded} (${Math.round(load.succeededPerSec)}/s over ${load.durationSec.toFixed(0)} s), refused ${load.refused} ` +
-          `(${JSON.stringify(load.refusedByReason)}), failed ${load.failed}; pending peak ${peakPending}, ` +
+          `(${JSON.stringify(load.refusedByReason)}), failed ${load.failed}; an acknowledged call's latency p50 ${load.p50Ms.toFixed(1)} ms, p99 ${load.p99Ms.toFixed(1)} ms; pending peak ${peakPending}, ` +
           `${atEnd} at the end (the pool's last sample before it: ${sampledAtEnd}), drained in ${((drained.minedAtMs - load.endedAtMs) / 1000).toFixed(1)} s ` +
           `(${drain.blocks} blocks); all ${run.mined} mined`,
       );
