@@ -8,10 +8,13 @@
  *
  * `--receivers` sets how many distinct receivers the transfers cycle through (as many as
  * operations: each adds an account and an address to the pending layer); `--raw` admits
- * pre-signed one-operation blobs (excuteRaw's path) instead of sign requests (sendTo's).
+ * pre-signed one-operation blobs (excuteRaw's path) instead of sign requests (sendTo's);
+ * `--snapshots <prefix>` writes a heap snapshot at each of the two measures (`<prefix>-before` and
+ * `-after.heapsnapshot`: what objects an entry holds, by constructor).
  * docs/performance.md, "Issue 44 item 5: CPU and heap per pending operation, session 25".
  */
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { type Chain, encodeRawOperations, type SignRequest } from '@chain/ledger';
 import { transferRequest } from '@chain/ledger/codec';
 import {
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
       operations: { type: 'string', default: '20000' },
       receivers: { type: 'string' },
       raw: { type: 'boolean', default: false },
+      snapshots: { type: 'string' },
     },
   });
   const operations = Number(values.operations);
@@ -95,6 +99,7 @@ async function main(): Promise<void> {
       );
     });
     const before = await heapUsed();
+    if (values.snapshots) writeHeapSnapshot(`${values.snapshots}-before.heapsnapshot`);
     // Made after the first measure: once admitted, a blob is garbage or the operation's own bytes.
     let blobs = values.raw ? rawBlobs(chain, requests) : [];
     for (let i = 0; i < operations; i += TURN) {
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
     }
     blobs = [];
     const after = await heapUsed();
+    if (values.snapshots) writeHeapSnapshot(`${values.snapshots}-after.heapsnapshot`);
     const pending = chain.pendingCount();
     const counted = (chain as unknown as { mempool: { bytes: number } }).mempool.bytes;
     console.log(
