@@ -37,6 +37,22 @@ describe('gossip', () => {
     expect(blobs.length).toBeLessThanOrEqual(2);
   });
 
+  it('reads nothing to rebroadcast while no peer is ready to take it', async () => {
+    const a = await peer('127.0.0.55', { rebroadcastIntervalMs: 50 });
+    await a.p2p.start();
+    let reads = 0;
+    const read = a.chain.pendingOperationBytes.bind(a.chain);
+    a.chain.pendingOperationBytes = (max) => {
+      reads++;
+      return read(max);
+    };
+    // Pending and the head stuck (nothing produces here): a rebroadcast is due every tick.
+    await sendFromDev(a.chain, 1n);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(a.chain.pendingCount()).toBe(1);
+    expect(reads).toBe(0);
+  });
+
   it('publishes a produced block with the bytes it committed, without reading it back', async () => {
     const a = await peer('127.0.0.53');
     await a.p2p.start();
