@@ -165,10 +165,14 @@ export class Gossip implements Component {
     }
   }
 
-  private async validateOperationsMessage(
-    from: PeerId,
-    data: Uint8Array,
-  ): Promise<TopicValidatorResult> {
+  /**
+   * An operations message is checked (rate, size, that it decodes) and its operations handed to the
+   * pool, but gossipsub does not forward it (Ignore): what the pool admits of it joins this node's
+   * own next batch (the chain's pending listener queues every admitted operation), so that each
+   * node sends one message per window whatever the rate, instead of one per message received. What
+   * the pool already had or refuses goes no further (no relay loops).
+   */
+  private validateOperationsMessage(from: PeerId, data: Uint8Array): TopicValidatorResult {
     const peer = peerByPeerId(this.ctx, from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
     const spec = GOSSIP_MESSAGES.operations;
@@ -183,9 +187,11 @@ export class Gossip implements Component {
       );
       return TopicValidatorResult.Reject;
     }
-    const admitted = await this.submitOperations(peer, data);
-    if (admitted === undefined) return TopicValidatorResult.Reject;
-    return admitted > 0 ? TopicValidatorResult.Accept : TopicValidatorResult.Ignore;
+    const submitted = this.submitBlob(peer, data);
+    if (submitted === undefined) return TopicValidatorResult.Reject;
+    // Refusals are not the peer's fault (see submitOperations); settled so none is unhandled.
+    void Promise.allSettled(submitted);
+    return TopicValidatorResult.Ignore;
   }
 
   /**
@@ -195,9 +201,18 @@ export class Gossip implements Component {
    * the operations admitted; undefined when the blob does not decode (the peer's fault).
    */
   async submitOperations(peer: PeerState, blob: Uint8Array): Promise<number | undefined> {
-    let submitted: Promise<unknown>[];
+    const submitted = this.submitBlob(peer, blob);
+    if (submitted === undefined) return undefined;
+    // A refusal (known already, not valid on this node's state yet, a full mempool) is not the
+    // peer's fault: it is only not counted.
+    const outcomes = await Promise.allSettled(submitted);
+    return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+  }
+
+  /** The blob's operations submitted (one promise each); undefined, and the peer told off, when it does not decode. */
+  private submitBlob(peer: PeerState, blob: Uint8Array): Promise<unknown>[] | undefined {
     try {
-      submitted = this.ctx.chain.submitRaw(blob, { local: false });
+      return this.ctx.chain.submitRaw(blob, { local: false });
     } catch (error) {
       this.discipline.misbehaved(
         peer,
@@ -207,12 +222,14 @@ export class Gossip implements Component {
       );
       return undefined;
     }
-    // A refusal (known already, not valid on this node's state yet, a full mempool) is not the
-    // peer's fault: it is only not counted.
-    const outcomes = await Promise.allSettled(submitted);
-    return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
   }
 
+  /**
+   * An operation to gossip: submitted here, admitted from a peer (relayed), returned by a rollback
+   * or rebroadcast. One window for all of them: a local submission gains nothing from going out
+   * sooner (it is acknowledged once journaled, not once gossiped), and a separate window would
+   * double the messages each peer handles.
+   */
   queueOperation(bytes: Uint8Array): void {
     if (this.ctx.host() === undefined) return;
     this.pendingOps.push(bytes);
@@ -220,11 +237,11 @@ export class Gossip implements Component {
     if (this.pendingOpsBytes >= LIMITS.operationsGossipBytes / 2) {
       this.flushOperations();
     } else {
-      this.opsFlush ??= setTimeout(() => this.flushOperations(), 5);
+      this.opsFlush ??= setTimeout(() => this.flushOperations(), this.ctx.opts.operationsBatchMs);
     }
   }
 
-  /** Operations gossip in batches (a raw-operations blob) of what was submitted within ~5 ms. */
+  /** Operations gossip in batches (a raw-operations blob) of what was queued within the window. */
   private flushOperations(): void {
     if (this.opsFlush !== undefined) clearTimeout(this.opsFlush);
     this.opsFlush = undefined;
