@@ -19,6 +19,18 @@ import { GOSSIP_MESSAGES, type GossipTopic } from '../wire/message-table';
 const PUBLISH_RETRIES = 5;
 const PUBLISH_RETRY_MS = 300;
 
+/**
+ * Gossipsub's publish with its per-call options (the class takes them; the `GossipSub` interface
+ * it is typed by lists only topic and data).
+ */
+interface MeshPublish {
+  publish(
+    topic: string,
+    data: Uint8Array,
+    opts: { floodPublish: boolean },
+  ): Promise<{ recipients: PeerId[] }>;
+}
+
 interface GossipHooks {
   /** Block sync is under way (a gossiped block is then left to it). */
   syncing(): boolean;
@@ -252,8 +264,7 @@ export class Gossip implements Component {
     // Without peers there is nobody to tell: the mempool exchange on connecting (and the
     // rebroadcast) carries what is pending to peers that come later.
     if (host === undefined || ops.length === 0 || readyPeers(this.ctx).length === 0) return;
-    const blob = this.ctx.chain.encodeRaw(ops);
-    void this.publish(host, 'operations', blob);
+    void this.publishOperations(host, this.ctx.chain.encodeRaw(ops));
   }
 
   rebroadcastIfStuck(): void {
@@ -271,6 +282,43 @@ export class Gossip implements Component {
     const host = this.ctx.host();
     if (host === undefined || readyPeers(this.ctx).length === 0) return;
     await this.publish(host, 'blocks', bytes);
+  }
+
+  /**
+   * A batch goes to the topic's mesh (gossipsub's D peers), not to every peer: every node relays
+   * what it admits, so the mesh carries each operation to all, and a flood publish would send each
+   * batch to every connection (tens in a large network) instead of a handful. Published again only
+   * when it reached nobody while peers are ready (their subscriptions not known yet): a peer
+   * outside the mesh has it from its own mesh.
+   */
+  private async publishOperations(
+    host: Libp2p<Services>,
+    blob: Uint8Array,
+    attempt = 0,
+  ): Promise<void> {
+    const topic = this.topics.operations;
+    try {
+      const pubsub = host.services.pubsub as unknown as MeshPublish;
+      const { recipients } = await pubsub.publish(topic, blob, { floodPublish: false });
+      this.recordSent(recipients, 'operations', blob.length);
+      if (recipients.length === 0 && readyPeers(this.ctx).length > 0 && attempt < PUBLISH_RETRIES) {
+        const retry = setTimeout(() => {
+          if (this.ctx.host() === host) void this.publishOperations(host, blob, attempt + 1);
+        }, PUBLISH_RETRY_MS);
+        retry.unref?.();
+      }
+    } catch (error) {
+      this.ctx.log.debug({ topic, err: String((error as Error).message) }, 'publish failed');
+    }
+  }
+
+  private recordSent(recipients: readonly PeerId[], topicName: GossipTopic, bytes: number): void {
+    for (const peerId of recipients) {
+      const peer = peerByPeerId(this.ctx, peerId);
+      if (peer !== undefined) {
+        this.ctx.traffic.record(peer.ip, GOSSIP_MESSAGES[topicName].traffic, 'Autosend', bytes);
+      }
+    }
   }
 
   /**
