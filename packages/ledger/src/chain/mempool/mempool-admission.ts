@@ -97,6 +97,14 @@ export function buildSignedOperation(core: AdmissionCore, request: BuildRequest)
  * Validates `op` against the pending state and adds it to the mempool, synchronously (so
  * concurrent submitters see each other's n_operation).
  */
+function alreadyPending(): LedgerError {
+  return new LedgerError(
+    ErrorCode.DUPLICATE_OPERATION,
+    'DUPLICATE_OPERATION',
+    'this operation is already pending',
+  );
+}
+
 export function admit(
   core: AdmissionCore,
   op: Operation,
@@ -106,13 +114,7 @@ export function admit(
   // Journaled operations replayed at open were acknowledged: they are taken whatever the limits.
   if (journal === undefined) refuseWhenFull(core);
   const key = op.digestHex;
-  if (mempool.entries.has(key)) {
-    throw new LedgerError(
-      ErrorCode.DUPLICATE_OPERATION,
-      'DUPLICATE_OPERATION',
-      'this operation is already pending',
-    );
-  }
+  if (mempool.entries.has(key)) throw alreadyPending();
   const type = core.typeOf(op.optype, op.subtype);
   const entriesBefore = ownStateEntries(mempool.layer);
   const applied = applyPending(core, mempool.layer, core.pendingEnv(), op, type);
@@ -210,6 +212,9 @@ function submitDecoded(
   options: { local?: boolean },
 ): Promise<OperationObject> {
   const store = core.requireStore();
+  // Known already (a peer relaying what another sent first): refused here, before its turn loads
+  // the state it reads and checks its signature; admission checks again for a copy in the same turn.
+  if (core.mempool.entries.has(op.digestHex)) return Promise.reject(alreadyPending());
   const steps = submissionSteps(core);
   // Not an async function: its frame and promise, on every operation submitted, were the
   // collector's to free; the refusal's explanation is the rare path.

@@ -120,6 +120,28 @@ describe('submitRaw', () => {
     expect(chain.pendingCount()).toBe(25);
   });
 
+  it('refuses what is pending already before its turn: no state loaded, no signature looked at', async () => {
+    const blob = chain.encodeRaw(aliceOps(25));
+    await Promise.all(chain.submitRaw(blob));
+    const core = chain as unknown as ChainCore;
+    const signatures = vi.spyOn(core.sigCache, 'has');
+    const checks = vi.spyOn(core, 'checkSignature');
+
+    // A peer relaying what another peer sent first.
+    const again = await Promise.allSettled(chain.submitRaw(blob));
+
+    expect(again).toHaveLength(25);
+    for (const outcome of again) {
+      expect(outcome).toMatchObject({
+        status: 'rejected',
+        reason: expect.objectContaining({ reason: 'DUPLICATE_OPERATION' }),
+      });
+    }
+    expect(signatures).not.toHaveBeenCalled();
+    expect(checks).not.toHaveBeenCalled();
+    expect(chain.pendingCount()).toBe(25);
+  });
+
   it('refuses a blob that does not decode before submitting any of it', () => {
     const blob = chain.encodeRaw(aliceOps(3));
     expect(() => chain.submitRaw(blob.subarray(0, blob.length - 1))).toThrow(
