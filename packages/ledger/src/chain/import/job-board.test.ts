@@ -88,7 +88,7 @@ describe('VerifierPool on the job board', () => {
 
     const results = await Promise.all(turns.map(({ batch }) => verifier.verify(batch, TURN)));
 
-    results.forEach((result, t) => expect(result).toEqual(expected(40, turns[t]!.bad)));
+    expect(results).toEqual(turns.map(({ bad }) => expected(40, bad)));
     // All were handed over before any was over: BOARD_SLOTS on the board, the others by message.
     expect(publish).toHaveBeenCalledTimes(BOARD_SLOTS);
   });

@@ -5,13 +5,7 @@ import type { Secp256k1Backend } from '@chain/crypto';
 import { TimeSlice } from '../execution/time-slice';
 import { ChunkedJob, WORKER_CHUNKS_SOURCE } from './chunked-job';
 import { JobBoard, JobKind, WORKER_BOARD_SOURCE } from './job-board';
-import {
-  SIGN_ITEM_BYTES,
-  type SignItem,
-  SignJob,
-  signHere,
-  WORKER_SIGN_SOURCE,
-} from './sign-job';
+import { SIGN_ITEM_BYTES, type SignItem, SignJob, signHere, WORKER_SIGN_SOURCE } from './sign-job';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
