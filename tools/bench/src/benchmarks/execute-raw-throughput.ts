@@ -13,8 +13,9 @@
  * counted and printed. Sizing the phase to fit the pool was the other way; it was not taken because
  * the pool's size (48 MB, about 25,000 pending) then decides how much load a phase may carry, and
  * a phase that fits measures a pool filling and draining once rather than the node's steady rate
- * into blocks. The node's work on the refused submissions (decoding them, and the calls) is in its
- * CPU per operation mined: a real node under a full pool pays it too.
+ * into blocks. The node's work on the refused submissions (the calls, decoding them, and the
+ * signature check a turn's batch gets before admission refuses it) is in its CPU per operation
+ * mined: a real node under a full pool pays it too.
  */
 import { availableParallelism } from 'node:os';
 import { attachSignature, prepareOperation } from '@chain/rpc-client';
