@@ -19,13 +19,9 @@ export class ChunkedJob {
   private resolveDone!: () => void;
   private ended = false;
 
-  /** Where the job's layout starts in `buffer` (not 0 in a slot of the pool's job board). */
-  readonly offset: number;
-
   /**
    * `itemBytes` undefined: the job is not shared, its buffer holds only the counters and results
-   * (an ArrayBuffer), and its items stay with the subclass. `slot`: the job is laid out there, in
-   * shared memory the workers already hold (job-board.ts), instead of a buffer of its own.
+   * (an ArrayBuffer), and its items stay with the subclass.
    */
   constructor(
     readonly id: number,
@@ -33,25 +29,17 @@ export class ChunkedJob {
     /** Items per chunk. */
     readonly chunk: number,
     itemBytes: number | undefined,
-    slot?: { buffer: SharedArrayBuffer; offset: number },
   ) {
     this.chunks = Math.ceil(count / chunk);
     const buffer =
-      slot?.buffer ??
-      (itemBytes === undefined
-        ? new ArrayBuffer(8 + count)
-        : new SharedArrayBuffer(8 + count + count * itemBytes));
-    const offset = slot?.offset ?? 0;
-    this.buffer = buffer;
-    this.offset = offset;
-    this.counters = new Int32Array(buffer, offset, 2);
-    // A slot is reused: its counters start again from zero.
-    this.counters.fill(0);
-    this.ok = new Uint8Array(buffer, offset + 8, count);
-    this.data =
       itemBytes === undefined
-        ? undefined
-        : new Uint8Array(buffer, offset + 8 + count, count * itemBytes);
+        ? new ArrayBuffer(8 + count)
+        : new SharedArrayBuffer(8 + count + count * itemBytes);
+    this.buffer = buffer;
+    this.counters = new Int32Array(buffer, 0, 2);
+    this.ok = new Uint8Array(buffer, 8, count);
+    this.data =
+      itemBytes === undefined ? undefined : new Uint8Array(buffer, 8 + count, count * itemBytes);
     this.done = new Promise<void>((resolve) => {
       this.resolveDone = resolve;
     });
@@ -104,14 +92,13 @@ export class ChunkedJob {
 /**
  * The workers' half of ChunkedJob (part of WORKER_SOURCE in verifier-pool.ts): claims chunks of a
  * job until none is left, has `work(data, offset)` do each item (true when it succeeded) and
- * writes its result byte; whoever finishes the job's last chunk says so with the job's id. The
- * job's layout starts at `start` in its buffer (0 unless it lies in a slot of the job board).
+ * writes its result byte; whoever finishes the job's last chunk says so with the job's id.
  */
 export const WORKER_CHUNKS_SOURCE = `
-function runChunks({ id, count, chunk, buffer, start = 0 }, itemBytes, work) {
-  const counters = new Int32Array(buffer, start, 2);
-  const ok = new Uint8Array(buffer, start + 8, count);
-  const data = new Uint8Array(buffer, start + 8 + count, count * itemBytes);
+function runChunks({ id, count, chunk, buffer }, itemBytes, work) {
+  const counters = new Int32Array(buffer, 0, 2);
+  const ok = new Uint8Array(buffer, 8, count);
+  const data = new Uint8Array(buffer, 8 + count, count * itemBytes);
   const chunks = Math.ceil(count / chunk);
   for (;;) {
     const c = Atomics.add(counters, 0, 1);

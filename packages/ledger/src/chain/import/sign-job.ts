@@ -11,7 +11,7 @@ export interface SignItem {
  * Packed item: the hash (32 bytes), the private key (32, zeroed by the worker once it has signed),
  * the signature the worker writes (64). WORKER_SIGN_SOURCE says 128 too.
  */
-export const SIGN_ITEM_BYTES = 128;
+const SIGN_ITEM_BYTES = 128;
 
 /**
  * The worker's half (a function of WORKER_SOURCE in verifier-pool.ts, which routes a message with
@@ -20,17 +20,16 @@ export const SIGN_ITEM_BYTES = 128;
  * the key it read, and says so when it finishes the job's last chunk.
  */
 export const WORKER_SIGN_SOURCE = `
-function signItem(data, o) {
-  let signed = false;
-  try {
-    data.set(binding.ecdsaSign(data.subarray(o, o + 32), data.subarray(o + 32, o + 64)).signature, o + 64);
-    signed = true;
-  } catch {}
-  data.fill(0, o + 32, o + 64);
-  return signed;
-}
 function signJob(message) {
-  runChunks(message, 128, signItem);
+  runChunks(message, 128, (data, o) => {
+    let signed = false;
+    try {
+      data.set(binding.ecdsaSign(data.subarray(o, o + 32), data.subarray(o + 32, o + 64)).signature, o + 64);
+      signed = true;
+    } catch {}
+    data.fill(0, o + 32, o + 64);
+    return signed;
+  });
 }
 `;
 
@@ -44,13 +43,8 @@ export class SignJob extends ChunkedJob {
   /** Set when the calling thread made the signatures (the workers failed). */
   private local: (Uint8Array | null)[] | undefined;
 
-  constructor(
-    id: number,
-    items: readonly SignItem[],
-    chunk: number,
-    slot?: { buffer: SharedArrayBuffer; offset: number },
-  ) {
-    super(id, items.length, chunk, SIGN_ITEM_BYTES, slot);
+  constructor(id: number, items: readonly SignItem[], chunk: number) {
+    super(id, items.length, chunk, SIGN_ITEM_BYTES);
     this.items = items;
     const data = this.data!;
     for (let i = 0; i < items.length; i++) {

@@ -4,8 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Secp256k1Backend } from '@chain/crypto';
 import { TimeSlice } from '../execution/time-slice';
 import { ChunkedJob, WORKER_CHUNKS_SOURCE } from './chunked-job';
-import { JobBoard, JobKind, WORKER_BOARD_SOURCE } from './job-board';
-import { SIGN_ITEM_BYTES, type SignItem, SignJob, signHere, WORKER_SIGN_SOURCE } from './sign-job';
+import { type SignItem, SignJob, signHere, WORKER_SIGN_SOURCE } from './sign-job';
 
 /** One signature check: 64-byte signature, 32-byte message hash, 33-byte public key. */
 export interface VerifyItem {
@@ -16,29 +15,26 @@ export interface VerifyItem {
 
 // Runs in each worker: takes chunks of a job the way the calling thread does (`runChunks`,
 // chunked-job.ts), verifies them with libsecp256k1 (it rejects high-S by itself) and writes the
-// results into the job's shared result array. Jobs come on the job board (job-board.ts, which the
-// worker waits on between turns of its event loop) or, when the board has no room, by message; a
-// message with `sign` set is a batch to sign (sign-job.ts). 'stop' closes its port, so that it ends
-// by itself: a worker terminated while inside libsecp256k1's binding aborts the whole process (the
-// binding throws a C++ exception when it cannot return to a terminating thread).
+// results into the job's shared result array. A message with `sign` set is a batch to sign
+// (sign-job.ts). 'stop' closes its port, so that it ends by itself: a worker terminated while
+// inside libsecp256k1's binding aborts the whole process (the binding throws a C++ exception when
+// it cannot return to a terminating thread).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const binding = require(workerData.bindingPath);
-function verifyItem(data, o) {
-  try {
-    return binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 161));
-  } catch {
-    return false;
-  }
-}
 parentPort.on('message', (message) => {
   if (message === 'stop') return parentPort.close();
   if (message.sign) return signJob(message);
-  runChunks(message, 161, verifyItem);
+  runChunks(message, 161, (data, o) => {
+    try {
+      return binding.ecdsaVerify(data.subarray(o, o + 64), data.subarray(o + 64, o + 96), data.subarray(o + 96, o + 161));
+    } catch {
+      return false;
+    }
+  });
 });
 ${WORKER_CHUNKS_SOURCE}
 ${WORKER_SIGN_SOURCE}
-${WORKER_BOARD_SOURCE}
 `;
 
 /**
@@ -84,8 +80,6 @@ class VerifyJob extends ChunkedJob {
   /** The items and their verifying keys, when not packed in `data`. */
   readonly items: readonly VerifyItem[];
   readonly keys: readonly (Uint8Array | null)[];
-  /** The job board's slot the job is laid out in, if any. */
-  boardSlot: number | undefined;
 
   /**
    * `keys[i]` is the key item i is verified against: its public key as the verifying backend
@@ -97,9 +91,8 @@ class VerifyJob extends ChunkedJob {
     keys: readonly (Uint8Array | null)[],
     shared: boolean,
     chunk: number,
-    slot?: { buffer: SharedArrayBuffer; offset: number },
   ) {
-    super(id, items.length, chunk, shared ? ITEM_BYTES : undefined, slot);
+    super(id, items.length, chunk, shared ? ITEM_BYTES : undefined);
     const data = this.data;
     if (data === undefined) {
       this.items = items;
@@ -153,8 +146,6 @@ interface BackgroundVerification {
  */
 export class VerifierPool {
   private workers: Worker[] = [];
-  /** The shared memory jobs are handed over in (job-board.ts); made with the workers. */
-  private board: JobBoard | undefined;
   private readonly exits = new Map<Worker, Promise<void>>();
   private readonly jobs = new Map<number, VerifyJob>();
   private readonly signJobs = new Map<number, SignJob>();
@@ -176,13 +167,8 @@ export class VerifierPool {
       this.broken = true;
       return false;
     }
-    const board = new JobBoard();
-    this.board = board;
     for (let i = 0; i < this.threads; i++) {
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { bindingPath: path, board: board.buffer },
-      });
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bindingPath: path } });
       worker.unref();
       worker.on('message', (id: number) => (this.jobs.get(id) ?? this.signJobs.get(id))?.finish());
       worker.on('error', () => void this.fail());
@@ -209,8 +195,6 @@ export class VerifierPool {
       job.finish();
     }
     for (const job of this.signJobs.values()) if (!job.complete) job.signLocally(this.local);
-    // The workers leave their wait on the board, then read the 'stop' message.
-    this.board?.stop();
     return Promise.all(workers.map((worker) => this.stopWorker(worker)));
   }
 
@@ -268,38 +252,11 @@ export class VerifierPool {
   private submit(items: readonly VerifyItem[], split: VerifySplit = {}): VerifyJob {
     const parallel = items.length >= (split.parallelFrom ?? PARALLEL_THRESHOLD) && this.start();
     const keys = items.map((item) => this.verifyingKey(item.publicKey));
-    const slot = parallel ? this.board!.acquire(8 + items.length * (1 + ITEM_BYTES)) : undefined;
-    const job = new VerifyJob(
-      this.nextId++,
-      items,
-      keys,
-      parallel,
-      split.chunk ?? CHUNK,
-      slot === undefined ? undefined : this.board!.region(slot),
-    );
-    job.boardSlot = slot;
-    if (!parallel || job.finished) {
-      this.releaseSlot(slot);
-      return job;
-    }
+    const job = new VerifyJob(this.nextId++, items, keys, parallel, split.chunk ?? CHUNK);
+    if (!parallel || job.finished) return job;
     this.jobs.set(job.id, job);
-    this.handOver(job, JobKind.verify, slot, job.message());
+    this.postToWorkers(job.message());
     return job;
-  }
-
-  /**
-   * Gives a job to the workers: on the board when it has a slot there, else by message; either
-   * way the workers are held referenced until the pool is idle again.
-   */
-  private handOver(job: ChunkedJob, kind: JobKind, slot: number | undefined, message: object) {
-    for (const worker of this.workers) worker.ref();
-    if (slot !== undefined) this.board!.publish(slot, job, kind);
-    else this.postToWorkers(message);
-  }
-
-  /** A job's results are copied out: its slot, if it had one, takes the next job. */
-  private releaseSlot(slot: number | undefined): void {
-    if (slot !== undefined) this.board?.release(slot);
   }
 
   /**
@@ -313,10 +270,7 @@ export class VerifierPool {
     await job.done;
     this.jobs.delete(job.id);
     this.unrefWhenIdle();
-    const results = Array.from(job.ok, (v) => v === 1);
-    this.releaseSlot(job.boardSlot);
-    job.boardSlot = undefined;
-    return results;
+    return Array.from(job.ok, (v) => v === 1);
   }
 
   /** Idle workers do not keep the process running. */
@@ -335,10 +289,12 @@ export class VerifierPool {
     return true;
   }
 
-  /** Sends every worker a job by message, and rings the board so that a waiting one reads it. */
+  /** Wakes every worker for a job (held referenced until the pool is idle again). */
   private postToWorkers(message: object): void {
-    for (const worker of this.workers) worker.postMessage(message);
-    this.board?.ring();
+    for (const worker of this.workers) {
+      worker.ref();
+      worker.postMessage(message);
+    }
   }
 
   /**
@@ -387,21 +343,17 @@ export class VerifierPool {
     if (items.length < (split.parallelFrom ?? 1) || !this.start()) {
       return signHere(this.local, items);
     }
-    const slot = this.board!.acquire(8 + items.length * (1 + SIGN_ITEM_BYTES));
     const job = new SignJob(
       this.nextId++,
       items,
       split.chunk ?? Math.ceil(items.length / this.workers.length),
-      slot === undefined ? undefined : this.board!.region(slot),
     );
     this.signJobs.set(job.id, job);
-    this.handOver(job, JobKind.sign, slot, { sign: true, ...job.message() });
+    this.postToWorkers({ sign: true, ...job.message() });
     await job.done;
     this.signJobs.delete(job.id);
     this.unrefWhenIdle();
-    const signatures = job.signatures();
-    this.releaseSlot(slot);
-    return signatures;
+    return job.signatures();
   }
 
   async close(): Promise<void> {
