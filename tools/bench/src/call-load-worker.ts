@@ -11,6 +11,7 @@ import {
   type CallLoadResult,
   percentile,
   RETRY_AFTER_MS,
+  rawBlobHex,
 } from './call-load.js';
 import { type KeepAliveConnection, openKeepAliveConnection } from './keep-alive-connection.js';
 
@@ -57,6 +58,25 @@ function refusalReason(
   return typeof reason === 'string' ? reason : `code ${String(error.code)}`;
 }
 
+/** One call: its JSON text, its params, and with `rawOperations` the operations its blob holds. */
+interface Call {
+  request: string;
+  params: Record<string, unknown>;
+  operations?: readonly string[];
+}
+
+/**
+ * How many of a blob's operations a reply accepted before its first refusal (the operations
+ * after a refused one follow it in n_operation, so none after it is accepted): all of them for
+ * a result without a refusal, none for a JSON-RPC error.
+ */
+function countOperations(operations: readonly string[], result: unknown): number {
+  if (result === undefined) return 0;
+  const entries = Array.isArray(result) ? result : [result];
+  const first = entries.findIndex((entry) => refusalInResult(entry) !== undefined);
+  return first === -1 ? operations.length : first;
+}
+
 async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const cycled = Object.entries(options.cycle);
   const sequenced = Object.entries(options.sequences ?? {});
@@ -72,23 +92,34 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const sequenceDone = (connection: number): boolean =>
     sequenced.some(([, lists]) => sent[connection]! >= lists[connection]!.length);
   let nextCall = 0;
-  /** The body a connection sends again after a refusal with `retryReason`. */
-  const retry = new Array<string | undefined>(options.connections);
-  const body = (connection: number): string => {
+  const raw = options.rawOperations;
+  const request = (params: Record<string, unknown>): string =>
+    JSON.stringify({ jsonrpc: '2.0', id: nextCall++, method: options.method, params });
+  /** A call of the operations (hex) left to send as one blob, with the other params given. */
+  const rawCall = (params: Record<string, unknown>, operations: readonly string[]): Call => ({
+    request: request({ ...params, [raw!]: rawBlobHex(operations) }),
+    params,
+    operations,
+  });
+  /** The call a connection sends again after a refusal with `retryReason`. */
+  const retry = new Array<Call | undefined>(options.connections);
+  const next = (connection: number): Call => {
     const again = retry[connection];
     if (again !== undefined) {
       retry[connection] = undefined;
       return again;
     }
-    const i = nextCall++;
     const step = sent[connection]!++;
     const params: Record<string, unknown> = { ...options.params };
-    for (const [name, values] of cycled) params[name] = values[i % values.length];
+    for (const [name, values] of cycled) params[name] = values[nextCall % values.length];
     for (const [name, lists] of sequenced) params[name] = lists[connection]![step];
-    return JSON.stringify({ jsonrpc: '2.0', id: i, method: options.method, params });
+    if (raw !== undefined) return rawCall(params, params[raw] as readonly string[]);
+    return { request: request(params), params };
   };
 
   const counts: CallLoadProgress = { succeeded: 0, refused: 0, failed: 0 };
+  let operationsAccepted = 0;
+  let operationsRefused = 0;
   const refusedByReason: Record<string, number> = {};
   const errorSamples = new Set<string>();
   const sample = (message: string) => {
@@ -129,10 +160,10 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
         }
       }
       const started = performance.now();
-      const request = body(index);
+      const call = next(index);
       let reply: Awaited<ReturnType<KeepAliveConnection['post']>>;
       try {
-        reply = await connection.post(request);
+        reply = await connection.post(call.request);
       } catch (error) {
         counts.failed++;
         sample(`connection: ${(error as Error).message}`);
@@ -157,13 +188,22 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
       }
       const inResult =
         options.refusalsInResult === true ? refusalInResult(parsed.result) : undefined;
+      const refusedFrom =
+        call.operations === undefined ? 0 : countOperations(call.operations, parsed.result);
+      if (call.operations !== undefined) {
+        operationsAccepted += refusedFrom;
+        operationsRefused += call.operations.length - refusedFrom;
+      }
       if (parsed.error !== undefined || parsed.result === undefined || inResult !== undefined) {
         counts.refused++;
         const reason = refusalReason(parsed.error, inResult);
         refusedByReason[reason] = (refusedByReason[reason] ?? 0) + 1;
         sample(`refused: ${JSON.stringify(parsed.error ?? parsed)}`);
         if (reason === options.retryReason) {
-          retry[index] = request;
+          retry[index] =
+            call.operations === undefined || refusedFrom === 0
+              ? call
+              : rawCall(call.params, call.operations.slice(refusedFrom));
           await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS));
         }
         continue;
@@ -181,6 +221,8 @@ async function measure(options: CallLoadOptions): Promise<CallLoadResult> {
   const sorted = latencies.sorted();
   return {
     ...counts,
+    operationsAccepted,
+    operationsRefused,
     refusedByReason,
     errorSamples: [...errorSamples],
     startedAtMs,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentile, runCallLoad } from './call-load.js';
+import { percentile, rawBlobHex, runCallLoad } from './call-load.js';
 
 describe('percentile', () => {
   it('is the nearest-rank percentile', () => {
@@ -194,5 +194,65 @@ describe('runCallLoad with retryReason', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('runCallLoad with rawOperations', () => {
+  it('sends each list as one blob, counts its operations, and sends the suffix refused with retryReason again', async () => {
+    const received: string[] = [];
+    let full = true;
+    // The first blob's operations after its first is refused as a full pool refuses (the ones
+    // after it on their n_operation); the suffix sent again is taken.
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const call = JSON.parse(body);
+        const blob = String(call.params.rawoperation);
+        received.push(blob);
+        const count = Number.parseInt(blob.slice(0, 2), 16);
+        const result = Array.from({ length: count }, (_, i) => {
+          if (full && i === 1) return { valid: false, errors: 'MEMPOOL_FULL: full' };
+          if (full && i > 1) return { valid: false, errors: 'INVALID_N_OPERATION: gap' };
+          return { valid: true };
+        });
+        if (received.length === 1) full = false;
+        const text = JSON.stringify({ jsonrpc: '2.0', id: String(call.id), result });
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        });
+        response.end(text);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runCallLoad({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        method: 'excuteRaw',
+        params: {},
+        sequences: { rawoperation: [[['aa', 'bb', 'cc'], ['dd']]] },
+        rawOperations: 'rawoperation',
+        refusalsInResult: true,
+        retryReason: 'MEMPOOL_FULL',
+        connections: 1,
+        durationSec: 30,
+      });
+      expect(received).toEqual(['03000000aabbcc', '02000000bbcc', '01000000dd']);
+      expect(result.operationsAccepted).toBe(4);
+      expect(result.operationsRefused).toBe(2);
+      expect(result.succeeded).toBe(2);
+      expect(result.refusedByReason).toEqual({ MEMPOOL_FULL: 1 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('writes the count little-endian before the operations', () => {
+    expect(rawBlobHex(['ab'])).toBe('01000000ab');
+    expect(rawBlobHex(new Array(258).fill(''))).toBe('02010000');
   });
 });

@@ -38,6 +38,15 @@ export interface CallLoadOptions {
    * in n_operation order. The refusal is counted all the same.
    */
   retryReason?: string;
+  /**
+   * The sequence param whose entries are lists of single-operation hex strings (excuteRaw's
+   * operations, each list one call): the connection sends each list as one raw blob (u32 count,
+   * then the operations), counts the operations its reply accepted and refused
+   * (`operationsAccepted`, `operationsRefused`), and when the first refused one was refused with
+   * `retryReason` sends it and those after it (which follow it in n_operation) again, as a blob of
+   * their own, RETRY_AFTER_MS later: a client that a full pool told to retry later does that.
+   */
+  rawOperations?: string;
   connections: number;
   /** Stop sending after this many seconds. */
   durationSec: number;
@@ -64,6 +73,9 @@ export interface CallLoadResult {
   failed: number;
   /** The refused calls by their error's `data.reason` (`code <n>` without one, `in result`). */
   refusedByReason: Record<string, number>;
+  /** With `rawOperations`: operations the replies accepted, and refused (each time it was sent). */
+  operationsAccepted: number;
+  operationsRefused: number;
   /** The first few distinct error messages, for the log. */
   errorSamples: string[];
   /** Wall-clock time (Date.now()) the first call was sent and the last reply arrived. */
@@ -102,6 +114,15 @@ export type CallLoadMessage =
   | { kind: 'progress'; progress: CallLoadProgress }
   | { kind: 'done'; result: CallLoadResult }
   | { kind: 'error'; error: string };
+
+/** The raw blob (hex) of single-operation hex strings: u32 little-endian count, then each. */
+export function rawBlobHex(operations: readonly string[]): string {
+  const n = operations.length;
+  const count = [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]
+    .map((byte) => byte.toString(16).padStart(2, '0'))
+    .join('');
+  return count + operations.join('');
+}
 
 /** Nearest-rank percentile of ascending values (0 when there are none). */
 export function percentile(sorted: ArrayLike<number>, p: number): number {

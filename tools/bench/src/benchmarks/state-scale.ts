@@ -56,7 +56,7 @@ import {
   stateFixture,
 } from '../state-fixture.js';
 import { type ImportAtScale, type ImportScale, measureImportAtScale } from '../state-import.js';
-import { executeRawUntilMined, presign } from './execute-raw-throughput.js';
+import { executeRawUntilMined, presignOperations } from './execute-raw-throughput.js';
 import {
   BLOCK_TIME_MS,
   endToEndRate,
@@ -341,14 +341,13 @@ export async function measureScale(
         PER_CALL,
         Math.ceil(scale.executeRawOperations / scale.signers / PER_CALL) * PER_CALL,
       );
-      const blobs = await presign(node.client, signers, perSigner, PER_CALL, receivers);
+      const calls = await presignOperations(node.client, signers, perSigner, PER_CALL, receivers);
       // Signing held this process: let it see the keep-alive connections the node closed meanwhile.
       await sleep(100);
       const raw = await executeRawUntilMined(
         node,
         signers,
-        blobs,
-        PER_CALL,
+        calls,
         Math.max(60_000, scale.executeRawOperations),
       );
       const executeRawRate =
