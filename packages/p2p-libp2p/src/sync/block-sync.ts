@@ -395,8 +395,9 @@ export class BlockSync {
         // Where a heal's time goes (issue 43): the request's answer, the branch's bytes, the chain.
         const timings = {
           answerMs: Math.round(answered - started),
-          branchMs: Math.round(read - answered),
+          readMs: Math.round(read - answered),
           reorganizeMs: Math.round(performance.now() - read),
+          ...result.timings,
         };
         if (result.adopted) {
           this.reportReorganization(peer, response.forkHeight, ours, result.head, timings);

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { ErrorCode, equalBytes } from '@chain/crypto';
 import { StoreError } from '../../errors';
 import type { Operation } from '../../operation/operation';
@@ -71,8 +72,10 @@ export function reorganize(
   blocks: readonly Uint8Array[],
 ): Promise<ReorganizeResult> {
   core.requireStore();
+  const queued = performance.now();
   return core.tasks.run(async () => {
     core.requireStore();
+    const turn = performance.now();
     const old = core.headState;
     const oldTip = { weight: core.headWeight, hash: old.hash };
     if (!Number.isInteger(forkHeight) || forkHeight < 0 || forkHeight >= old.height) {
@@ -86,6 +89,7 @@ export function reorganize(
       ours.push((await loadBlock(core, h)).block.bytes);
     }
     const returned = await rollbackTo(core, forkHeight);
+    const rolledBack = performance.now();
     let failure: unknown;
     let adopted = false;
     try {
@@ -112,7 +116,12 @@ export function reorganize(
     notifyReturned(core, returned);
     if (failure !== undefined) throw failure;
     if (adopted) core.notifyEach(core.reorgListeners, old.height - forkHeight);
-    return { adopted, head: headOf(core) };
+    const timings = {
+      waitMs: Math.round(turn - queued),
+      rollbackMs: Math.round(rolledBack - turn),
+      branchMs: Math.round(performance.now() - rolledBack),
+    };
+    return { adopted, head: headOf(core), timings };
   });
 }
 
