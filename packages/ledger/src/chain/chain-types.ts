@@ -215,6 +215,11 @@ export interface ReorganizeResult {
   /** True when the given branch won the fork choice and is now the chain. */
   adopted: boolean;
   head: ChainHead;
+  /**
+   * Where its time went, in ms: waiting for its turn among the chain's tasks, the rollback to the
+   * fork, and the branch's import (with the return to its own blocks when not adopted).
+   */
+  timings: { waitMs: number; rollbackMs: number; branchMs: number };
 }
 
 /** A block of an import run, once committed (importBlocks). */

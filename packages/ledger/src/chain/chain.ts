@@ -27,7 +27,7 @@ import {
   walletTokenHashes,
 } from './history/history-reads';
 import { readOneChain } from './history/one-chain-read';
-import { importBlock } from './import/block-import';
+import { checkHeader, importBlock } from './import/block-import';
 import { importBlocks } from './import/import-run';
 import {
   buildSignedOperation,
@@ -182,6 +182,13 @@ export interface Chain {
   ): Promise<BlockInfo | undefined>;
   /** A single block (a gossiped one), validated and committed in its turn: durable when it resolves. */
   importBlock(bytes: Uint8Array): Promise<void>;
+  /**
+   * The header-level checks of a block, without its body (what gossip checks before forwarding a
+   * block): it decodes, extends the head (or `importing`, a block whose header passed and whose
+   * import is under way), its timestamp is plausible, and a producer entitled to the next block
+   * signed it. Rejects with the import's INVALID_BLOCK reasons; importBlock checks it all again.
+   */
+  checkHeader(bytes: Uint8Array, importing?: BlockPlacement): Promise<void>;
   /**
    * A run of blocks in order (a sync, a block file): the chain keeps a window of them in flight
    * (each decoded once, its entries loaded and its signatures checked on the verifier threads while
@@ -526,6 +533,10 @@ class LedgerChain extends ChainCore implements Chain {
 
   importBlock(bytes: Uint8Array): Promise<void> {
     return importBlock(this, bytes);
+  }
+
+  checkHeader(bytes: Uint8Array, importing?: BlockPlacement): Promise<void> {
+    return checkHeader(this, bytes, importing);
   }
 
   importBlocks(

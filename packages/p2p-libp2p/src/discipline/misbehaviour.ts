@@ -6,6 +6,12 @@
 export const PENALTY = Object.freeze({
   /** A block that fails validation (bad signature, bad state root, broken rules). */
   invalidBlock: 100,
+  /**
+   * A block forwarded on its valid header whose body then failed the import (gossip forwards a
+   * block before importing it): the producer signed it, and an honest relay that forwarded it on its
+   * header gets this too, so it is not a ban at once (docs/decisions.md, session 26).
+   */
+  invalidBlockBody: 20,
   /** A hello from another chain or protocol, or no hello at all. */
   badHandshake: 100,
   /** A message over its size limit. */

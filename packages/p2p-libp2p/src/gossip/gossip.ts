@@ -1,5 +1,5 @@
 import { bytesToHex, equalBytes } from '@chain/crypto';
-import { type Chain, ErrorCode } from '@chain/ledger';
+import { ErrorCode } from '@chain/ledger';
 import { TopicValidatorResult } from '@libp2p/gossipsub';
 import type { Libp2p, PeerId } from '@libp2p/interface';
 import type { Component } from '../components/lifecycle';
@@ -11,9 +11,9 @@ import {
   readyPeers,
   type Services,
 } from '../peers/peer-state';
-import { blockFault } from '../sync/block-fault';
 import { LIMITS } from '../wire/limits';
 import { GOSSIP_MESSAGES, type GossipTopic } from '../wire/message-table';
+import { BlockIntake, type BlockIntakeHooks } from './block-intake';
 
 /** Publishing again to peers whose topic subscription was not known yet. */
 const PUBLISH_RETRIES = 5;
@@ -31,25 +31,18 @@ interface MeshPublish {
   ): Promise<{ recipients: PeerId[] }>;
 }
 
-interface GossipHooks {
-  /** Block sync is under way (a gossiped block is then left to it). */
-  syncing(): boolean;
-  /** Learn the peer's tip (a hello exchange): it sent a block this node cannot place. */
-  askTip(peer: PeerState): void;
-}
+type GossipHooks = BlockIntakeHooks;
 
 /**
- * The block and operations topics: validating what peers publish (blocks one at a time, in
- * arrival order), and publishing what this node produces or is submitted.
+ * The block and operations topics: validating what peers publish (blocks: BlockIntake), and
+ * publishing what this node produces or is submitted.
  */
 export class Gossip implements Component {
   readonly name = 'gossip';
   readonly needs = ['host', 'hello'] as const;
   private rebroadcast: ReturnType<typeof setInterval> | undefined;
   private readonly topics: Readonly<Record<GossipTopic, string>>;
-  private blockValidation: Promise<unknown> = Promise.resolve();
-  /** Networking is going off: blocks still queued for validation are dropped, not imported. */
-  private halted = false;
+  private readonly blocks: BlockIntake;
   private pendingOps: Uint8Array[] = [];
   private pendingOpsBytes = 0;
   private opsFlush: ReturnType<typeof setTimeout> | undefined;
@@ -58,8 +51,9 @@ export class Gossip implements Component {
   constructor(
     private readonly ctx: P2PContext,
     private readonly discipline: PeerDiscipline,
-    private readonly hooks: GossipHooks,
+    hooks: GossipHooks,
   ) {
+    this.blocks = new BlockIntake(ctx, discipline, hooks);
     const genesisTag = bytesToHex(ctx.chain.genesisHash).slice(0, 16);
     this.topics = {
       blocks: `/chain/${genesisTag}/${GOSSIP_MESSAGES.blocks.topic}`,
@@ -69,7 +63,7 @@ export class Gossip implements Component {
 
   /** Subscribes to the topics of the started host; pending operations rebroadcast when stuck. */
   start(): void {
-    this.halted = false;
+    this.blocks.resume();
     const host = this.ctx.host();
     if (host === undefined) throw new Error('gossip started before the host');
     this.subscribe(host);
@@ -84,7 +78,7 @@ export class Gossip implements Component {
   private subscribe(host: Libp2p<Services>): void {
     const pubsub = host.services.pubsub;
     pubsub.topicValidators.set(this.topics.blocks, (peer, message) =>
-      this.validateBlockMessage(peer, message.data),
+      this.blocks.validateMessage(peer, message.data),
     );
     pubsub.topicValidators.set(this.topics.operations, (peer, message) =>
       this.validateOperationsMessage(peer, message.data),
@@ -94,7 +88,7 @@ export class Gossip implements Component {
   }
 
   halt(): void {
-    this.halted = true;
+    this.blocks.halt();
   }
 
   /**
@@ -109,72 +103,7 @@ export class Gossip implements Component {
     this.opsFlush = undefined;
     this.pendingOps = [];
     this.pendingOpsBytes = 0;
-    await this.blockValidation;
-  }
-
-  /**
-   * Gossipsub validates messages concurrently; blocks are validated one at a time, in arrival order,
-   * so that a block is checked after its parent was imported.
-   */
-  private validateBlockMessage(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
-    // Counted before it is queued: a flood must not grow the queue.
-    const peer = peerByPeerId(this.ctx, from);
-    if (peer === undefined) return Promise.resolve(TopicValidatorResult.Ignore);
-    const spec = GOSSIP_MESSAGES.blocks;
-    this.ctx.traffic.record(peer.ip, spec.traffic, 'Autoreceive', data.length);
-    if (!this.discipline.withinRate(peer, spec.rateKind)) {
-      return Promise.resolve(TopicValidatorResult.Ignore);
-    }
-    const result = this.blockValidation.then(() => this.validateBlock(from, data));
-    this.blockValidation = result.catch(() => undefined);
-    return result;
-  }
-
-  private async validateBlock(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
-    if (this.halted) return TopicValidatorResult.Ignore;
-    const chain = this.ctx.chain;
-    const peer = peerByPeerId(this.ctx, from);
-    if (peer === undefined) return TopicValidatorResult.Ignore;
-    let placement: ReturnType<Chain['inspectBlock']>;
-    try {
-      placement = chain.inspectBlock(data);
-    } catch (error) {
-      this.discipline.misbehaved(
-        peer,
-        'garbage',
-        ErrorCode.INVALID_DATA,
-        `malformed block: ${(error as Error).message}`,
-      );
-      return TopicValidatorResult.Reject;
-    }
-    const head = chain.head();
-    const extendsHead =
-      placement.height === head.height + 1 && equalBytes(placement.prevHash, head.hash);
-    // A block on the head is not on this node's chain yet (its height is past the head): only
-    // another block needs the look-up (a LevelDB read, once per block on every node).
-    if (!extendsHead && (await chain.heightOfHash(placement.hash)) !== undefined) {
-      return TopicValidatorResult.Ignore;
-    }
-    if (this.hooks.syncing() || !extendsHead) {
-      // Ahead of us, or a competing block: learn the peer's tip (weight) and let sync decide.
-      this.hooks.askTip(peer);
-      return TopicValidatorResult.Ignore;
-    }
-    try {
-      await chain.importBlock(data);
-      const now = chain.head();
-      if (equalBytes(now.hash, placement.hash))
-        peer.learnTip({ height: now.height, hash: now.hash, weight: now.weight });
-      return TopicValidatorResult.Accept;
-    } catch (error) {
-      const fault = blockFault(error);
-      if (fault !== undefined) {
-        this.discipline.misbehaved(peer, 'invalidBlock', fault.code, fault.text);
-        return TopicValidatorResult.Reject;
-      }
-      this.hooks.askTip(peer);
-      return TopicValidatorResult.Ignore;
-    }
+    await this.blocks.settled();
   }
 
   /**

@@ -17,6 +17,7 @@ import { applyOperation, IN_PLACE, type SignatureCheck } from '../../state/apply
 import { STEP_ITEMS } from '../../state/steps';
 import type { ChainCore } from '../chain-core';
 import { type AheadBlock, type ExecutedBlock, invalidBlock, nowSeconds } from '../chain-records';
+import type { BlockPlacement } from '../chain-types';
 import type { CommitCore } from '../commit/block-commit';
 import { commitBlock } from '../commit/block-commit';
 import { recentSignerWindow } from '../consensus/fork-choice';
@@ -174,33 +175,72 @@ function decodedBlock(core: ImportCore, bytes: Uint8Array): Block {
 }
 
 /**
- * Full validation of a block extending the head, applied to a fresh layer (not committed); what an
- * import run found `ahead` of the block's turn (verifyAhead) is taken as it is.
+ * The block a header is checked against: the head, or the block whose import is under way (its
+ * own header passed; the committed state is the head's). `producer` is undefined for block 0.
  */
-export async function executeImported(
+type HeaderParent =
+  | { kind: 'head'; height: number; hash: Uint8Array; timestamp: number }
+  | { kind: 'importing'; height: number; hash: Uint8Array; timestamp: number; producer: number };
+
+/**
+ * The header-level checks of a block (Chain.checkHeader): it decodes, extends `parent`, its
+ * timestamp is plausible, its producer is in the committed producer set, did not sign too recently
+ * and signed it. What needs the block's state (its operations, state root, the producer set it
+ * leaves) is the import's. Against a block being imported, the committed producer set is the one
+ * before that block: a block that changes the set can make its child's check wrong either way, so
+ * a caller treats a refusal against an importing parent as "wait for the import", not as a fault.
+ */
+export async function checkHeader(
   core: ImportCore,
   bytes: Uint8Array,
-  ahead?: AheadBlock,
-  slice = new TimeSlice(),
-): Promise<ExecutedBlock> {
+  parent?: BlockPlacement,
+): Promise<void> {
   let block: Block;
   try {
-    block = ahead?.block ?? decodedBlock(core, bytes);
+    block = core.inspected.get(bytes) ?? decodeBlock(bytes, core.hashes);
   } catch (error) {
     throw invalidBlock('MALFORMED_BLOCK', `malformed block: ${(error as Error).message}`, error);
   }
+  // The import that usually follows takes this decoding.
+  core.inspected.set(bytes, block);
+  const against: HeaderParent =
+    parent === undefined
+      ? { kind: 'head', ...core.headState }
+      : {
+          kind: 'importing',
+          height: parent.height,
+          hash: parent.hash,
+          timestamp: parent.timestamp,
+          producer: parent.producer,
+        };
+  await checkHeaderRules(core, block, against);
+}
+
+/**
+ * The header rules against `parent`. `checkedKey` is a producer
+ * key whose signature over this header was verified already (an import run's ahead check).
+ */
+async function checkHeaderRules(
+  core: ImportCore,
+  block: Block,
+  parent: HeaderParent,
+  checkedKey?: Uint8Array,
+): Promise<void> {
   const { header } = block;
-  const head = core.headState;
-  if (header.height !== head.height + 1) {
+  const parentName = parent.kind === 'head' ? 'the head' : 'the block being imported';
+  if (header.height !== parent.height + 1) {
     throw invalidBlock(
       'NOT_NEXT_BLOCK',
-      `block ${header.height} does not extend the head (height ${head.height})`,
+      `block ${header.height} does not extend ${parentName} (height ${parent.height})`,
     );
   }
-  if (!equalBytes(header.prevHash, head.hash)) {
-    throw invalidBlock('WRONG_PARENT', `block ${header.height} does not build on the head block`);
+  if (!equalBytes(header.prevHash, parent.hash)) {
+    throw invalidBlock(
+      'WRONG_PARENT',
+      `block ${header.height} does not build on ${parentName} block`,
+    );
   }
-  if (header.timestamp < head.timestamp) {
+  if (header.timestamp < parent.timestamp) {
     throw invalidBlock('TIMESTAMP_TOO_EARLY', `block timestamp is before its parent's`);
   }
   if (header.timestamp > nowSeconds() + core.maxFutureSeconds) {
@@ -219,14 +259,20 @@ export async function executeImported(
     );
   }
   const producerCount = root.producers().length;
-  if (await core.clique.signedRecently(header.producer, header.height, producerCount)) {
+  // The importing parent is not committed yet: its producer is counted here, the blocks before it
+  // by the Clique state.
+  const window = recentSignerWindow(producerCount);
+  if (
+    (parent.kind === 'importing' && window > 0 && parent.producer === header.producer) ||
+    (await core.clique.signedRecently(header.producer, header.height, producerCount))
+  ) {
     throw invalidBlock(
       'BLOCK_BY_RECENT_SIGNER',
-      `producer account ${header.producer} signed one of the ${recentSignerWindow(producerCount)} blocks before block ${header.height}`,
+      `producer account ${header.producer} signed one of the ${window} blocks before block ${header.height}`,
     );
   }
   if (
-    !sameKey(ahead?.producerKey, producer.publicKey) &&
+    !sameKey(checkedKey, producer.publicKey) &&
     !core.secp.verify(
       block.signature,
       blockSigningHash(core.genesisHash, block.headerBytes, core.hashes),
@@ -235,6 +281,28 @@ export async function executeImported(
   ) {
     throw invalidBlock('BAD_BLOCK_SIGNATURE', 'the producer signature does not verify');
   }
+}
+
+/**
+ * Full validation of a block extending the head, applied to a fresh layer (not committed); what an
+ * import run found `ahead` of the block's turn (verifyAhead) is taken as it is.
+ */
+export async function executeImported(
+  core: ImportCore,
+  bytes: Uint8Array,
+  ahead?: AheadBlock,
+  slice = new TimeSlice(),
+): Promise<ExecutedBlock> {
+  let block: Block;
+  try {
+    block = ahead?.block ?? decodedBlock(core, bytes);
+  } catch (error) {
+    throw invalidBlock('MALFORMED_BLOCK', `malformed block: ${(error as Error).message}`, error);
+  }
+  const { header } = block;
+  const head = core.headState;
+  const root = core.root;
+  await checkHeaderRules(core, block, { kind: 'head', ...head }, ahead?.producerKey);
   // An empty block is valid (producing none is this node's policy, not a consensus rule).
   if (block.operations.length > core.genesis.maxBlockOperations) {
     throw invalidBlock(

@@ -134,38 +134,65 @@ export async function importBlocks(
   options: ImportBlocksOptions = {},
 ): Promise<ImportRun> {
   core.requireStore();
-  const window = new ImportWindow(core, source);
-  let imported = 0;
   try {
-    for (;;) {
-      const next = await window.oldest();
-      if (next === undefined) break;
-      let height: number;
-      try {
-        height = await core.tasks.run(async () => {
-          core.requireStore();
-          // Timed from the block's turn (not the wait in the queue), only while someone listens.
-          const started = core.importListeners.size > 0 ? performance.now() : undefined;
-          await next.work?.checked.settle();
-          const executed = await executeImported(core, next.bytes, next.work?.ahead);
-          await commitBlock(core, executed, 'imported', window.queued);
-          if (started !== undefined) {
-            core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
-          }
-          return executed.header.height;
-        });
-      } catch (error) {
-        window.stop();
-        return { imported, refused: { index: imported, bytes: next.bytes, error } };
-      }
-      window.done();
-      const index = imported++;
-      options.onImported?.({ index, height, bytes: next.bytes });
-    }
+    // Each block in its own turn of the chain's tasks: what else the chain does goes between.
+    return await runWindow(
+      core,
+      new ImportWindow(core, source),
+      (step) => core.tasks.run(step),
+      options,
+    );
   } finally {
     // Durable at its end: the blocks written behind are synced (a failed write is reported by
     // the store itself, and by the next import).
     if (core.closing === undefined) await core.store?.syncWrites();
+  }
+}
+
+/**
+ * A branch's blocks imported in order inside the caller's task (a reorganisation: rolled back to
+ * the fork, it applies the branch), through the same window as an import run: each block decoded,
+ * its entries loaded and its signatures checked on the verifier threads while the ones before it
+ * apply, and written behind but the last. The first block refused throws its error; the caller
+ * syncs the writes.
+ */
+export async function importBranch(core: ImportCore, blocks: readonly Uint8Array[]): Promise<void> {
+  const run = await runWindow(core, new ImportWindow(core, blocks), (step) => step());
+  if (run.refused !== undefined) throw run.refused.error;
+}
+
+/** The window's blocks imported in order, each in a `turn`; the first refused ends the run. */
+async function runWindow(
+  core: ImportCore,
+  window: ImportWindow,
+  turn: <T>(step: () => Promise<T>) => Promise<T>,
+  options: ImportBlocksOptions = {},
+): Promise<ImportRun> {
+  let imported = 0;
+  for (;;) {
+    const next = await window.oldest();
+    if (next === undefined) break;
+    let height: number;
+    try {
+      height = await turn(async () => {
+        core.requireStore();
+        // Timed from the block's turn (not the wait in the queue), only while someone listens.
+        const started = core.importListeners.size > 0 ? performance.now() : undefined;
+        await next.work?.checked.settle();
+        const executed = await executeImported(core, next.bytes, next.work?.ahead);
+        await commitBlock(core, executed, 'imported', window.queued);
+        if (started !== undefined) {
+          core.notifyEach(core.importListeners, (performance.now() - started) / 1000);
+        }
+        return executed.header.height;
+      });
+    } catch (error) {
+      window.stop();
+      return { imported, refused: { index: imported, bytes: next.bytes, error } };
+    }
+    window.done();
+    const index = imported++;
+    options.onImported?.({ index, height, bytes: next.bytes });
   }
   if (window.failure !== undefined) throw window.failure.error;
   return { imported };
