@@ -28,13 +28,15 @@ describe('gossip', () => {
     };
     await b.p2p.start();
     await waitUntil('b to connect', () => b.p2p.connections().length === 1);
-    // Submitted in one turn: a gossips them in one message (its ~5 ms batch).
+    // Submitted together: a gossips them in its batches (one per operationsBatchMs window), so a
+    // few messages, each one submitRaw at b; a loaded machine may spread the admissions over a
+    // few windows.
     await Promise.all(Array.from({ length: SENT }, (_, i) => sendFromDev(a.chain, BigInt(i + 1))));
 
     await waitUntil('b to take them', () => b.chain.pendingCount() === SENT);
     expect(oneByOne).toBe(0);
     expect(blobs.reduce((sum, n) => sum + n, 0)).toBe(SENT);
-    expect(blobs.length).toBeLessThanOrEqual(2);
+    expect(blobs.length).toBeLessThanOrEqual(SENT / 8);
   });
 
   it('reads nothing to rebroadcast while no peer is ready to take it', async () => {
