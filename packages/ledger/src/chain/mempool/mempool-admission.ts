@@ -93,10 +93,6 @@ export function buildSignedOperation(core: AdmissionCore, request: BuildRequest)
   return bytes;
 }
 
-/**
- * Validates `op` against the pending state and adds it to the mempool, synchronously (so
- * concurrent submitters see each other's n_operation).
- */
 function alreadyPending(): LedgerError {
   return new LedgerError(
     ErrorCode.DUPLICATE_OPERATION,
@@ -105,6 +101,10 @@ function alreadyPending(): LedgerError {
   );
 }
 
+/**
+ * Validates `op` against the pending state and adds it to the mempool, synchronously (so
+ * concurrent submitters see each other's n_operation).
+ */
 export function admit(
   core: AdmissionCore,
   op: Operation,
