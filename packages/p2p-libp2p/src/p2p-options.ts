@@ -110,11 +110,6 @@ export interface P2PNodeOptions {
    * reached nobody, e.g. submitted while networking was off, is not stuck on this node).
    */
   rebroadcastIntervalMs?: number;
-  /**
-   * Operations are gossiped in one message per this window: those submitted here and those this
-   * node admitted from its peers' messages (relayed per hop, not forwarded one message each).
-   */
-  operationsBatchMs?: number;
   /** Pause before asking a peer for blocks again after it failed. */
   syncRetryMs?: number;
   /**
@@ -181,11 +176,6 @@ export const DEFAULT_P2P_OPTIONS = {
   /** About four minutes of backoff (1 s doubling to a minute) without one success. */
   forgetAfterAttempts: 8,
   rebroadcastIntervalMs: 10_000,
-  /**
-   * At most 20 operation messages a second from a node whatever the rate (each message costs every
-   * receiving peer about half a millisecond of network stack); about 50 ms added per hop.
-   */
-  operationsBatchMs: 50,
   syncRetryMs: 3000,
   /**
    * Clique forks of one or two blocks are routine (two producers out of turn at once, a block

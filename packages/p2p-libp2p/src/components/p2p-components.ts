@@ -249,9 +249,9 @@ function chainEventsComponent(
     load() {
       const { chain } = ctx;
       unsubscribes.push(
-        // Every newly admitted operation, a peer's too: operations are relayed per hop in this
-        // node's own batches (gossip.ts), not forwarded by gossipsub message by message.
-        chain.onPending((bytes) => gossip.queueOperation(bytes)),
+        chain.onPending((bytes, origin) => {
+          if (origin !== 'network') gossip.queueOperation(bytes);
+        }),
         chain.onBlock((_info, origin, _operations, _optypes, bytes) => {
           if (origin === 'produced') void gossip.publishBlock(bytes);
           if (ctx.host() !== undefined && !sync.syncing) snapshots.prepare();

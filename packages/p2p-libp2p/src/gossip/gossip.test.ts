@@ -28,7 +28,7 @@ describe('gossip', () => {
     };
     await b.p2p.start();
     await waitUntil('b to connect', () => b.p2p.connections().length === 1);
-    // Submitted together: a gossips them in its batches (one per operationsBatchMs window), so a
+    // Submitted together: a gossips them in its batches (one per ~5 ms window), so a
     // few messages, each one submitRaw at b; a loaded machine may spread the admissions over a
     // few windows.
     await Promise.all(Array.from({ length: SENT }, (_, i) => sendFromDev(a.chain, BigInt(i + 1))));

@@ -19,18 +19,6 @@ import { BlockIntake, type BlockIntakeHooks } from './block-intake';
 const PUBLISH_RETRIES = 5;
 const PUBLISH_RETRY_MS = 300;
 
-/**
- * Gossipsub's publish with its per-call options (the class takes them; the `GossipSub` interface
- * it is typed by lists only topic and data).
- */
-interface MeshPublish {
-  publish(
-    topic: string,
-    data: Uint8Array,
-    opts: { floodPublish: boolean },
-  ): Promise<{ recipients: PeerId[] }>;
-}
-
 type GossipHooks = BlockIntakeHooks;
 
 /**
@@ -106,14 +94,10 @@ export class Gossip implements Component {
     await this.blocks.settled();
   }
 
-  /**
-   * An operations message is checked (rate, size, that it decodes) and its operations handed to the
-   * pool, but gossipsub does not forward it (Ignore): what the pool admits of it joins this node's
-   * own next batch (the chain's pending listener queues every admitted operation), so that each
-   * node sends one message per window whatever the rate, instead of one per message received. What
-   * the pool already had or refuses goes no further (no relay loops).
-   */
-  private validateOperationsMessage(from: PeerId, data: Uint8Array): TopicValidatorResult {
+  private async validateOperationsMessage(
+    from: PeerId,
+    data: Uint8Array,
+  ): Promise<TopicValidatorResult> {
     const peer = peerByPeerId(this.ctx, from);
     if (peer === undefined) return TopicValidatorResult.Ignore;
     const spec = GOSSIP_MESSAGES.operations;
@@ -128,11 +112,9 @@ export class Gossip implements Component {
       );
       return TopicValidatorResult.Reject;
     }
-    const submitted = this.submitBlob(peer, data);
-    if (submitted === undefined) return TopicValidatorResult.Reject;
-    // Refusals are not the peer's fault (see submitOperations); settled so none is unhandled.
-    void Promise.allSettled(submitted);
-    return TopicValidatorResult.Ignore;
+    const admitted = await this.submitOperations(peer, data);
+    if (admitted === undefined) return TopicValidatorResult.Reject;
+    return admitted > 0 ? TopicValidatorResult.Accept : TopicValidatorResult.Ignore;
   }
 
   /**
@@ -142,18 +124,9 @@ export class Gossip implements Component {
    * the operations admitted; undefined when the blob does not decode (the peer's fault).
    */
   async submitOperations(peer: PeerState, blob: Uint8Array): Promise<number | undefined> {
-    const submitted = this.submitBlob(peer, blob);
-    if (submitted === undefined) return undefined;
-    // A refusal (known already, not valid on this node's state yet, a full mempool) is not the
-    // peer's fault: it is only not counted.
-    const outcomes = await Promise.allSettled(submitted);
-    return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
-  }
-
-  /** The blob's operations submitted (one promise each); undefined, and the peer told off, when it does not decode. */
-  private submitBlob(peer: PeerState, blob: Uint8Array): Promise<unknown>[] | undefined {
+    let submitted: Promise<unknown>[];
     try {
-      return this.ctx.chain.submitRaw(blob, { local: false });
+      submitted = this.ctx.chain.submitRaw(blob, { local: false });
     } catch (error) {
       this.discipline.misbehaved(
         peer,
@@ -163,14 +136,12 @@ export class Gossip implements Component {
       );
       return undefined;
     }
+    // A refusal (known already, not valid on this node's state yet, a full mempool) is not the
+    // peer's fault: it is only not counted.
+    const outcomes = await Promise.allSettled(submitted);
+    return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
   }
 
-  /**
-   * An operation to gossip: submitted here, admitted from a peer (relayed), returned by a rollback
-   * or rebroadcast. One window for all of them: a local submission gains nothing from going out
-   * sooner (it is acknowledged once journaled, not once gossiped), and a separate window would
-   * double the messages each peer handles.
-   */
   queueOperation(bytes: Uint8Array): void {
     if (this.ctx.host() === undefined) return;
     this.pendingOps.push(bytes);
@@ -178,11 +149,11 @@ export class Gossip implements Component {
     if (this.pendingOpsBytes >= LIMITS.operationsGossipBytes / 2) {
       this.flushOperations();
     } else {
-      this.opsFlush ??= setTimeout(() => this.flushOperations(), this.ctx.opts.operationsBatchMs);
+      this.opsFlush ??= setTimeout(() => this.flushOperations(), 5);
     }
   }
 
-  /** Operations gossip in batches (a raw-operations blob) of what was queued within the window. */
+  /** Operations gossip in batches (a raw-operations blob) of what was submitted within ~5 ms. */
   private flushOperations(): void {
     if (this.opsFlush !== undefined) clearTimeout(this.opsFlush);
     this.opsFlush = undefined;
@@ -193,7 +164,8 @@ export class Gossip implements Component {
     // Without peers there is nobody to tell: the mempool exchange on connecting (and the
     // rebroadcast) carries what is pending to peers that come later.
     if (host === undefined || ops.length === 0 || readyPeers(this.ctx).length === 0) return;
-    void this.publishOperations(host, this.ctx.chain.encodeRaw(ops));
+    const blob = this.ctx.chain.encodeRaw(ops);
+    void this.publish(host, 'operations', blob);
   }
 
   rebroadcastIfStuck(): void {
@@ -202,9 +174,6 @@ export class Gossip implements Component {
     const stuck =
       this.lastRebroadcastHead !== undefined && equalBytes(head, this.lastRebroadcastHead);
     this.lastRebroadcastHead = head;
-    // Without a ready peer the batch would be dropped at its flush: not worth reading up to 10,000
-    // pending operations and queueing each (a node on its own held its loop ~0.3 s doing it under
-    // the burst, when a block came late).
     if (!stuck || chain.pendingCount() === 0 || readyPeers(this.ctx).length === 0) return;
     for (const op of chain.pendingOperationBytes(10_000)) this.queueOperation(op);
   }
@@ -214,43 +183,6 @@ export class Gossip implements Component {
     const host = this.ctx.host();
     if (host === undefined || readyPeers(this.ctx).length === 0) return;
     await this.publish(host, 'blocks', bytes);
-  }
-
-  /**
-   * A batch goes to the topic's mesh (gossipsub's D peers), not to every peer: every node relays
-   * what it admits, so the mesh carries each operation to all, and a flood publish would send each
-   * batch to every connection (tens in a large network) instead of a handful. Published again only
-   * when it reached nobody while peers are ready (their subscriptions not known yet): a peer
-   * outside the mesh has it from its own mesh.
-   */
-  private async publishOperations(
-    host: Libp2p<Services>,
-    blob: Uint8Array,
-    attempt = 0,
-  ): Promise<void> {
-    const topic = this.topics.operations;
-    try {
-      const pubsub = host.services.pubsub as unknown as MeshPublish;
-      const { recipients } = await pubsub.publish(topic, blob, { floodPublish: false });
-      this.recordSent(recipients, 'operations', blob.length);
-      if (recipients.length === 0 && readyPeers(this.ctx).length > 0 && attempt < PUBLISH_RETRIES) {
-        const retry = setTimeout(() => {
-          if (this.ctx.host() === host) void this.publishOperations(host, blob, attempt + 1);
-        }, PUBLISH_RETRY_MS);
-        retry.unref?.();
-      }
-    } catch (error) {
-      this.ctx.log.debug({ topic, err: String((error as Error).message) }, 'publish failed');
-    }
-  }
-
-  private recordSent(recipients: readonly PeerId[], topicName: GossipTopic, bytes: number): void {
-    for (const peerId of recipients) {
-      const peer = peerByPeerId(this.ctx, peerId);
-      if (peer !== undefined) {
-        this.ctx.traffic.record(peer.ip, GOSSIP_MESSAGES[topicName].traffic, 'Autosend', bytes);
-      }
-    }
   }
 
   /**
