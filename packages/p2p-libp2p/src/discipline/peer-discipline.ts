@@ -1,10 +1,20 @@
 import { ErrorCode } from '@chain/ledger';
-import type { Stream } from '@libp2p/interface';
+import type { PeerId, Stream } from '@libp2p/interface';
 import { blacklistReason } from '../errors';
 import type { InboundConnections } from '../peers/inbound-connections';
-import { listeningAddress, type P2PContext, type PeerState } from '../peers/peer-state';
+import {
+  listeningAddress,
+  type P2PContext,
+  type PeerState,
+  peerByPeerId,
+} from '../peers/peer-state';
 import { abortStream } from '../wire/framing';
-import type { RateLimitedKind, RateLimits } from '../wire/message-table';
+import {
+  GOSSIP_MESSAGES,
+  type GossipTopic,
+  type RateLimitedKind,
+  type RateLimits,
+} from '../wire/message-table';
 import type { BlacklistEntry } from './blacklist';
 import { BAN_SCORE, MisbehaviourScores, type Offence } from './misbehaviour';
 import { PeerRateLimiter } from './rate-limiter';
@@ -55,6 +65,19 @@ export class PeerDiscipline {
       `FLOOD ${kind} messages beyond ${this.rateLimits[kind].perSecond}/s`,
     );
     return false;
+  }
+
+  /**
+   * A gossip message received on `topic`: its sender, with the bytes counted and a token of its
+   * rate taken at once (before any queue: a flood must not grow one); undefined when the sender is
+   * not a known peer or is over its rate (the message is then ignored).
+   */
+  gossipSender(from: PeerId, topic: GossipTopic, bytes: number): PeerState | undefined {
+    const peer = peerByPeerId(this.ctx, from);
+    if (peer === undefined) return undefined;
+    const spec = GOSSIP_MESSAGES[topic];
+    this.ctx.traffic.record(peer.ip, spec.traffic, 'Autoreceive', bytes);
+    return this.withinRate(peer, spec.rateKind) ? peer : undefined;
   }
 
   onProtocolError(peer: PeerState, error: unknown, what: string): void {

@@ -5,7 +5,6 @@ import type { PeerId } from '@libp2p/interface';
 import type { PeerDiscipline } from '../discipline/peer-discipline';
 import { type P2PContext, type PeerState, peerByPeerId } from '../peers/peer-state';
 import { blockFault, errorText } from '../sync/block-fault';
-import { GOSSIP_MESSAGES } from '../wire/message-table';
 
 /** Hashes of blocks whose import failed, kept so that their children are not forwarded. */
 const FAILED_KEPT = 256;
@@ -62,12 +61,7 @@ export class BlockIntake {
 
   /** The topic validator: counted and rate-limited at once, then validated in arrival order. */
   validateMessage(from: PeerId, data: Uint8Array): Promise<TopicValidatorResult> {
-    // Counted before it is queued: a flood must not grow the queue.
-    const peer = peerByPeerId(this.ctx, from);
-    if (peer === undefined) return Promise.resolve(TopicValidatorResult.Ignore);
-    const spec = GOSSIP_MESSAGES.blocks;
-    this.ctx.traffic.record(peer.ip, spec.traffic, 'Autoreceive', data.length);
-    if (!this.discipline.withinRate(peer, spec.rateKind)) {
+    if (this.discipline.gossipSender(from, 'blocks', data.length) === undefined) {
       return Promise.resolve(TopicValidatorResult.Ignore);
     }
     const result = this.validation.then(() => this.validate(from, data));

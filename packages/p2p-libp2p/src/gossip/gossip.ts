@@ -98,11 +98,8 @@ export class Gossip implements Component {
     from: PeerId,
     data: Uint8Array,
   ): Promise<TopicValidatorResult> {
-    const peer = peerByPeerId(this.ctx, from);
+    const peer = this.discipline.gossipSender(from, 'operations', data.length);
     if (peer === undefined) return TopicValidatorResult.Ignore;
-    const spec = GOSSIP_MESSAGES.operations;
-    this.ctx.traffic.record(peer.ip, spec.traffic, 'Autoreceive', data.length);
-    if (!this.discipline.withinRate(peer, spec.rateKind)) return TopicValidatorResult.Ignore;
     if (data.length > LIMITS.operationsGossipBytes) {
       this.discipline.misbehaved(
         peer,
